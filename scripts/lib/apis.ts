@@ -60,7 +60,9 @@ export function getApi(nameOrId: string, configPath = redoclyConfigPath): ApiEnt
   const apis = listApis(configPath);
   const api = apis.find((a) => a.name === nameOrId || a.id === nameOrId);
   if (!api) {
-    throw new SpecError(`unknown API "${nameOrId}"; redocly.yaml names ${apis.map((a) => a.name).join(', ')}`);
+    throw new SpecError(
+      `unknown API "${nameOrId}"; redocly.yaml names ${apis.map((a) => a.name).join(', ')}`,
+    );
   }
   return api;
 }

@@ -1,0 +1,46 @@
+/**
+ * Every decision about how a spec type becomes a TypeScript type lives here, and only here.
+ * Generated files are never edited to change a type: change this table and regenerate.
+ *
+ * - 64-bit integers are `type: string, format: int64` in the specs, as Google sends them
+ *   (JSON numbers lose digits past 2^53). They stay `string`. An `integer` with format
+ *   `int64` is refused: it would type as `number` and silently round ids.
+ * - `date` and `date-time` stay `string`: they travel as RFC 3339 text, and parsing them
+ *   into `Date` would drop the offset and the time zone the caller chose.
+ * - `format: binary` bodies are `Blob`; text bodies such as `text/csv` are `string`.
+ */
+import ts from 'typescript';
+
+export class TypeMappingError extends Error {
+  override name = 'TypeMappingError';
+}
+
+const STRING = ts.factory.createKeywordTypeNode(ts.SyntaxKind.StringKeyword);
+const BLOB = ts.factory.createTypeReferenceNode('Blob');
+
+interface SchemaLike {
+  type?: unknown;
+  format?: unknown;
+}
+
+/** openapi-typescript's `transform` hook: returns a type for the schemas this table decides. */
+export function mapType(schema: SchemaLike, where: { path?: string }): ts.TypeNode | undefined {
+  const types = Array.isArray(schema.type) ? schema.type : [schema.type];
+  if (schema.format === 'int64') {
+    if (types.includes('integer') || types.includes('number')) {
+      throw new TypeMappingError(
+        `${where.path ?? 'a schema'}: a 64-bit integer must be "type: string, format: int64" (Google sends int64 as a JSON string); found type ${JSON.stringify(schema.type)}`,
+      );
+    }
+    return types.includes('null') ? undefined : STRING;
+  }
+  if (
+    (schema.format === 'date' || schema.format === 'date-time') &&
+    types.length === 1 &&
+    types[0] === 'string'
+  ) {
+    return STRING;
+  }
+  if (schema.format === 'binary' && types.includes('string')) return BLOB;
+  return undefined;
+}
