@@ -1,0 +1,98 @@
+#!/usr/bin/env node
+/**
+ * gspec-mock: serves both APIs at their live base paths on one origin.
+ *
+ *   gspec-mock [--port N] [--host H] [--docs DIR] [--verbose]
+ *
+ * The port comes from --port, else PORT, else 4010; 0 picks a free port.
+ */
+import { existsSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { loadApis, MockSetupError } from './apis.js';
+import { createGateway } from './gateway.js';
+
+const USAGE = 'usage: gspec-mock [--port N] [--host H] [--docs DIR] [--verbose]';
+
+function fail(message: string): never {
+  process.stderr.write(`gspec-mock: ${message}\n`);
+  process.exit(1);
+}
+
+/** Set once the server exists; a signal before that simply ends the process. */
+let stopGateway: (() => Promise<void>) | undefined;
+let stopping = false;
+
+function onSignal(signal: NodeJS.Signals): void {
+  if (stopping) return;
+  stopping = true;
+  process.stdout.write(`\n${signal}: stopping the mock\n`);
+  const done = () => process.exit(0);
+  if (stopGateway) stopGateway().then(done, done);
+  else done();
+}
+
+async function main(): Promise<void> {
+  // Installed first, so that a signal during start-up is handled like one after it.
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  let values: { port?: string; host?: string; docs?: string; verbose?: boolean; help?: boolean };
+  try {
+    ({ values } = parseArgs({
+      options: {
+        port: { type: 'string', short: 'p' },
+        host: { type: 'string' },
+        docs: { type: 'string' },
+        verbose: { type: 'boolean', short: 'v', default: false },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+    }));
+  } catch (error) {
+    fail(`${(error as Error).message}\n${USAGE}`);
+  }
+  if (values.help) {
+    process.stdout.write(`${USAGE}\n`);
+    return;
+  }
+  const portText = values.port ?? process.env.PORT ?? '4010';
+  if (!/^\d+$/.test(portText) || Number(portText) > 65535)
+    fail(`invalid port ${JSON.stringify(portText)}: expected 0-65535`);
+  const host = values.host ?? '127.0.0.1';
+  if (values.docs && !existsSync(values.docs))
+    fail(`--docs ${values.docs} does not exist; run \`npm run build\` first`);
+
+  let apis: Awaited<ReturnType<typeof loadApis>>;
+  try {
+    apis = await loadApis();
+  } catch (error) {
+    if (error instanceof MockSetupError) fail(error.message);
+    throw error;
+  }
+  const gateway = createGateway({
+    apis,
+    ...(values.docs ? { docsDir: values.docs } : {}),
+    verbose: values.verbose ?? false,
+  });
+  stopGateway = () => gateway.close();
+  let origin: string;
+  try {
+    origin = await gateway.listen(Number(portText), host);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE')
+      fail(`port ${portText} on ${host} is already in use; choose another with --port or PORT`);
+    if (code === 'EACCES') fail(`no permission to listen on port ${portText}`);
+    fail(`cannot listen on ${host}:${portText}: ${(error as Error).message}`);
+  }
+
+  const width = Math.max(...apis.map((api) => api.title.length), 'API reference'.length) + 2;
+  const lines = [
+    `gspec mock listening on ${origin}`,
+    ...apis.map((api) => `  ${api.title.padEnd(width)}${origin}${api.basePath}`),
+    ...(values.docs ? [`  ${'API reference'.padEnd(width)}${origin}/`] : []),
+    `  ${'Health'.padEnd(width)}${origin}/healthz`,
+    'Press Ctrl-C to stop.',
+  ];
+  process.stdout.write(`${lines.join('\n')}\n`);
+}
+
+main().catch((error: unknown) => fail((error as Error).stack ?? String(error)));
