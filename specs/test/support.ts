@@ -34,7 +34,8 @@ export function operationsOf(api: string, doc: OpenApiDocument): OperationRef[] 
     const item = pathItem as Record<string, any>;
     for (const method of HTTP_METHODS) {
       const operation = item[method];
-      if (operation) out.push({ api, operationId: operation.operationId, method, path, operation, pathItem: item });
+      if (operation)
+        out.push({ api, operationId: operation.operationId, method, path, operation, pathItem: item });
     }
   }
   return out;

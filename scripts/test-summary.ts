@@ -1,0 +1,110 @@
+/**
+ * Adds up what `npm test` checked and prints one closing line, `N passed, M failed`.
+ *
+ *   tsx scripts/test-summary.ts [--check NAME=ok|failed ...]
+ *
+ * It reads the newest turbo run summary (.turbo/runs/*.json, written by `npm test`) and, for
+ * every test task of that run, the vitest report the task wrote (reports/vitest.json). A
+ * test counts once. A lint or typecheck task counts as one check, and so does a test task
+ * that failed without a report (it crashed before running its tests). Extra checks of the
+ * CI script are passed with --check. Exits 1 when anything failed.
+ */
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { repoRoot } from './lib/apis.ts';
+
+interface TurboTask {
+  taskId: string;
+  task: string;
+  package: string;
+  directory: string;
+  execution?: { exitCode?: number | null };
+  cache?: { status?: string };
+}
+
+interface VitestReport {
+  numPassedTests: number;
+  numFailedTests: number;
+  numPendingTests: number;
+  numTodoTests: number;
+}
+
+function newestRunSummary(): { tasks: TurboTask[] } {
+  const dir = path.join(repoRoot, '.turbo', 'runs');
+  const files = existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith('.json')) : [];
+  if (files.length === 0) throw new Error('no turbo run summary in .turbo/runs; run `npm test` first');
+  const newest = files
+    .map((f) => path.join(dir, f))
+    .sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs)[0] as string;
+  return JSON.parse(readFileSync(newest, 'utf8'));
+}
+
+function main(): number {
+  const { values } = parseArgs({ options: { check: { type: 'string', multiple: true, default: [] } } });
+  const rows: [string, number, number, number, string][] = [];
+  let passed = 0;
+  let failed = 0;
+  let skipped = 0;
+
+  for (const task of newestRunSummary().tasks) {
+    const exitCode = task.execution?.exitCode;
+    const ran = exitCode !== undefined && exitCode !== null;
+    const ok = exitCode === 0;
+    if (task.task === 'test') {
+      const reportFile = path.join(repoRoot, task.directory, 'reports', 'vitest.json');
+      if (ran && existsSync(reportFile)) {
+        const report = JSON.parse(readFileSync(reportFile, 'utf8')) as VitestReport;
+        const skippedHere = report.numPendingTests + report.numTodoTests;
+        rows.push([
+          task.taskId,
+          report.numPassedTests,
+          report.numFailedTests,
+          skippedHere,
+          ok ? '' : `exit ${exitCode}`,
+        ]);
+        passed += report.numPassedTests;
+        failed += report.numFailedTests + (ok || report.numFailedTests > 0 ? 0 : 1);
+        skipped += skippedHere;
+      } else {
+        rows.push([task.taskId, 0, 1, 0, ran ? `exit ${exitCode}, no report` : 'did not run']);
+        failed += 1;
+      }
+    } else if (task.task === 'lint' || task.task === 'typecheck') {
+      rows.push([
+        task.taskId,
+        ok ? 1 : 0,
+        ok ? 0 : 1,
+        0,
+        ran ? (ok ? '' : `exit ${exitCode}`) : 'did not run',
+      ]);
+      if (ok) passed += 1;
+      else failed += 1;
+    }
+  }
+  for (const check of values.check ?? []) {
+    const [name, result] = check.split('=');
+    const ok = result === 'ok';
+    rows.push([`ci#${name}`, ok ? 1 : 0, ok ? 0 : 1, 0, ok ? '' : 'failed']);
+    if (ok) passed += 1;
+    else failed += 1;
+  }
+
+  const width = Math.max(...rows.map((r) => r[0].length), 4);
+  console.log(`\n${'task'.padEnd(width)}  passed  failed  skipped  note`);
+  for (const [id, p, f, s, note] of rows.sort((a, b) => a[0].localeCompare(b[0]))) {
+    console.log(
+      `${id.padEnd(width)}  ${String(p).padStart(6)}  ${String(f).padStart(6)}  ${String(s).padStart(7)}  ${note}`,
+    );
+  }
+  console.log(`${passed} passed, ${failed} failed${skipped > 0 ? `, ${skipped} skipped` : ''}`);
+  return failed > 0 ? 1 : 0;
+}
+
+try {
+  process.exit(main());
+} catch (error) {
+  console.error(`test-summary: ${(error as Error).message}`);
+  console.log('0 passed, 1 failed');
+  process.exit(1);
+}
