@@ -16,6 +16,9 @@ export interface FactsSchema {
   type?: string | string[];
   format?: string;
   enum?: unknown[];
+  minimum?: number;
+  maximum?: number;
+  default?: unknown;
   $ref?: string;
   properties?: Record<string, FactsSchema>;
   items?: FactsSchema;
@@ -111,7 +114,7 @@ export function flatten(doc: OpenApiDocument, node: unknown, depth = 0): Node | 
   for (const member of own.allOf) {
     const part = flatten(doc, member, depth + 1);
     if (!part) continue;
-    for (const key of ['type', 'format', 'items', 'additionalProperties', 'enum']) {
+    for (const key of ['type', 'format', 'items', 'additionalProperties', 'enum', 'minimum', 'maximum', 'default']) {
       if (merged[key] === undefined && part[key] !== undefined) merged[key] = part[key];
     }
     Object.assign(merged.properties, { ...(part.properties ?? {}), ...merged.properties });
@@ -166,6 +169,13 @@ export function compareParameters(doc: OpenApiDocument, api: string, facts: Fact
         }
         if (enumKey(f.enum) !== enumKey(s.enum)) {
           problems.push(`${label}enum: facts ${enumKey(f.enum)}, spec ${enumKey(s.enum)}`);
+        }
+        // Bounds, format and default must match where the facts state them; the spec may add
+        // what the snapshot lacks (a date-time format on timeMin), never contradict it.
+        for (const key of ['format', 'minimum', 'maximum', 'default'] as const) {
+          if (f[key] !== undefined && JSON.stringify(f[key]) !== JSON.stringify(s[key])) {
+            problems.push(`${label}${key}: facts ${JSON.stringify(f[key])}, spec ${JSON.stringify(s[key])}`);
+          }
         }
       };
       compare('', factsSchema, specSchema);

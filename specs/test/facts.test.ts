@@ -6,7 +6,8 @@
  *   method and path, and the spec has no operation the facts lack;
  * - parameters: every facts parameter is in the spec operation (path-level and
  *   operation-level parameters merged, $refs resolved) with the same name, `in`, required
- *   flag, type and enum (for arrays: the items' type and enum);
+ *   flag, type and enum (for arrays: the items' type and enum), and the format, bounds and
+ *   default wherever the facts give one;
  * - property paths: every property path of every facts schema (`Event.attendees[].email`,
  *   `[]` for array items, `{}` for additionalProperties, facts $refs followed, cycles cut)
  *   is in the spec component of the same name with the same type and format.
