@@ -114,7 +114,16 @@ export function flatten(doc: OpenApiDocument, node: unknown, depth = 0): Node | 
   for (const member of own.allOf) {
     const part = flatten(doc, member, depth + 1);
     if (!part) continue;
-    for (const key of ['type', 'format', 'items', 'additionalProperties', 'enum', 'minimum', 'maximum', 'default']) {
+    for (const key of [
+      'type',
+      'format',
+      'items',
+      'additionalProperties',
+      'enum',
+      'minimum',
+      'maximum',
+      'default',
+    ]) {
       if (merged[key] === undefined && part[key] !== undefined) merged[key] = part[key];
     }
     Object.assign(merged.properties, { ...(part.properties ?? {}), ...merged.properties });
