@@ -1,10 +1,11 @@
 /**
- * The built reference in a real browser (Debian's Chromium, driven by playwright-core),
- * served by the mock exactly as `npm start` serves it, with every request to another host
- * blocked: the pages must load with no console error, ask no other host for anything, and
- * show every operation of both specs in their navigation.
+ * The portal in a real browser (Debian's Chromium, driven by playwright-core), served by the
+ * mock as `npm start` serves it, with every request to another host blocked: pages load with
+ * no console error (CSP violations included), ask no other host for anything, every operation
+ * of both specs is in the navigation, search finds operations by field name, code samples are
+ * shown, and the try-it console gets an answer from the mock. Screenshots go to test-results/.
  */
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { createGateway, type Gateway, loadApis } from '@gspec/mock';
@@ -46,6 +47,7 @@ const apis = (
   }
   return { ...api, operations };
 });
+const guides = readdirSync(path.join(distDir, 'guides')).filter((f) => f.endsWith('.html'));
 
 let gateway: Gateway;
 let origin: string;
@@ -67,7 +69,7 @@ async function visit(url: string): Promise<Visit> {
   page.on('pageerror', (error) => errors.push(String(error)));
   await page.route('**/*', (route) => {
     const target = new URL(route.request().url());
-    if (target.origin === origin || target.protocol === 'data:') return route.continue();
+    if (target.origin === origin) return route.continue();
     external.push(target.href);
     return route.abort();
   });
@@ -75,7 +77,14 @@ async function visit(url: string): Promise<Visit> {
   return { page, external, errors };
 }
 
-describe.skipIf(!haveBrowser)('the reference in a browser', () => {
+async function finish({ page, external, errors }: Visit, screenshot?: string): Promise<void> {
+  if (screenshot) await page.screenshot({ path: path.join(artefacts, screenshot) });
+  await page.close();
+  expect(external, 'requests to other hosts').toEqual([]);
+  expect(errors, 'console errors').toEqual([]);
+}
+
+describe.skipIf(!haveBrowser)('the portal in a browser', () => {
   beforeAll(async () => {
     if (!existsSync(path.join(distDir, 'index.html')))
       throw new Error('packages/reference/dist is missing; run npm run build');
@@ -98,29 +107,28 @@ describe.skipIf(!haveBrowser)('the reference in a browser', () => {
     await gateway?.close();
   });
 
-  it('presents both APIs on the landing page and links to their references', async () => {
-    const { page, external, errors } = await visit(`${origin}/`);
+  it('presents both APIs and the guides on the landing page', async () => {
+    const visit_ = await visit(`${origin}/`);
     for (const api of apis) {
-      await expect(
-        page
+      expect(
+        await visit_.page
           .getByRole('link', { name: new RegExp(api.title) })
           .first()
           .getAttribute('href'),
-      ).resolves.toBe(`${api.id}/`);
+      ).toBe(`${api.id}/`);
     }
-    await page.screenshot({ path: path.join(artefacts, 'landing.png'), fullPage: true });
-    expect(external).toEqual([]);
-    expect(errors).toEqual([]);
-    await page.close();
+    expect(await visit_.page.locator('a[href^="guides/"]').count()).toBeGreaterThan(0);
+    await visit_.page.screenshot({ path: path.join(artefacts, 'landing.png'), fullPage: true });
+    await finish(visit_);
   });
 
   it.each(apis.map((api) => [api.title, api] as const))(
     'renders the %s reference offline with every operation in its navigation',
     async (_title, api) => {
-      const { page, external, errors } = await visit(`${origin}/${api.id}/`);
-      expect(await page.locator('h1').first().textContent()).toContain(api.title);
+      const v = await visit(`${origin}/${api.id}/`);
+      expect(await v.page.locator('h1').first().textContent()).toContain(api.title);
       // The navigation shows one group's operations at a time: open each group, note what it lists.
-      const labels = page.locator('[data-testid=menu-item-label]');
+      const labels = v.page.locator('[data-testid=menu-item-label]');
       const seen = new Set<string>();
       for (const tag of new Set(api.operations.map((op) => op.tag))) {
         await labels
@@ -132,10 +140,62 @@ describe.skipIf(!haveBrowser)('the reference in a browser', () => {
       }
       const missing = api.operations.filter((op) => !seen.has(op.summary)).map((op) => op.operationId);
       expect(missing, 'operations not reachable from the navigation').toEqual([]);
-      await page.screenshot({ path: path.join(artefacts, `${api.id}.png`) });
-      expect(external, 'requests to other hosts').toEqual([]);
-      expect(errors, 'console errors').toEqual([]);
-      await page.close();
+      await finish(v, `${api.id}.png`);
     },
   );
+
+  it('shows an operation with its quota cost, scopes, try-it link and code samples', async () => {
+    const v = await visit(`${origin}/calendar/#/events/events.patch`);
+    const text = await v.page.locator('body').innerText();
+    expect(text).toContain('Quota cost: 3 units per call.');
+    expect(text).toContain('https://www.googleapis.com/auth/calendar.events');
+    expect(
+      await v.page.getByRole('link', { name: 'Try it against the local mock' }).first().getAttribute('href'),
+    ).toBe('../try/?api=calendar&op=events.patch');
+    expect(text).toContain('curl -X PATCH');
+    await finish(v, 'operation.png');
+  });
+
+  it.each([
+    ['iCalUID', ['events.list', 'events.import']],
+    ['conversionTimestamp', ['conversion.insert', 'conversion.update']],
+    ['quickAdd', ['events.quickAdd']],
+  ])('finds the operations that use %s, across both APIs', async (query, expected) => {
+    const v = await visit(`${origin}/`);
+    await v.page.fill('#search', query);
+    const results = v.page.locator('#search-results li[data-kind=operation]');
+    await results.first().waitFor();
+    const names = await results.evaluateAll((items) => items.map((item) => item.getAttribute('data-name')));
+    for (const name of expected) expect(names).toContain(name);
+    await finish(v);
+  });
+
+  it('takes a search result to the operation in the reference', async () => {
+    const v = await visit(`${origin}/`);
+    await v.page.fill('#search', 'events.quickAdd');
+    await v.page.locator('#search-results li[data-name="events.quickAdd"] a').click();
+    await v.page.waitForURL(/\/calendar\/#\/events\/events\.quickadd$/);
+    await v.page.getByText('Create an event from a line of text', { exact: true }).first().waitFor();
+    await finish(v);
+  });
+
+  it.each([
+    ['calendar', 'colors.get', '200', 'calendar#colors'],
+    ['calendar', 'events.insert', '200', 'calendar#event'],
+    ['searchads360', 'reports.getIdMappingFile', '200', 'Entity type,'],
+  ])('sends %s %s from the try-it console and shows the answer', async (api, op, status, body) => {
+    const v = await visit(`${origin}/try/index.html?api=${api}&op=${op}`);
+    await v.page.locator('body[data-ready=true]').waitFor();
+    await v.page.click('#try-send');
+    await v.page.locator('#try-status[data-status]').waitFor();
+    expect(await v.page.locator('#try-status').getAttribute('data-status')).toBe(status);
+    expect(await v.page.locator('#try-response').textContent()).toContain(body);
+    await finish(v, op === 'events.insert' ? 'try-it.png' : undefined);
+  });
+
+  it.each(guides)('renders the guide %s', async (guide) => {
+    const v = await visit(`${origin}/guides/${guide}`);
+    expect((await v.page.locator('main h1').first().textContent())?.length).toBeGreaterThan(3);
+    await finish(v);
+  });
 });

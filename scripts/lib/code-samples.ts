@@ -1,0 +1,153 @@
+/**
+ * Code samples of every operation, made from the spec alone: a curl command against the
+ * live service and a TypeScript call through our generated client. The reference shows
+ * them (x-codeSamples); the reference's tests type-check every TypeScript sample against
+ * the real client packages, so a spec or client change that breaks one fails the tests.
+ */
+import type { OpenApiDocument } from './apis.ts';
+import {
+  type Json,
+  resolve,
+  type SpecOperation,
+  sampleBody,
+  sampleValue,
+  successResponse,
+} from './operations.ts';
+
+export interface CodeSample {
+  lang: 'Shell' | 'TypeScript';
+  label: string;
+  source: string;
+}
+
+/** How each API's client is imported and named in samples. */
+export const CLIENTS: Record<string, { pkg: string; factory: string; variable: string }> = {
+  calendar: { pkg: '@gspec/calendar', factory: 'createCalendarClient', variable: 'calendar' },
+  searchads360: { pkg: '@gspec/searchads360', factory: 'createSearchAds360Client', variable: 'searchAds' },
+};
+
+interface RequestShape {
+  path: Record<string, unknown>;
+  query: Record<string, unknown>;
+  header: Record<string, unknown>;
+  body: unknown;
+}
+
+/** The required parameters with their sample values, and the first named body example. */
+export function sampleRequest(doc: OpenApiDocument, op: SpecOperation): RequestShape {
+  const shape: RequestShape = { path: {}, query: {}, header: {}, body: sampleBody(doc, op) };
+  for (const param of op.parameters) {
+    if (!param.required) continue;
+    const bucket = shape[param.in as 'path' | 'query' | 'header'];
+    if (bucket) bucket[param.name] = sampleValue(doc, param);
+  }
+  return shape;
+}
+
+function shellQuote(text: string): string {
+  return `'${text.replace(/'/g, `'\\''`)}'`;
+}
+
+function queryString(query: Record<string, unknown>): string {
+  const params = new URLSearchParams();
+  for (const [name, value] of Object.entries(query)) {
+    for (const item of Array.isArray(value) ? value : [value]) params.append(name, String(item));
+  }
+  const text = params.toString();
+  return text ? `?${text}` : '';
+}
+
+export function curlSample(doc: OpenApiDocument, op: SpecOperation): string {
+  const request = sampleRequest(doc, op);
+  const server: string = doc.servers?.[0]?.url ?? '';
+  const path = op.path.replace(/\{([^}]+)\}/g, (_, name: string) =>
+    encodeURIComponent(String(request.path[name])),
+  );
+  const lines = [
+    `curl -X ${op.method.toUpperCase()} ${shellQuote(`${server}${path}${queryString(request.query)}`)}`,
+  ];
+  lines.push(`-H "Authorization: Bearer $ACCESS_TOKEN"`);
+  for (const [name, value] of Object.entries(request.header))
+    lines.push(`-H ${shellQuote(`${name}: ${String(value)}`)}`);
+  if (request.body !== undefined) {
+    lines.push(`-H 'Content-Type: application/json'`);
+    lines.push(`-d ${shellQuote(JSON.stringify(request.body, null, 2))}`);
+  }
+  return lines.join(' \\\n  ');
+}
+
+/** A value as a TypeScript literal the way a person writes it: bare keys, single quotes. */
+export function tsLiteral(value: unknown, indent = ''): string {
+  const inner = `${indent}  `;
+  if (Array.isArray(value)) {
+    if (value.length === 0) return '[]';
+    return `[\n${value.map((item) => `${inner}${tsLiteral(item, inner)},`).join('\n')}\n${indent}]`;
+  }
+  if (value && typeof value === 'object') {
+    const entries = Object.entries(value);
+    if (entries.length === 0) return '{}';
+    const lines = entries.map(([key, item]) => {
+      const name = /^[A-Za-z_$][\w$]*$/.test(key)
+        ? key
+        : `'${key.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
+      return `${inner}${name}: ${tsLiteral(item, inner)},`;
+    });
+    return `{\n${lines.join('\n')}\n${indent}}`;
+  }
+  if (typeof value === 'string')
+    return `'${value.replace(/\\/g, '\\\\').replace(/'/g, "\\'").replace(/\n/g, '\\n')}'`;
+  return JSON.stringify(value);
+}
+
+export function typescriptSample(doc: OpenApiDocument, apiId: string, op: SpecOperation): string {
+  const client = CLIENTS[apiId];
+  if (!client)
+    throw new Error(
+      `no client is known for API "${apiId}"; add it to CLIENTS in scripts/lib/code-samples.ts`,
+    );
+  const request = sampleRequest(doc, op);
+  const { response } = successResponse(doc, op);
+  const content: Json = response.content ?? {};
+  const textAnswer = Object.keys(content).some((type) => type.startsWith('text/'));
+  const hasBody = Object.keys(content).length > 0;
+
+  const params = Object.fromEntries(
+    (['path', 'query', 'header'] as const)
+      .filter((where) => Object.keys(request[where]).length > 0)
+      .map((where) => [where, request[where]]),
+  );
+  const init: Record<string, unknown> = {
+    ...(Object.keys(params).length > 0 ? { params } : {}),
+    ...(request.body !== undefined ? { body: request.body } : {}),
+    ...(textAnswer ? { parseAs: 'text' } : {}),
+  };
+  const call = `${client.variable}.${op.method.toUpperCase()}('${op.path}'${Object.keys(init).length > 0 ? `, ${tsLiteral(init)}` : ''})`;
+  const deprecated = op.operation.deprecated
+    ? '// Deprecated by Google: see the migration note of this operation.\n'
+    : '';
+  return [
+    `import { ${client.factory} } from '${client.pkg}';`,
+    '',
+    `const ${client.variable} = ${client.factory}({ accessToken: process.env.GOOGLE_ACCESS_TOKEN });`,
+    '',
+    `${deprecated}const { ${hasBody ? 'data, ' : ''}error } = await ${call};`,
+    'if (error) throw new Error(error.error.message);',
+    ...(hasBody ? ['console.log(data);'] : []),
+    '',
+  ].join('\n');
+}
+
+export function codeSamples(doc: OpenApiDocument, apiId: string, op: SpecOperation): CodeSample[] {
+  const client = CLIENTS[apiId];
+  return [
+    { lang: 'Shell', label: 'curl', source: curlSample(doc, op) },
+    { lang: 'TypeScript', label: client?.pkg ?? 'TypeScript', source: typescriptSample(doc, apiId, op) },
+  ];
+}
+
+/** Exported for the try-it page and tests: the documented 2xx status of an operation. */
+export function documentedStatus(doc: OpenApiDocument, op: SpecOperation): number {
+  return successResponse(doc, op).status;
+}
+
+export { resolve };

@@ -1,0 +1,112 @@
+/**
+ * Walking a bundled spec: its operations with their merged parameters, local $refs, and
+ * sample values taken from the spec's own examples. Used by the reference build (code
+ * samples, try-it defaults, the search index).
+ */
+import type { OpenApiDocument } from './apis.ts';
+
+// biome-ignore lint/suspicious/noExplicitAny: bundled OpenAPI documents are arbitrary JSON.
+export type Json = any;
+
+export interface SpecOperation {
+  operationId: string;
+  method: string;
+  path: string;
+  operation: Json;
+  /** Path-level and operation-level parameters merged, $refs resolved, operation-level winning. */
+  parameters: Json[];
+}
+
+export const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
+
+/** Follows a local `#/...` reference (repeatedly); other values are returned as they are. */
+export function resolve(doc: OpenApiDocument, node: Json): Json {
+  let value = node;
+  for (let hops = 0; value && typeof value === 'object' && typeof value.$ref === 'string'; hops++) {
+    if (hops > 32) throw new Error(`$ref chain too long at ${value.$ref}`);
+    const ref: string = value.$ref;
+    if (!ref.startsWith('#/')) throw new Error(`only local $refs can be resolved in a bundled spec: ${ref}`);
+    value = ref
+      .slice(2)
+      .split('/')
+      .map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'))
+      .reduce((current: Json, key) => current?.[key], doc);
+    if (value === undefined) throw new Error(`unresolved $ref ${ref}`);
+  }
+  return value;
+}
+
+export function listOperations(doc: OpenApiDocument): SpecOperation[] {
+  const out: SpecOperation[] = [];
+  for (const [route, rawItem] of Object.entries<Json>(doc.paths ?? {})) {
+    const item = resolve(doc, rawItem);
+    for (const method of HTTP_METHODS) {
+      const operation = item[method];
+      if (!operation) continue;
+      const merged = new Map<string, Json>();
+      for (const raw of [...(item.parameters ?? []), ...(operation.parameters ?? [])]) {
+        const param = resolve(doc, raw);
+        merged.set(`${param.in}:${param.name}`, param);
+      }
+      out.push({
+        operationId: operation.operationId,
+        method,
+        path: route,
+        operation,
+        parameters: [...merged.values()],
+      });
+    }
+  }
+  return out;
+}
+
+/** A value for a parameter: its example, else the first of its examples, else what its schema suggests. */
+export function sampleValue(doc: OpenApiDocument, param: Json): unknown {
+  if (param.example !== undefined) return param.example;
+  const named = param.examples && Object.values<Json>(param.examples)[0];
+  if (named) return resolve(doc, named).value;
+  const schema = resolve(doc, param.schema ?? {});
+  if (schema.example !== undefined) return schema.example;
+  if (Array.isArray(schema.examples) && schema.examples.length > 0) return schema.examples[0];
+  if (schema.default !== undefined) return schema.default;
+  if (schema.const !== undefined) return schema.const;
+  if (Array.isArray(schema.enum)) return schema.enum[0];
+  if (schema.type === 'integer' || schema.type === 'number') return schema.minimum ?? 1;
+  if (schema.type === 'boolean') return true;
+  if (schema.type === 'array') return [sampleValue(doc, { schema: schema.items })];
+  return schema.format === 'int64' ? '1234567890' : 'example';
+}
+
+/** The first named example of the JSON request body, or undefined when there is no JSON body. */
+export function sampleBody(doc: OpenApiDocument, op: SpecOperation): unknown {
+  if (!op.operation.requestBody) return undefined;
+  const media = resolve(doc, op.operation.requestBody).content?.['application/json'];
+  const first = media?.examples && Object.values<Json>(media.examples)[0];
+  return first ? resolve(doc, first).value : undefined;
+}
+
+/** The documented success answer: the first 2xx response, resolved. */
+export function successResponse(doc: OpenApiDocument, op: SpecOperation): { status: number; response: Json } {
+  const entry = Object.entries<Json>(op.operation.responses ?? {}).find(([code]) => /^2\d\d$/.test(code));
+  if (!entry) throw new Error(`${op.operationId}: no 2xx response documented`);
+  return { status: Number(entry[0]), response: resolve(doc, entry[1]) };
+}
+
+/** Every property name reachable from a schema (refs followed, compositions merged, cycles cut). */
+export function fieldNames(doc: OpenApiDocument, schema: Json, seen = new Set<unknown>()): Set<string> {
+  const names = new Set<string>();
+  const visit = (node: Json) => {
+    const value = resolve(doc, node);
+    if (!value || typeof value !== 'object' || seen.has(value)) return;
+    seen.add(value);
+    for (const [name, child] of Object.entries<Json>(value.properties ?? {})) {
+      names.add(name);
+      visit(child);
+    }
+    for (const key of ['items', 'additionalProperties'])
+      if (typeof value[key] === 'object') visit(value[key]);
+    for (const key of ['allOf', 'anyOf', 'oneOf']) for (const part of value[key] ?? []) visit(part);
+  };
+  visit(schema);
+  return names;
+}

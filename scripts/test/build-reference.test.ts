@@ -1,0 +1,145 @@
+import { describe, expect, it } from 'vitest';
+import {
+  CONTENT_SECURITY_POLICY,
+  decorateForDocs,
+  localizePage,
+  operationAnchor,
+  searchEntries,
+} from '../build-reference.ts';
+import { bundleApi, getApi, SpecError } from '../lib/apis.ts';
+import { curlSample, tsLiteral, typescriptSample } from '../lib/code-samples.ts';
+import { listOperations } from '../lib/operations.ts';
+
+// Bundled here rather than read from specs/dist: the specs workspace builds after this one.
+const calendar = await bundleApi(getApi('calendar'));
+const op = (id: string) => {
+  const found = listOperations(calendar).find((o) => o.operationId === id);
+  if (!found) throw new Error(`no ${id}`);
+  return found;
+};
+
+const builtPage = (version = '3.0.1') => `<!DOCTYPE html><html><head><title>x</title>
+<link rel="modulepreload" href="https://cdn.redocly.com/redoc/v${version}/bundles/redoc.standalone.js" integrity="sha384-abc" crossorigin="anonymous">
+</head><body><div id="redoc"></div><script>try{document.documentElement.classList.add('light')}catch(e){}</script>
+<script type="module">import { hydrate } from "https://cdn.redocly.com/redoc/v${version}/bundles/redoc.standalone.js";
+const __redoc_options = {"skipBundle":true,"disableTelemetry":false}; hydrate({}, __redoc_options, document.getElementById('redoc'));</script></body></html>`;
+
+describe('localizePage', () => {
+  it('serves the renderer locally, moves inline scripts into files, sets the CSP and turns telemetry off', () => {
+    const { html, scripts } = localizePage(builtPage(), '3.0.1', '../assets');
+    expect(html).toContain('<link rel="modulepreload" href="../assets/redoc.standalone.js">');
+    expect(html).toContain('<script src="color-mode.js"></script>');
+    expect(html).toContain('<script type="module" src="init.js"></script>');
+    expect(html).toContain(`content="${CONTENT_SECURITY_POLICY}"`);
+    expect(scripts['init.js']).toContain('from "../assets/redoc.standalone.js"');
+    expect(scripts['init.js']).toContain('"disableTelemetry":true');
+    expect(html).not.toContain('cdn.redocly.com');
+  });
+
+  it.each([
+    [
+      'a renderer version other than the vendored one',
+      builtPage('3.1.0'),
+      /expects redoc 3\.1\.0 but packages\/reference vendors redoc 3\.0\.1/,
+    ],
+    [
+      'a page that no longer loads the renderer from the known URL',
+      '<html><head></head><body></body></html>',
+      /no longer loads Redoc/,
+    ],
+    [
+      'a page that loads a script from another host',
+      builtPage().replace(
+        '<title>x</title>',
+        '<title>x</title><script src="https://example.com/x.js"></script>',
+      ),
+      /still loads from another host/,
+    ],
+  ])('refuses %s', (_title, page, message) => {
+    expect(() => localizePage(page, '3.0.1', '../assets')).toThrow(SpecError);
+    expect(() => localizePage(page, '3.0.1', '../assets')).toThrow(message);
+  });
+});
+
+describe('decorateForDocs', () => {
+  const { doc, samples } = decorateForDocs(calendar, 'calendar');
+  const decorated = (id: string) => listOperations(doc).find((o) => o.operationId === id)?.operation;
+
+  it.each([
+    ['events.patch', '**Quota cost:** 3 units per call.'],
+    ['events.list', '**Quota cost:** 1 unit per call.'],
+    ['colors.get', '`https://www.googleapis.com/auth/calendar.readonly`'],
+    ['events.import', '**Deprecated behaviour:**'],
+    ['events.list', '[Try it against the local mock](../try/?api=calendar&op=events.list)'],
+  ])('adds to %s: %s', (id, note) => {
+    expect(decorated(id)?.description).toContain(note);
+  });
+
+  it('gives every operation a curl and a TypeScript sample, and leaves the source spec alone', () => {
+    expect(Object.keys(samples)).toHaveLength(listOperations(calendar).length);
+    expect(decorated('events.list')?.['x-codeSamples'].map((s: { label: string }) => s.label)).toEqual([
+      'curl',
+      '@gspec/calendar',
+    ]);
+    expect(op('events.list').operation['x-codeSamples']).toBeUndefined();
+  });
+});
+
+describe('code samples', () => {
+  it('writes a curl command with the live URL, the required parameters and the example body', () => {
+    const curl = curlSample(calendar, op('events.move'));
+    expect(curl).toMatch(
+      /^curl -X POST 'https:\/\/www\.googleapis\.com\/calendar\/v3\/calendars\/[^/]+\/events\/[^/]+\/move\?destination=/,
+    );
+    expect(curl).toContain('-H "Authorization: Bearer $ACCESS_TOKEN"');
+    expect(curlSample(calendar, op('events.insert'))).toContain(`-H 'Content-Type: application/json'`);
+  });
+
+  it('writes a TypeScript call through the client, reading text for CSV answers', () => {
+    const sample = typescriptSample(calendar, 'calendar', op('events.delete'));
+    expect(sample).toContain("import { createCalendarClient } from '@gspec/calendar';");
+    expect(sample).toContain("await calendar.DELETE('/calendars/{calendarId}/events/{eventId}', {");
+    expect(sample).not.toContain('console.log(data)');
+  });
+
+  it.each([
+    [{ a: 1, 'b-c': 'x', list: [true] }, "{\n  a: 1,\n  'b-c': 'x',\n  list: [\n    true,\n  ],\n}"],
+    ["it's", "'it\\'s'"],
+    [[], '[]'],
+  ])('prints %j as a TypeScript literal', (value, want) => {
+    expect(tsLiteral(value)).toBe(want);
+  });
+});
+
+describe('search index', () => {
+  const entries = searchEntries(calendar, {
+    name: 'calendar@v3',
+    id: 'calendar',
+    version: 'v3',
+    title: 'Google Calendar API',
+    server: '',
+    basePath: '/calendar/v3',
+    file: 'calendar.json',
+  });
+
+  it('links each operation to its anchor in the reference', () => {
+    expect(entries.find((e) => e.name === 'calendarList.get')?.href).toBe(
+      'calendar/#/calendarlist/calendarlist.get',
+    );
+    expect(operationAnchor('Events', 'events.quickAdd')).toBe('#/events/events.quickadd');
+  });
+
+  it('lists the fields an operation uses, from its parameters and bodies', () => {
+    const insert = entries.find((e) => e.name === 'events.insert');
+    expect(insert?.fields).toEqual(
+      expect.arrayContaining([
+        'calendarId',
+        'conferenceDataVersion',
+        'summary',
+        'attendees',
+        'email',
+        'etag',
+      ]),
+    );
+  });
+});
