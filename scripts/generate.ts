@@ -7,8 +7,11 @@
  *   tsx scripts/generate.ts --check --root D  compare with the files under folder D instead
  *
  * For each API of redocly.yaml it bundles the spec and writes, into packages/<id>/src/generated/:
- *   schema.ts  the types of paths, operations and components (openapi-typescript)
- *   api.ts     the API's name, base URL and operation table, as data
+ *   schema.ts   the types of paths, operations and components (openapi-typescript)
+ *   api.ts      the API's name, base URL, operation table (with x-pagination and x-sync)
+ *               and read-only fields, as data
+ *   methods.ts  the types of the resource methods (`client.events.list(args)`), from the
+ *               operationIds; JSDoc from the spec, `@deprecated` from x-deprecation
  * Every file starts with a do-not-edit header; type-mapping decisions are in lib/type-mapping.ts.
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -16,7 +19,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import openapiTS, { astToString, type OpenAPI3 } from 'openapi-typescript';
 import { type ApiEntry, bundleApi, listApis, type OpenApiDocument, repoRoot, SpecError } from './lib/apis.ts';
-import { mapType, TypeMappingError } from './lib/type-mapping.ts';
+import { liftAllOfRequired, mapType, TypeMappingError } from './lib/type-mapping.ts';
 
 export interface GeneratedFile {
   /** Path relative to the repository root. */
@@ -39,7 +42,9 @@ function header(api: ApiEntry): string {
 }
 
 async function schemaFile(api: ApiEntry, doc: OpenApiDocument): Promise<string> {
-  const nodes = await openapiTS(structuredClone(doc) as OpenAPI3, {
+  const input = structuredClone(doc);
+  liftAllOfRequired(input);
+  const nodes = await openapiTS(input as OpenAPI3, {
     silent: true,
     // Request bodies must not carry readOnly fields; openapi-fetch strips them with these markers.
     readWriteMarkers: true,
@@ -52,25 +57,197 @@ async function schemaFile(api: ApiEntry, doc: OpenApiDocument): Promise<string> 
   return `${header(api)}${astToString(nodes)}`;
 }
 
-/** The operation table: what the method layer, the mock and the tests index by operationId. */
-function apiFile(api: ApiEntry, doc: OpenApiDocument): string {
-  const operations: Record<string, { method: string; path: string; deprecated?: true }> = {};
-  for (const [route, item] of Object.entries<Record<string, { operationId?: string; deprecated?: boolean }>>(
-    doc.paths ?? {},
-  )) {
+// biome-ignore lint/suspicious/noExplicitAny: spec nodes are arbitrary JSON.
+type Node = Record<string, any>;
+
+/** Follows a local `$ref` (`#/components/...`) of the bundled document. */
+function deref(doc: OpenApiDocument, node: Node): Node {
+  let current = node;
+  for (let depth = 0; typeof current?.$ref === 'string'; depth++) {
+    if (depth > 20 || !current.$ref.startsWith('#/'))
+      throw new SpecError(`cannot resolve $ref ${current.$ref}`);
+    const target: Node | undefined = current.$ref
+      .slice(2)
+      .split('/')
+      .reduce((at: Node | undefined, key: string) => at?.[key.replace(/~1/g, '/').replace(/~0/g, '~')], doc);
+    if (!target) throw new SpecError(`unresolved $ref ${node.$ref}`);
+    current = target;
+  }
+  return current;
+}
+
+/** The properties of an object schema, those of its `allOf` members included. */
+function propertiesOf(doc: OpenApiDocument, schema: Node): Record<string, Node> {
+  const resolved = deref(doc, schema);
+  const own = { ...(resolved.properties ?? {}) };
+  for (const member of resolved.allOf ?? []) Object.assign(own, propertiesOf(doc, member));
+  return own;
+}
+
+/** A header parameter as an argument name: `If-Match` is `ifMatch`. */
+function argumentName(header: string): string {
+  return header.toLowerCase().replace(/-([a-z])/g, (_m, c: string) => c.toUpperCase());
+}
+
+interface Parameter {
+  name: string;
+  in: string;
+  required?: boolean;
+}
+
+interface OperationFacts {
+  id: string;
+  method: string;
+  route: string;
+  op: Node;
+  parameters: Parameter[];
+  body: boolean;
+  /** The success status and the media type of its body, if any. */
+  success: { status: string; media?: string };
+}
+
+const PARAMETER_KINDS = ['path', 'query', 'header'];
+
+/** Every operation with what the method layer needs to know of it, sorted by operationId. */
+function operationsOf(api: ApiEntry, doc: OpenApiDocument): OperationFacts[] {
+  const facts: OperationFacts[] = [];
+  for (const [route, item] of Object.entries<Node>(doc.paths ?? {})) {
     for (const method of HTTP_METHODS) {
-      const op = item[method];
+      const op = item[method] as Node | undefined;
       if (!op) continue;
-      if (!op.operationId)
-        throw new SpecError(`${api.name}: ${method.toUpperCase()} ${route} has no operationId`);
-      operations[op.operationId] = {
+      const where = `${api.name}: ${method.toUpperCase()} ${route}`;
+      if (!op.operationId) throw new SpecError(`${where} has no operationId`);
+      const byKey = new Map<string, Parameter>();
+      for (const raw of [...(item.parameters ?? []), ...(op.parameters ?? [])]) {
+        const parameter = deref(doc, raw) as Parameter;
+        if (!PARAMETER_KINDS.includes(parameter.in)) {
+          throw new SpecError(
+            `${where}: parameters in "${parameter.in}" are not supported by the method layer`,
+          );
+        }
+        byKey.set(`${parameter.in}:${parameter.name}`, parameter);
+      }
+      const parameters = [...byKey.values()];
+      const requestBody = op.requestBody ? deref(doc, op.requestBody) : undefined;
+      const bodyTypes = Object.keys(requestBody?.content ?? {});
+      if (requestBody && (bodyTypes.length !== 1 || bodyTypes[0] !== 'application/json')) {
+        throw new SpecError(
+          `${where}: only application/json request bodies are supported; found ${bodyTypes.join(', ')}`,
+        );
+      }
+      const status = Object.keys(op.responses ?? {}).find((code) => /^2\d\d$/.test(code));
+      if (!status) throw new SpecError(`${where} documents no 2xx answer`);
+      const media = Object.keys(deref(doc, op.responses[status]).content ?? {})[0];
+      facts.push({
+        id: op.operationId,
         method: method.toUpperCase(),
-        path: route,
-        ...(op.deprecated ? { deprecated: true } : {}),
-      };
+        route,
+        op,
+        parameters,
+        body: requestBody !== undefined,
+        success: { status, ...(media ? { media } : {}) },
+      });
+      if (requestBody) {
+        const argumentNames = parameters.map((p) => (p.in === 'header' ? argumentName(p.name) : p.name));
+        const clash = Object.keys(propertiesOf(doc, requestBody.content['application/json'].schema)).filter(
+          (name) => argumentNames.includes(name),
+        );
+        if (clash.length > 0) {
+          throw new SpecError(
+            `${where} (${op.operationId}): body field(s) ${clash.join(', ')} have the name of a parameter; ` +
+              'the method layer merges both into one argument object, so the names must differ',
+          );
+        }
+      }
     }
   }
-  const sorted = Object.fromEntries(Object.entries(operations).sort(([a], [b]) => a.localeCompare(b)));
+  return facts.sort((a, b) => a.id.localeCompare(b.id));
+}
+
+/** The runtime's OperationDescriptor of one operation (see packages/runtime/src/call.ts). */
+function descriptorOf(api: ApiEntry, facts: OperationFacts): Record<string, unknown> {
+  const { op, parameters } = facts;
+  const where = `${api.name}: ${facts.id}`;
+  const queryNames = parameters.filter((p) => p.in === 'query').map((p) => p.name);
+  const headers = Object.fromEntries(
+    parameters.filter((p) => p.in === 'header').map((p) => [argumentName(p.name), p.name]),
+  );
+  const media = facts.success.media;
+  if (media && media !== 'application/json' && !media.startsWith('text/')) {
+    throw new SpecError(`${where}: answers of type ${media} are not supported by the method layer`);
+  }
+  const pagination = op['x-pagination'] as Node | undefined;
+  const sync = op['x-sync'] as Node | undefined;
+  if (pagination && !queryNames.includes(pagination.pageTokenParameter)) {
+    throw new SpecError(
+      `${where}: x-pagination names pageTokenParameter "${pagination.pageTokenParameter}", which is not a query parameter`,
+    );
+  }
+  if (sync && !pagination) throw new SpecError(`${where}: x-sync needs x-pagination on the same operation`);
+  if (sync && !queryNames.includes(sync.syncTokenParameter)) {
+    throw new SpecError(
+      `${where}: x-sync names syncTokenParameter "${sync.syncTokenParameter}", which is not a query parameter`,
+    );
+  }
+  return {
+    method: facts.method,
+    path: facts.route,
+    ...(op.deprecated ? { deprecated: true } : {}),
+    ...(facts.body ? { body: true, query: queryNames } : {}),
+    ...(Object.keys(headers).length ? { headers } : {}),
+    ...(media?.startsWith('text/') ? { parseAs: 'text' } : {}),
+    ...(pagination
+      ? {
+          pagination: {
+            pageTokenParameter: pagination.pageTokenParameter,
+            nextPageTokenField: pagination.nextPageTokenField,
+            itemsField: pagination.itemsField,
+          },
+        }
+      : {}),
+    ...(sync
+      ? {
+          sync: {
+            syncTokenParameter: sync.syncTokenParameter,
+            nextSyncTokenField: sync.nextSyncTokenField,
+            incompatibleParameters: sync.incompatibleParameters ?? [],
+          },
+        }
+      : {}),
+  };
+}
+
+type Shape = { [field: string]: true | Shape };
+
+/** Which fields of a schema are read-only, at any depth (see withoutReadOnly in the runtime). */
+function readOnlyShape(doc: OpenApiDocument, schema: Node, seen: Set<Node> = new Set()): Shape | undefined {
+  const resolved = deref(doc, schema);
+  if (seen.has(resolved)) return undefined;
+  const inner = new Set(seen).add(resolved);
+  const shape: Shape = {};
+  for (const [name, raw] of Object.entries(propertiesOf(doc, resolved))) {
+    const property = deref(doc, raw);
+    if (property.readOnly) {
+      shape[name] = true;
+      continue;
+    }
+    const nested = readOnlyShape(doc, property.items ?? property, inner);
+    if (nested) shape[name] = nested;
+  }
+  return Object.keys(shape).length ? shape : undefined;
+}
+
+/** The operation table and the read-only fields: what the method layer, the mock and the tests read, as data. */
+function apiFile(api: ApiEntry, doc: OpenApiDocument, operations: OperationFacts[]): string {
+  const table = Object.fromEntries(operations.map((facts) => [facts.id, descriptorOf(api, facts)]));
+  const readOnly = Object.fromEntries(
+    Object.keys(doc.components?.schemas ?? {})
+      .sort()
+      .flatMap((name) => {
+        const shape = readOnlyShape(doc, doc.components.schemas[name]);
+        return shape ? [[name, shape]] : [];
+      }),
+  );
   return [
     header(api),
     `export const apiName = ${JSON.stringify(api.name)} as const;`,
@@ -78,10 +255,118 @@ function apiFile(api: ApiEntry, doc: OpenApiDocument): string {
     '/** The live service this client talks to unless told otherwise. */',
     `export const defaultBaseUrl = ${JSON.stringify(doc.servers?.[0]?.url)} as const;`,
     '',
-    '/** Every operation of the spec, by operationId. */',
-    `export const operations = ${JSON.stringify(sorted, null, 2)} as const;`,
+    '/** Every operation of the spec, by operationId, with what the resource methods need to call it. */',
+    `export const operations = ${JSON.stringify(table, null, 2)} as const;`,
     '',
     'export type OperationId = keyof typeof operations;',
+    '',
+    '/** The read-only fields of every schema that has some, for withoutReadOnly() of @gspec/runtime. */',
+    `export const readOnlyFields = ${JSON.stringify(readOnly, null, 2)} as const;`,
+    '',
+  ].join('\n');
+}
+
+/** Text as the lines of a JSDoc block, with `*\/` made harmless. */
+function jsdoc(lines: string[], indent: string): string {
+  const body = lines
+    .join('\n')
+    .replace(/\*\//g, '*\\/')
+    .split('\n')
+    .map((line) => `${indent} *${line ? ` ${line}` : ''}`);
+  return [`${indent}/**`, ...body, `${indent} */`].join('\n');
+}
+
+function docOf(facts: OperationFacts): string[] {
+  const { op } = facts;
+  const lines = [op.summary ?? facts.id];
+  if (op.description) lines.push('', ...String(op.description).trim().split('\n'));
+  lines.push('', `\`${facts.method} ${facts.route}\`, quota cost ${op['x-quota-cost'] ?? 1}.`);
+  if (op.deprecated) {
+    const deprecation = op['x-deprecation'] as Node | undefined;
+    const replacement = deprecation?.replacement as Node | undefined;
+    lines.push(
+      `@deprecated${deprecation?.since ? ` Since ${deprecation.since}.` : ''}${
+        replacement
+          ? ` Use the ${replacement.resource} resource of the ${replacement.api}: ${replacement.migration}`
+          : ''
+      }`,
+    );
+  }
+  return lines;
+}
+
+/** The types of the resource methods: one flat argument object per operation, and its answer. */
+function methodsFile(api: ApiEntry, operations: OperationFacts[]): string {
+  const q = JSON.stringify;
+  const entries = operations.map((facts) => {
+    const id = q(facts.id);
+    const parts = [
+      `Part<operations[${id}]["parameters"]["path"]>`,
+      `Part<operations[${id}]["parameters"]["query"]>`,
+    ];
+    const headers = facts.parameters.filter((p) => p.in === 'header');
+    if (headers.length) {
+      const fields = headers.map(
+        (p) =>
+          `${argumentName(p.name)}${p.required ? '' : '?'}: NonNullable<operations[${id}]["parameters"]["header"]>[${q(p.name)}]`,
+      );
+      parts.push(`{ ${fields.join('; ')} }`);
+    }
+    const body = facts.body
+      ? `Writable<operations[${id}]["requestBody"]["content"]["application/json"]>`
+      : 'never';
+    if (facts.body) parts.push(`OperationTypes[${id}]["body"]`);
+    const { status, media } = facts.success;
+    const answer = media
+      ? `Readable<operations[${id}]["responses"][${status}]["content"][${q(media)}]>`
+      : 'void';
+    return `  ${id}: {\n    args: ${parts.join(' &\n      ')};\n    body: ${body};\n    answer: ${answer};\n  };`;
+  });
+  const resources = new Map<string, string[]>();
+  for (const facts of operations) {
+    const dot = facts.id.indexOf('.');
+    const [resource, name] = [facts.id.slice(0, dot), facts.id.slice(dot + 1)];
+    const id = q(facts.id);
+    const pagination = facts.op['x-pagination'] as Node | undefined;
+    const sync = facts.op['x-sync'] as Node | undefined;
+    const type = sync
+      ? `SyncListMethod<ArgsOf<${id}>, AnswerOf<${id}>, ${q(pagination?.itemsField)}, ${q(sync.syncTokenParameter)}, ${q(pagination?.pageTokenParameter)}>`
+      : pagination
+        ? `ListMethod<ArgsOf<${id}>, AnswerOf<${id}>, ${q(pagination.itemsField)}>`
+        : `Method<ArgsOf<${id}>, AnswerOf<${id}>>`;
+    const members = resources.get(resource) ?? [];
+    members.push(`${jsdoc(docOf(facts), '    ')}\n    ${name}: ${type};`);
+    resources.set(resource, members);
+  }
+  return [
+    header(api),
+    "import type { ListMethod, Method, SyncListMethod } from '@gspec/runtime';",
+    "import type { operations, Readable, Writable } from './schema.js';",
+    '',
+    '/** A part of the parameters, or nothing when the operation has none of that kind. */',
+    'type Part<T> = [NonNullable<T>] extends [never] ? {} : NonNullable<T>;',
+    '',
+    '/**',
+    ' * The argument and the answer of every operation, by operationId. The argument is one',
+    ' * object: path, query and header parameters (headers in camelCase, `If-Match` as',
+    ' * `ifMatch`) side by side with the fields of the JSON body, read-only fields left out.',
+    ' * `body` is the JSON body alone (`never` when the operation takes none).',
+    ' */',
+    'export interface OperationTypes {',
+    entries.join('\n'),
+    '}',
+    '',
+    'export type ArgsOf<Id extends keyof OperationTypes> = OperationTypes[Id]["args"];',
+    'export type BodyOf<Id extends keyof OperationTypes> = OperationTypes[Id]["body"];',
+    'export type AnswerOf<Id extends keyof OperationTypes> = OperationTypes[Id]["answer"];',
+    '',
+    '/** The resource methods: `client.<resource>.<method>(args, options)`; they resolve to the answer or throw a GoogleApiError. */',
+    'export interface Resources {',
+    [...resources.entries()]
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([resource, members]) => `  ${resource}: {\n${members.join('\n')}\n  };`)
+      .join('\n'),
+    '}',
     '',
   ].join('\n');
 }
@@ -89,9 +374,11 @@ function apiFile(api: ApiEntry, doc: OpenApiDocument): string {
 export async function generateApi(api: ApiEntry): Promise<GeneratedFile[]> {
   const doc = await bundleApi(api);
   const outDir = path.relative(repoRoot, path.join(api.clientDir, 'src', 'generated'));
+  const operations = operationsOf(api, doc);
   return [
     { file: path.join(outDir, 'schema.ts'), content: await schemaFile(api, doc) },
-    { file: path.join(outDir, 'api.ts'), content: apiFile(api, doc) },
+    { file: path.join(outDir, 'api.ts'), content: apiFile(api, doc, operations) },
+    { file: path.join(outDir, 'methods.ts'), content: methodsFile(api, operations) },
   ];
 }
 

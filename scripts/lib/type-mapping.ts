@@ -8,6 +8,11 @@
  * - `date` and `date-time` stay `string`: they travel as RFC 3339 text, and parsing them
  *   into `Date` would drop the offset and the time zone the caller chose.
  * - `format: binary` bodies are `Blob`; text bodies such as `text/csv` are `string`.
+ * - `allOf: [{ $ref: X }, { required: [a] }]`, the way request bodies state which fields an
+ *   operation needs (decision 0011), is moved to `allOf: [{ $ref: X }], required: [a]`
+ *   before generation: the same JSON Schema, in the form openapi-typescript turns into
+ *   `WithRequired<X, "a">`. Left as it is, the bare member becomes `unknown` and the
+ *   fields stay optional.
  */
 import ts from 'typescript';
 
@@ -43,4 +48,40 @@ export function mapType(schema: SchemaLike, where: { path?: string }): ts.TypeNo
   }
   if (schema.format === 'binary' && types.includes('string')) return BLOB;
   return undefined;
+}
+
+type Json = Record<string, unknown>;
+
+function isRequiredOnly(member: unknown): member is { required: string[] } {
+  return (
+    typeof member === 'object' &&
+    member !== null &&
+    Object.keys(member).length === 1 &&
+    Array.isArray((member as Json).required)
+  );
+}
+
+/**
+ * Lifts `required`-only members of every `allOf` onto the schema itself, in place (give it a
+ * copy). Only when the other members are `$ref`s, the one form whose meaning is unchanged.
+ */
+export function liftAllOfRequired(node: unknown): void {
+  if (Array.isArray(node)) {
+    for (const item of node) liftAllOfRequired(item);
+    return;
+  }
+  if (typeof node !== 'object' || node === null) return;
+  const schema = node as Json;
+  const allOf = schema.allOf;
+  if (
+    Array.isArray(allOf) &&
+    allOf.some(isRequiredOnly) &&
+    allOf.every((m) => isRequiredOnly(m) || (m as Json)?.$ref)
+  ) {
+    const required = new Set([...((schema.required as string[] | undefined) ?? [])]);
+    for (const member of allOf.filter(isRequiredOnly)) for (const name of member.required) required.add(name);
+    schema.allOf = allOf.filter((m) => !isRequiredOnly(m));
+    schema.required = [...required];
+  }
+  for (const value of Object.values(schema)) liftAllOfRequired(value);
 }

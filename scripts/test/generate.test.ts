@@ -32,11 +32,13 @@ function copyOfGenerated(): string {
 }
 
 describe('the generator', () => {
-  it('writes the types and the operation table of every API into its client package', () => {
+  it('writes the types, the operation table and the method types of every API into its client package', () => {
     expect(files.map((f) => f.file).sort()).toEqual([
       'packages/calendar/src/generated/api.ts',
+      'packages/calendar/src/generated/methods.ts',
       'packages/calendar/src/generated/schema.ts',
       'packages/searchads360/src/generated/api.ts',
+      'packages/searchads360/src/generated/methods.ts',
       'packages/searchads360/src/generated/schema.ts',
     ]);
   });
@@ -62,6 +64,83 @@ describe('the generator', () => {
   });
 });
 
+const content = (file: string) => files.find((f) => f.file === file)?.content ?? '';
+
+/** The JSDoc and type of one resource method in a generated methods.ts. */
+function methodOf(file: string, resource: string, name: string): string {
+  const block = content(file).split(`\n  ${resource}: {\n`)[1]?.split('\n  };')[0] ?? '';
+  const at = block.indexOf(`\n    ${name}: `);
+  return block.slice(block.lastIndexOf('/**', at), block.indexOf('\n', at + 1));
+}
+
+describe('the method layer', () => {
+  const calendar = 'packages/calendar/src/generated/methods.ts';
+  const searchAds = 'packages/searchads360/src/generated/methods.ts';
+
+  it.each([
+    [
+      'a list with x-sync',
+      calendar,
+      'events',
+      'list',
+      'SyncListMethod<ArgsOf<"events.list">, AnswerOf<"events.list">, "items", "syncToken", "pageToken">',
+    ],
+    [
+      'a list with x-pagination only',
+      calendar,
+      'events',
+      'instances',
+      'ListMethod<ArgsOf<"events.instances">, AnswerOf<"events.instances">, "items">',
+    ],
+    ['another operation', calendar, 'events', 'get', 'Method<ArgsOf<"events.get">, AnswerOf<"events.get">>'],
+    [
+      'a Search Ads 360 batch',
+      searchAds,
+      'conversion',
+      'insert',
+      'Method<ArgsOf<"conversion.insert">, AnswerOf<"conversion.insert">>',
+    ],
+  ])('types %s from its operationId', (_title, file, resource, name, type) => {
+    expect(methodOf(file, resource, name)).toContain(`${name}: ${type};`);
+  });
+
+  it.each([
+    [searchAds, 'conversion', 'get'],
+    [searchAds, 'conversion', 'getByCustomerId'],
+  ])('marks %s %s.%s @deprecated with the x-deprecation quarter and replacement', (file, resource, name) => {
+    expect(methodOf(file, resource, name)).toMatch(
+      /@deprecated Since 2025-Q3\. Use the conversion resource of the Search Ads 360 Reporting API: /,
+    );
+  });
+
+  it('marks no current operation deprecated', () => {
+    expect(content(calendar)).not.toContain('@deprecated');
+    expect(content(searchAds).match(/@deprecated/g)).toHaveLength(2);
+  });
+
+  it('merges path, query, header and body parameters into one argument type', () => {
+    expect(content(calendar)).toMatch(
+      /"events\.update": \{\n {4}args: Part<operations\["events\.update"\]\["parameters"\]\["path"\]> &\n {6}Part<operations\["events\.update"\]\["parameters"\]\["query"\]> &\n {6}\{ ifMatch\?: [^}]+\["If-Match"\] \} &\n {6}OperationTypes\["events\.update"\]\["body"\];\n {4}body: Writable</,
+    );
+  });
+
+  it('carries x-pagination, x-sync, header names and text answers into the operation table', () => {
+    const api = content('packages/calendar/src/generated/api.ts');
+    expect(api).toContain('"pageTokenParameter": "pageToken"');
+    expect(api).toContain('"incompatibleParameters": [\n        "iCalUID",');
+    expect(api).toContain('"ifMatch": "If-Match"');
+    expect(content('packages/searchads360/src/generated/api.ts')).toContain(
+      '"path": "/agency/{agencyId}/advertiser/{advertiserId}/idmapping",\n    "parseAs": "text"',
+    );
+  });
+
+  it('makes the fields an allOf member requires required in the request type', () => {
+    expect(content('packages/calendar/src/generated/schema.ts')).toContain(
+      '"application/json": WithRequired<components["schemas"]["Event"], "start" | "end">;',
+    );
+  });
+});
+
 describe('the check mode', () => {
   it('passes on the committed generated files', () => {
     expect(findDrift(files)).toEqual([]);
@@ -76,14 +155,20 @@ describe('the check mode', () => {
       (text: string) => text.replace('export interface paths {', 'export interface paths {\n    // tweak'),
     ],
     ['deleted', undefined],
-  ])('fails, naming the file, when a generated file is %s', (_how, edit) => {
+    [
+      'a methods.ts edited by hand',
+      (text: string) =>
+        text.replace('export interface Resources {', 'export interface Resources {\n  // tweak'),
+      'methods.ts',
+    ],
+  ])('fails, naming the file, when a generated file is %s', (_how, edit, name = 'schema.ts') => {
     const root = copyOfGenerated();
-    const target = path.join(root, 'packages/calendar/src/generated/schema.ts');
+    const target = path.join(root, `packages/calendar/src/generated/${name}`);
     if (edit) writeFileSync(target, edit(readFileSync(target, 'utf8')));
     else execFileSync('rm', [target]);
     const result = runCheck(root);
     expect(result.status).toBe(1);
-    expect(result.stderr).toContain('packages/calendar/src/generated/schema.ts');
+    expect(result.stderr).toContain(`packages/calendar/src/generated/${name}`);
     expect(result.stderr).toContain('npm run generate');
     expect(result.stderr).not.toContain('packages/searchads360');
   });

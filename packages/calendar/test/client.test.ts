@@ -1,128 +1,213 @@
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import {
+  type AnswerOf,
+  type ArgsOf,
   type CalendarClient,
   createCalendarClient,
   defaultBaseUrl,
   type Event,
+  isNotFound,
   operations,
   type paths,
 } from '../src/index.ts';
+import { scriptedFetch } from './support.ts';
 
-function recordingClient(
-  answer: () => Response = () => Response.json({ kind: 'calendar#events', items: [] }),
-) {
-  const requests: Request[] = [];
-  const client = createCalendarClient({
-    accessToken: 'test-token',
-    fetch: async (request) => {
-      requests.push(request);
-      return answer();
-    },
-  });
-  return { client, requests };
-}
+const BASE = 'https://www.googleapis.com/calendar/v3';
 
 describe('createCalendarClient', () => {
   it('talks to the live service by default', () => {
-    expect(defaultBaseUrl).toBe('https://www.googleapis.com/calendar/v3');
+    expect(defaultBaseUrl).toBe(BASE);
   });
 
-  it('knows every operation of the spec by its Google method id', () => {
-    expect(operations['events.list']).toEqual({ method: 'GET', path: '/calendars/{calendarId}/events' });
+  it('knows every operation of the spec by its Google method id, with x-pagination and x-sync', () => {
+    expect(Object.keys(operations)).toHaveLength(37);
     expect(operations['colors.get']).toEqual({ method: 'GET', path: '/colors' });
+    expect(operations['events.list']).toMatchObject({
+      method: 'GET',
+      path: '/calendars/{calendarId}/events',
+      pagination: {
+        pageTokenParameter: 'pageToken',
+        nextPageTokenField: 'nextPageToken',
+        itemsField: 'items',
+      },
+      sync: { syncTokenParameter: 'syncToken', nextSyncTokenField: 'nextSyncToken' },
+    });
   });
 
-  it.each([
+  it.each<
+    [
+      string,
+      {
+        given: (c: CalendarClient) => Promise<unknown>;
+        want: { method: string; url: string; body?: unknown; ifMatch?: string };
+      },
+    ]
+  >([
     [
       'events.list with repeated array parameters',
-      (c: CalendarClient) =>
-        c.GET('/calendars/{calendarId}/events', {
-          params: {
-            path: { calendarId: 'primary' },
-            query: {
-              eventTypes: ['default', 'focusTime'],
-              singleEvents: true,
-              timeMin: '2026-12-01T00:00:00Z',
-            },
-          },
-        }),
       {
-        method: 'GET',
-        url: 'https://www.googleapis.com/calendar/v3/calendars/primary/events?eventTypes=default&eventTypes=focusTime&singleEvents=true&timeMin=2026-12-01T00%3A00%3A00Z',
+        given: (c) =>
+          c.events.list({
+            calendarId: 'primary',
+            eventTypes: ['default', 'focusTime'],
+            singleEvents: true,
+            timeMin: '2026-12-01T00:00:00Z',
+          }),
+        want: {
+          method: 'GET',
+          url: `${BASE}/calendars/primary/events?eventTypes=default&eventTypes=focusTime&singleEvents=true&timeMin=2026-12-01T00%3A00%3A00Z`,
+        },
       },
     ],
     [
       'events.delete with an id that needs encoding',
-      (c: CalendarClient) =>
-        c.DELETE('/calendars/{calendarId}/events/{eventId}', {
-          params: {
-            path: { calendarId: 'team@example.com', eventId: 'abc123' },
-            query: { sendUpdates: 'none' },
-          },
-        }),
       {
-        method: 'DELETE',
-        url: 'https://www.googleapis.com/calendar/v3/calendars/team%40example.com/events/abc123?sendUpdates=none',
+        given: (c) =>
+          c.events.delete({ calendarId: 'team@example.com', eventId: 'abc123', sendUpdates: 'none' }),
+        want: {
+          method: 'DELETE',
+          url: `${BASE}/calendars/team%40example.com/events/abc123?sendUpdates=none`,
+        },
       },
     ],
     [
-      'colors.get',
-      (c: CalendarClient) => c.GET('/colors'),
-      { method: 'GET', url: 'https://www.googleapis.com/calendar/v3/colors' },
+      'colors.get without arguments',
+      { given: (c) => c.colors.get(), want: { method: 'GET', url: `${BASE}/colors` } },
     ],
-  ])('sends %s as the spec says', async (_title, call, want) => {
-    const { client, requests } = recordingClient();
-    await call(client);
-    expect({ method: requests[0]?.method, url: requests[0]?.url }).toEqual(want);
-    expect(requests[0]?.headers.get('authorization')).toBe('Bearer test-token');
-  });
-
-  it('sends events.insert with a JSON body and returns the typed event', async () => {
-    const created = { kind: 'calendar#event', id: 'ev1', summary: 'Standup', etag: '"1"' };
-    const { client, requests } = recordingClient(() => Response.json(created));
-    const { data, error } = await client.POST('/calendars/{calendarId}/events', {
-      params: { path: { calendarId: 'primary' }, query: { conferenceDataVersion: 1 } },
-      body: {
-        summary: 'Standup',
-        start: { dateTime: '2026-12-01T09:30:00-05:00' },
-        end: { date: '2026-12-02' },
+    [
+      'events.insert: query parameters in the URL, the event in the body',
+      {
+        given: (c) =>
+          c.events.insert({
+            calendarId: 'primary',
+            conferenceDataVersion: 1,
+            summary: 'Standup',
+            start: { dateTime: '2026-12-01T09:30:00-05:00' },
+            end: { date: '2026-12-02' },
+          }),
+        want: {
+          method: 'POST',
+          url: `${BASE}/calendars/primary/events?conferenceDataVersion=1`,
+          body: {
+            summary: 'Standup',
+            start: { dateTime: '2026-12-01T09:30:00-05:00' },
+            end: { date: '2026-12-02' },
+          },
+        },
       },
+    ],
+    [
+      'events.update with If-Match',
+      {
+        given: (c) =>
+          c.events.update({
+            calendarId: 'primary',
+            eventId: 'e1',
+            ifMatch: '"7"',
+            start: { date: '2026-12-01' },
+            end: { date: '2026-12-02' },
+          }),
+        want: {
+          method: 'PUT',
+          url: `${BASE}/calendars/primary/events/e1`,
+          body: { start: { date: '2026-12-01' }, end: { date: '2026-12-02' } },
+          ifMatch: '"7"',
+        },
+      },
+    ],
+    [
+      'events.quickAdd with its required text',
+      {
+        given: (c) => c.events.quickAdd({ calendarId: 'primary', text: 'Lunch tomorrow 12:00' }),
+        want: {
+          method: 'POST',
+          url: `${BASE}/calendars/primary/events/quickAdd?text=Lunch%20tomorrow%2012%3A00`,
+        },
+      },
+    ],
+  ])('sends %s as the spec says', async (_title, { given, want }) => {
+    const { fetch, requests } = scriptedFetch(Response.json({ kind: 'calendar#events', items: [] }));
+    await given(createCalendarClient({ accessToken: 'test-token', fetch }));
+    const sent = requests[0];
+    expect({
+      method: sent?.method,
+      url: sent?.url,
+      body: sent?.body,
+      ifMatch: sent?.headers['if-match'],
+    }).toEqual({
+      body: undefined,
+      ifMatch: undefined,
+      ...want,
     });
-    expect(error).toBeUndefined();
-    expect(data?.id).toBe('ev1');
-    expect(requests[0]?.headers.get('content-type')).toBe('application/json');
-    expect(await requests[0]?.json()).toEqual({
-      summary: 'Standup',
-      start: { dateTime: '2026-12-01T09:30:00-05:00' },
-      end: { date: '2026-12-02' },
-    });
+    expect(sent?.headers.authorization).toBe('Bearer test-token');
   });
 
-  it('types the answers exactly from the spec', () => {
+  it('pages through events.list, empty pages included, and reports the sync token', async () => {
+    const { fetch, requests } = scriptedFetch(
+      Response.json({ items: [{ id: 'a' }], nextPageToken: 'p2' }),
+      Response.json({ items: [], nextPageToken: 'p3' }),
+      Response.json({ items: [{ id: 'b' }], nextSyncToken: 'sync-9' }),
+    );
+    const events = createCalendarClient({ fetch }).events.list.items({ calendarId: 'primary' });
+    const ids: (string | undefined)[] = [];
+    for await (const event of events) ids.push(event.id);
+    expect(ids).toEqual(['a', 'b']);
+    expect(requests).toHaveLength(3);
+    expect(events.nextSyncToken).toBe('sync-9');
+  });
+
+  it.each([['events'], ['acl'], ['calendarList'], ['settings']] as const)(
+    'offers the sync helper on %s.list',
+    (resource) => {
+      const client = createCalendarClient();
+      expect(typeof client[resource].list.sync).toBe('function');
+    },
+  );
+
+  it('throws typed errors from resource methods, while the raw methods return them', async () => {
+    const notFound = Response.json(
+      { error: { code: 404, message: 'Not Found', errors: [{ reason: 'notFound' }] } },
+      { status: 404 },
+    );
+    const { fetch } = scriptedFetch(notFound);
+    const client = createCalendarClient({ fetch });
+    const error = await client.events.get({ calendarId: 'primary', eventId: 'x' }).catch((e: unknown) => e);
+    expect(isNotFound(error) && error.operationId).toBe('events.get');
+    const raw = await client.GET('/calendars/{calendarId}/events/{eventId}', {
+      params: { path: { calendarId: 'primary', eventId: 'x' } },
+    });
+    expect(raw.response.status).toBe(404);
+  });
+});
+
+describe('the types of the resource methods', () => {
+  it('are exactly those of the spec', () => {
     type ListAnswer =
       paths['/calendars/{calendarId}/events']['get']['responses'][200]['content']['application/json'];
     expectTypeOf<ListAnswer['nextSyncToken']>().toEqualTypeOf<string | undefined>();
-    expectTypeOf<ListAnswer['items']>().toEqualTypeOf<Event[] | undefined>();
+    expectTypeOf<AnswerOf<'events.list'>['items']>().toEqualTypeOf<AnswerOf<'events.get'>[] | undefined>();
+    expectTypeOf<AnswerOf<'events.get'>['etag']>().toEqualTypeOf<string | undefined>();
+    expectTypeOf<AnswerOf<'events.delete'>>().toEqualTypeOf<void>();
     expectTypeOf<NonNullable<Event['status']>>().toEqualTypeOf<'confirmed' | 'tentative' | 'cancelled'>();
+    expectTypeOf<ArgsOf<'calendarList.insert'>['id']>().toEqualTypeOf<string>();
   });
 
-  it('rejects at compile time what the spec forbids', () => {
-    const { client } = recordingClient();
-    const neverCalled = () => {
+  it('reject at compile time what the spec forbids', () => {
+    const neverCalled = (c: CalendarClient) => {
       // @ts-expect-error calendarId is a required path parameter
-      void client.GET('/calendars/{calendarId}/events', { params: { path: {} } });
-      void client.POST('/calendars/{calendarId}/events', {
-        params: { path: { calendarId: 'primary' } },
-        // @ts-expect-error etag is read-only: the server assigns it, so request bodies cannot carry it
-        body: { summary: 'x', etag: '"1"' },
-      });
-      void client.GET('/calendars/{calendarId}/events', {
-        params: {
-          path: { calendarId: 'p' },
-          // @ts-expect-error orderBy is a closed set: startTime or updated
-          query: { orderBy: 'title' },
-        },
-      });
+      void c.events.list({});
+      // @ts-expect-error etag is read-only: the server assigns it, so requests cannot carry it
+      void c.events.insert({ calendarId: 'p', start: {}, end: {}, etag: '"1"' });
+      // @ts-expect-error start and end are required by events.insert (allOf required in the spec)
+      void c.events.insert({ calendarId: 'p', summary: 'x' });
+      // @ts-expect-error id is required by calendarList.insert
+      void c.calendarList.insert({ colorId: '1' });
+      // @ts-expect-error orderBy is a closed set: startTime or updated
+      void c.events.list({ calendarId: 'p', orderBy: 'title' });
+      // @ts-expect-error events.list takes no body fields
+      void c.events.list({ calendarId: 'p', summary: 'x' });
+      // The patch body has no required field.
+      void c.events.patch({ calendarId: 'p', eventId: 'e', summary: 'x' });
     };
     expect(typeof neverCalled).toBe('function');
   });

@@ -1,14 +1,38 @@
-import { createGoogleClient, type GoogleClientOptions } from '@gspec/runtime';
-import { defaultBaseUrl } from './generated/api.js';
+import { createApiClient, type GoogleClientOptions } from '@gspec/runtime';
+import { defaultBaseUrl, operations } from './generated/api.js';
+import type { Resources } from './generated/methods.js';
 import type { paths } from './generated/schema.js';
 
-export { type AccessToken, ClientConfigError, type GoogleClientOptions } from '@gspec/runtime';
-export { apiName, defaultBaseUrl, type OperationId, operations } from './generated/api.js';
+export * from '@gspec/runtime';
+export {
+  type ConversionBatchOptions,
+  type ConversionBatchResult,
+  type ConversionInput,
+  ConversionUploadError,
+  DuplicateConversionError,
+  type FailedConversion,
+  insertConversions,
+  updateConversions,
+} from './conversions.js';
+export { apiName, defaultBaseUrl, type OperationId, operations, readOnlyFields } from './generated/api.js';
+export type {
+  AnswerOf,
+  ArgsOf,
+  BodyOf,
+  OperationTypes,
+  Resources as SearchAds360Resources,
+} from './generated/methods.js';
 export type * from './generated/schema.js';
 
-/** A typed client for the Search Ads 360 API v2. Its methods are openapi-fetch's: `GET`, `POST`, `PUT`, `PATCH`, `DELETE`. */
+/**
+ * A client for the Search Ads 360 API v2: resource methods generated from the spec
+ * (`searchAds.conversion.insert({ conversion: [...] })`, which throw a GoogleApiError on
+ * failure and retry what is safe to retry), and openapi-fetch's raw `GET`, `POST`, `PUT`,
+ * `PATCH`, `DELETE`, `request` and `use` on the same object. The ID-mapping CSV parser is
+ * in `@gspec/searchads360/id-mapping`, so that only programs that read the file load csv-parse.
+ */
 export function createSearchAds360Client(options?: GoogleClientOptions) {
-  return createGoogleClient<paths>(defaultBaseUrl, options);
+  return createApiClient<paths, Resources>(defaultBaseUrl, operations, options);
 }
 
 export type SearchAds360Client = ReturnType<typeof createSearchAds360Client>;

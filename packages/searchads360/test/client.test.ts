@@ -1,63 +1,123 @@
 import { describe, expect, expectTypeOf, it } from 'vitest';
-import { type Conversion, createSearchAds360Client, defaultBaseUrl } from '../src/index.ts';
+import {
+  type ArgsOf,
+  type Conversion,
+  createSearchAds360Client,
+  defaultBaseUrl,
+  GoogleApiError,
+  operations,
+} from '../src/index.ts';
+import { scriptedFetch } from './support.ts';
+
+const conversion = {
+  agencyId: '20100000000000895',
+  advertiserId: '21700000000011523',
+  conversionId: 'order-1',
+  conversionTimestamp: '1763627400000',
+  segmentationType: 'FLOODLIGHT' as const,
+  type: 'ACTION' as const,
+  countMillis: '1000',
+};
 
 describe('createSearchAds360Client', () => {
   it('talks to the live service by default', () => {
     expect(defaultBaseUrl).toBe('https://doubleclicksearch.googleapis.com/doubleclicksearch/v2');
   });
 
-  it('sends conversion.insert as a JSON batch', async () => {
-    const requests: Request[] = [];
-    const client = createSearchAds360Client({
-      accessToken: 'sa-token',
-      fetch: async (request) => {
-        requests.push(request);
-        return Response.json({ kind: 'doubleclicksearch#conversionList', conversion: [] });
+  it.each<
+    [
+      string,
+      {
+        given: (c: ReturnType<typeof createSearchAds360Client>) => Promise<unknown>;
+        want: { method: string; url: string; body?: unknown };
       },
-    });
-    const batch = {
-      conversion: [
-        {
-          agencyId: '20100000000000895',
-          advertiserId: '21700000000011523',
-          conversionId: 'order-1',
-          conversionTimestamp: '1763627400000',
-          segmentationType: 'FLOODLIGHT' as const,
-          type: 'ACTION' as const,
-          countMillis: '1000',
+    ]
+  >([
+    [
+      'conversion.insert with the batch as its one body field',
+      {
+        given: (c) => c.conversion.insert({ conversion: [conversion] }),
+        want: { method: 'POST', url: `${defaultBaseUrl}/conversion`, body: { conversion: [conversion] } },
+      },
+    ],
+    [
+      'conversion.get (deprecated) with its required paging parameters in the query',
+      {
+        given: (c) =>
+          c.conversion.get({
+            agencyId: '1',
+            advertiserId: '2',
+            engineAccountId: '3',
+            startDate: 20260101,
+            endDate: 20260131,
+            startRow: 0,
+            rowCount: 100,
+          }),
+        want: {
+          method: 'GET',
+          url: `${defaultBaseUrl}/agency/1/advertiser/2/engine/3/conversion?startDate=20260101&endDate=20260131&startRow=0&rowCount=100`,
         },
-      ],
-    };
-    const { data } = await client.POST('/conversion', { body: batch });
-    expect(data?.kind).toBe('doubleclicksearch#conversionList');
-    expect(requests[0]?.method).toBe('POST');
-    expect(requests[0]?.url).toBe('https://doubleclicksearch.googleapis.com/doubleclicksearch/v2/conversion');
-    expect(requests[0]?.headers.get('authorization')).toBe('Bearer sa-token');
-    expect(await requests[0]?.json()).toEqual(batch);
+      },
+    ],
+  ])('sends %s', async (_title, { given, want }) => {
+    const { fetch, requests } = scriptedFetch(
+      Response.json({ kind: 'doubleclicksearch#conversionList', conversion: [] }),
+    );
+    await given(createSearchAds360Client({ accessToken: 'sa-token', fetch }));
+    expect(requests[0]).toEqual({ body: undefined, ...want });
   });
 
-  it('downloads the ID mapping file as text', async () => {
+  it("answers the ID-mapping file as text, as the spec's text/csv says", async () => {
     const csv = 'Entity type,Legacy entity ID\nCAMPAIGN,1\n';
-    const requests: Request[] = [];
-    const client = createSearchAds360Client({
-      accessToken: 'sa-token',
-      fetch: async (request) => {
-        requests.push(request);
-        return new Response(csv, { headers: { 'content-type': 'text/csv; charset=utf-8' } });
+    const { fetch, requests } = scriptedFetch(
+      new Response(csv, { headers: { 'content-type': 'text/csv; charset=utf-8' } }),
+    );
+    const client = createSearchAds360Client({ accessToken: 't', fetch });
+    expect(await client.reports.getIdMappingFile({ agencyId: '1', advertiserId: '2', alt: 'media' })).toBe(
+      csv,
+    );
+    expect(requests[0]?.url).toBe(`${defaultBaseUrl}/agency/1/advertiser/2/idmapping?alt=media`);
+    expect(operations['reports.getIdMappingFile']).toMatchObject({ parseAs: 'text' });
+  });
+
+  it('keeps the raw openapi-fetch client on the same object', async () => {
+    const { fetch } = scriptedFetch(
+      Response.json(
+        { error: { code: 401, message: 'no', errors: [{ reason: 'authError' }] } },
+        { status: 401 },
+      ),
+    );
+    const client = createSearchAds360Client({ fetch });
+    const { error, response } = await client.GET(
+      '/agency/{agencyId}/advertiser/{advertiserId}/savedcolumns',
+      {
+        params: { path: { agencyId: '1', advertiserId: '2' } },
       },
-    });
-    const { data } = await client.GET('/agency/{agencyId}/advertiser/{advertiserId}/idmapping', {
-      params: { path: { agencyId: '1', advertiserId: '2' }, query: { alt: 'media' } },
-      parseAs: 'text',
-    });
-    expect(data).toBe(csv);
-    expect(requests[0]?.url).toBe(
-      'https://doubleclicksearch.googleapis.com/doubleclicksearch/v2/agency/1/advertiser/2/idmapping?alt=media',
+    );
+    expect(response.status).toBe(401);
+    expect(error?.error.errors?.[0]?.reason).toBe('authError');
+    await expect(client.savedColumns.list({ agencyId: '1', advertiserId: '2' })).rejects.toBeInstanceOf(
+      GoogleApiError,
     );
   });
 
-  it('types 64-bit ids as strings, never numbers', () => {
+  it('marks the deprecated operations in the table', () => {
+    const deprecated = Object.entries(operations)
+      .filter(([, op]) => 'deprecated' in op && op.deprecated)
+      .map(([id]) => id);
+    expect(deprecated.sort()).toEqual(['conversion.get', 'conversion.getByCustomerId']);
+  });
+
+  it('types 64-bit ids as strings and leaves read-only fields out of requests', () => {
     expectTypeOf<NonNullable<Conversion['advertiserId']>>().toEqualTypeOf<string>();
-    expectTypeOf<NonNullable<Conversion['engineAccountId']>>().toEqualTypeOf<string>();
+    type Insert = ArgsOf<'conversion.insert'>;
+    expectTypeOf<NonNullable<Insert['conversion']>[number]['dsConversionId']>().toEqualTypeOf<undefined>();
+    const neverCalled = (c: ReturnType<typeof createSearchAds360Client>) => {
+      // @ts-expect-error kind is read-only: the service sets it
+      void c.conversion.insert({ kind: 'doubleclicksearch#conversionList', conversion: [] });
+      // @ts-expect-error startDate, endDate, startRow and rowCount are required by conversion.get
+      void c.conversion.get({ agencyId: '1', advertiserId: '2', engineAccountId: '3' });
+    };
+    expect(typeof neverCalled).toBe('function');
   });
 });

@@ -9,7 +9,7 @@ export const apiName = "calendar@v3" as const;
 /** The live service this client talks to unless told otherwise. */
 export const defaultBaseUrl = "https://www.googleapis.com/calendar/v3" as const;
 
-/** Every operation of the spec, by operationId. */
+/** Every operation of the spec, by operationId, with what the resource methods need to call it. */
 export const operations = {
   "acl.delete": {
     "method": "DELETE",
@@ -21,23 +21,64 @@ export const operations = {
   },
   "acl.insert": {
     "method": "POST",
-    "path": "/calendars/{calendarId}/acl"
+    "path": "/calendars/{calendarId}/acl",
+    "body": true,
+    "query": [
+      "fields",
+      "prettyPrint",
+      "quotaUser",
+      "sendNotifications"
+    ]
   },
   "acl.list": {
     "method": "GET",
-    "path": "/calendars/{calendarId}/acl"
+    "path": "/calendars/{calendarId}/acl",
+    "pagination": {
+      "pageTokenParameter": "pageToken",
+      "nextPageTokenField": "nextPageToken",
+      "itemsField": "items"
+    },
+    "sync": {
+      "syncTokenParameter": "syncToken",
+      "nextSyncTokenField": "nextSyncToken",
+      "incompatibleParameters": []
+    }
   },
   "acl.patch": {
     "method": "PATCH",
-    "path": "/calendars/{calendarId}/acl/{ruleId}"
+    "path": "/calendars/{calendarId}/acl/{ruleId}",
+    "body": true,
+    "query": [
+      "fields",
+      "prettyPrint",
+      "quotaUser",
+      "sendNotifications"
+    ]
   },
   "acl.update": {
     "method": "PUT",
-    "path": "/calendars/{calendarId}/acl/{ruleId}"
+    "path": "/calendars/{calendarId}/acl/{ruleId}",
+    "body": true,
+    "query": [
+      "fields",
+      "prettyPrint",
+      "quotaUser",
+      "sendNotifications"
+    ]
   },
   "acl.watch": {
     "method": "POST",
-    "path": "/calendars/{calendarId}/acl/watch"
+    "path": "/calendars/{calendarId}/acl/watch",
+    "body": true,
+    "query": [
+      "fields",
+      "prettyPrint",
+      "quotaUser",
+      "maxResults",
+      "pageToken",
+      "showDeleted",
+      "syncToken"
+    ]
   },
   "calendarList.delete": {
     "method": "DELETE",
@@ -49,23 +90,68 @@ export const operations = {
   },
   "calendarList.insert": {
     "method": "POST",
-    "path": "/users/me/calendarList"
+    "path": "/users/me/calendarList",
+    "body": true,
+    "query": [
+      "fields",
+      "prettyPrint",
+      "quotaUser",
+      "colorRgbFormat"
+    ]
   },
   "calendarList.list": {
     "method": "GET",
-    "path": "/users/me/calendarList"
+    "path": "/users/me/calendarList",
+    "pagination": {
+      "pageTokenParameter": "pageToken",
+      "nextPageTokenField": "nextPageToken",
+      "itemsField": "items"
+    },
+    "sync": {
+      "syncTokenParameter": "syncToken",
+      "nextSyncTokenField": "nextSyncToken",
+      "incompatibleParameters": [
+        "minAccessRole"
+      ]
+    }
   },
   "calendarList.patch": {
     "method": "PATCH",
-    "path": "/users/me/calendarList/{calendarId}"
+    "path": "/users/me/calendarList/{calendarId}",
+    "body": true,
+    "query": [
+      "fields",
+      "prettyPrint",
+      "quotaUser",
+      "colorRgbFormat"
+    ]
   },
   "calendarList.update": {
     "method": "PUT",
-    "path": "/users/me/calendarList/{calendarId}"
+    "path": "/users/me/calendarList/{calendarId}",
+    "body": true,
+    "query": [
+      "fields",
+      "prettyPrint",
+      "quotaUser",
+      "colorRgbFormat"
+    ]
   },
   "calendarList.watch": {
     "method": "POST",
-    "path": "/users/me/calendarList/watch"
+    "path": "/users/me/calendarList/watch",
+    "body": true,
+    "query": [
+      "fields",
+      "prettyPrint",
+      "quotaUser",
+      "maxResults",
+      "minAccessRole",
+      "pageToken",
+      "showDeleted",
+      "showHidden",
+      "syncToken"
+    ]
   },
   "calendars.clear": {
     "method": "POST",
@@ -81,19 +167,43 @@ export const operations = {
   },
   "calendars.insert": {
     "method": "POST",
-    "path": "/calendars"
+    "path": "/calendars",
+    "body": true,
+    "query": [
+      "fields",
+      "prettyPrint",
+      "quotaUser"
+    ]
   },
   "calendars.patch": {
     "method": "PATCH",
-    "path": "/calendars/{calendarId}"
+    "path": "/calendars/{calendarId}",
+    "body": true,
+    "query": [
+      "fields",
+      "prettyPrint",
+      "quotaUser"
+    ]
   },
   "calendars.update": {
     "method": "PUT",
-    "path": "/calendars/{calendarId}"
+    "path": "/calendars/{calendarId}",
+    "body": true,
+    "query": [
+      "fields",
+      "prettyPrint",
+      "quotaUser"
+    ]
   },
   "channels.stop": {
     "method": "POST",
-    "path": "/channels/stop"
+    "path": "/channels/stop",
+    "body": true,
+    "query": [
+      "fields",
+      "prettyPrint",
+      "quotaUser"
+    ]
   },
   "colors.get": {
     "method": "GET",
@@ -101,7 +211,10 @@ export const operations = {
   },
   "events.delete": {
     "method": "DELETE",
-    "path": "/calendars/{calendarId}/events/{eventId}"
+    "path": "/calendars/{calendarId}/events/{eventId}",
+    "headers": {
+      "ifMatch": "If-Match"
+    }
   },
   "events.get": {
     "method": "GET",
@@ -109,19 +222,62 @@ export const operations = {
   },
   "events.import": {
     "method": "POST",
-    "path": "/calendars/{calendarId}/events/import"
+    "path": "/calendars/{calendarId}/events/import",
+    "body": true,
+    "query": [
+      "fields",
+      "prettyPrint",
+      "quotaUser",
+      "conferenceDataVersion",
+      "supportsAttachments"
+    ]
   },
   "events.insert": {
     "method": "POST",
-    "path": "/calendars/{calendarId}/events"
+    "path": "/calendars/{calendarId}/events",
+    "body": true,
+    "query": [
+      "fields",
+      "prettyPrint",
+      "quotaUser",
+      "conferenceDataVersion",
+      "maxAttendees",
+      "sendNotifications",
+      "sendUpdates",
+      "supportsAttachments"
+    ]
   },
   "events.instances": {
     "method": "GET",
-    "path": "/calendars/{calendarId}/events/{eventId}/instances"
+    "path": "/calendars/{calendarId}/events/{eventId}/instances",
+    "pagination": {
+      "pageTokenParameter": "pageToken",
+      "nextPageTokenField": "nextPageToken",
+      "itemsField": "items"
+    }
   },
   "events.list": {
     "method": "GET",
-    "path": "/calendars/{calendarId}/events"
+    "path": "/calendars/{calendarId}/events",
+    "pagination": {
+      "pageTokenParameter": "pageToken",
+      "nextPageTokenField": "nextPageToken",
+      "itemsField": "items"
+    },
+    "sync": {
+      "syncTokenParameter": "syncToken",
+      "nextSyncTokenField": "nextSyncToken",
+      "incompatibleParameters": [
+        "iCalUID",
+        "orderBy",
+        "privateExtendedProperty",
+        "q",
+        "sharedExtendedProperty",
+        "timeMin",
+        "timeMax",
+        "updatedMin"
+      ]
+    }
   },
   "events.move": {
     "method": "POST",
@@ -129,7 +285,22 @@ export const operations = {
   },
   "events.patch": {
     "method": "PATCH",
-    "path": "/calendars/{calendarId}/events/{eventId}"
+    "path": "/calendars/{calendarId}/events/{eventId}",
+    "body": true,
+    "query": [
+      "fields",
+      "prettyPrint",
+      "quotaUser",
+      "alwaysIncludeEmail",
+      "conferenceDataVersion",
+      "maxAttendees",
+      "sendNotifications",
+      "sendUpdates",
+      "supportsAttachments"
+    ],
+    "headers": {
+      "ifMatch": "If-Match"
+    }
   },
   "events.quickAdd": {
     "method": "POST",
@@ -137,15 +308,60 @@ export const operations = {
   },
   "events.update": {
     "method": "PUT",
-    "path": "/calendars/{calendarId}/events/{eventId}"
+    "path": "/calendars/{calendarId}/events/{eventId}",
+    "body": true,
+    "query": [
+      "fields",
+      "prettyPrint",
+      "quotaUser",
+      "alwaysIncludeEmail",
+      "conferenceDataVersion",
+      "maxAttendees",
+      "sendNotifications",
+      "sendUpdates",
+      "supportsAttachments"
+    ],
+    "headers": {
+      "ifMatch": "If-Match"
+    }
   },
   "events.watch": {
     "method": "POST",
-    "path": "/calendars/{calendarId}/events/watch"
+    "path": "/calendars/{calendarId}/events/watch",
+    "body": true,
+    "query": [
+      "fields",
+      "prettyPrint",
+      "quotaUser",
+      "alwaysIncludeEmail",
+      "eventTypes",
+      "iCalUID",
+      "maxAttendees",
+      "maxResults",
+      "orderBy",
+      "pageToken",
+      "privateExtendedProperty",
+      "q",
+      "sharedExtendedProperty",
+      "showDeleted",
+      "showHiddenInvitations",
+      "singleEvents",
+      "syncToken",
+      "timeMax",
+      "timeMin",
+      "timeZone",
+      "updatedMin"
+    ]
   },
   "freebusy.query": {
     "method": "POST",
-    "path": "/freeBusy"
+    "path": "/freeBusy",
+    "body": true,
+    "query": [
+      "fields",
+      "prettyPrint",
+      "quotaUser"
+    ]
   },
   "settings.get": {
     "method": "GET",
@@ -153,12 +369,219 @@ export const operations = {
   },
   "settings.list": {
     "method": "GET",
-    "path": "/users/me/settings"
+    "path": "/users/me/settings",
+    "pagination": {
+      "pageTokenParameter": "pageToken",
+      "nextPageTokenField": "nextPageToken",
+      "itemsField": "items"
+    },
+    "sync": {
+      "syncTokenParameter": "syncToken",
+      "nextSyncTokenField": "nextSyncToken",
+      "incompatibleParameters": []
+    }
   },
   "settings.watch": {
     "method": "POST",
-    "path": "/users/me/settings/watch"
+    "path": "/users/me/settings/watch",
+    "body": true,
+    "query": [
+      "fields",
+      "prettyPrint",
+      "quotaUser",
+      "maxResults",
+      "pageToken",
+      "syncToken"
+    ]
   }
 } as const;
 
 export type OperationId = keyof typeof operations;
+
+/** The read-only fields of every schema that has some, for withoutReadOnly() of @gspec/runtime. */
+export const readOnlyFields = {
+  "Acl": {
+    "etag": true,
+    "items": {
+      "etag": true,
+      "id": true,
+      "kind": true
+    },
+    "kind": true
+  },
+  "AclRule": {
+    "etag": true,
+    "id": true,
+    "kind": true
+  },
+  "Calendar": {
+    "dataOwner": true,
+    "etag": true,
+    "id": true,
+    "kind": true
+  },
+  "CalendarList": {
+    "etag": true,
+    "items": {
+      "accessRole": true,
+      "deleted": true,
+      "description": true,
+      "etag": true,
+      "kind": true,
+      "location": true,
+      "primary": true,
+      "summary": true,
+      "timeZone": true
+    },
+    "kind": true
+  },
+  "CalendarListEntry": {
+    "accessRole": true,
+    "deleted": true,
+    "description": true,
+    "etag": true,
+    "kind": true,
+    "location": true,
+    "primary": true,
+    "summary": true,
+    "timeZone": true
+  },
+  "Channel": {
+    "kind": true,
+    "resourceUri": true
+  },
+  "Colors": {
+    "kind": true
+  },
+  "ConferenceData": {
+    "createRequest": {
+      "status": {
+        "statusCode": true
+      }
+    },
+    "signature": true
+  },
+  "ConferenceRequestStatus": {
+    "statusCode": true
+  },
+  "CreateConferenceRequest": {
+    "status": {
+      "statusCode": true
+    }
+  },
+  "Event": {
+    "attachments": {
+      "fileId": true,
+      "iconLink": true
+    },
+    "attendees": {
+      "id": true,
+      "organizer": true,
+      "self": true
+    },
+    "birthdayProperties": {
+      "contact": true
+    },
+    "conferenceData": {
+      "createRequest": {
+        "status": {
+          "statusCode": true
+        }
+      },
+      "signature": true
+    },
+    "created": true,
+    "creator": {
+      "id": true,
+      "self": true
+    },
+    "etag": true,
+    "hangoutLink": true,
+    "htmlLink": true,
+    "kind": true,
+    "locked": true,
+    "organizer": {
+      "id": true,
+      "self": true
+    },
+    "recurringEventId": true,
+    "updated": true
+  },
+  "EventAttachment": {
+    "fileId": true,
+    "iconLink": true
+  },
+  "EventAttendee": {
+    "id": true,
+    "organizer": true,
+    "self": true
+  },
+  "EventBirthdayProperties": {
+    "contact": true
+  },
+  "EventPerson": {
+    "id": true,
+    "self": true
+  },
+  "Events": {
+    "etag": true,
+    "items": {
+      "attachments": {
+        "fileId": true,
+        "iconLink": true
+      },
+      "attendees": {
+        "id": true,
+        "organizer": true,
+        "self": true
+      },
+      "birthdayProperties": {
+        "contact": true
+      },
+      "conferenceData": {
+        "createRequest": {
+          "status": {
+            "statusCode": true
+          }
+        },
+        "signature": true
+      },
+      "created": true,
+      "creator": {
+        "id": true,
+        "self": true
+      },
+      "etag": true,
+      "hangoutLink": true,
+      "htmlLink": true,
+      "kind": true,
+      "locked": true,
+      "organizer": {
+        "id": true,
+        "self": true
+      },
+      "recurringEventId": true,
+      "updated": true
+    },
+    "kind": true
+  },
+  "FreeBusyResponse": {
+    "kind": true
+  },
+  "Setting": {
+    "etag": true,
+    "id": true,
+    "kind": true,
+    "value": true
+  },
+  "Settings": {
+    "etag": true,
+    "items": {
+      "etag": true,
+      "id": true,
+      "kind": true,
+      "value": true
+    },
+    "kind": true
+  }
+} as const;

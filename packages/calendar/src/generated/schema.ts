@@ -2155,7 +2155,7 @@ export interface operations {
         /** @description The new calendar's metadata. */
         requestBody: {
             content: {
-                "application/json": components["schemas"]["Calendar"] & unknown;
+                "application/json": WithRequired<components["schemas"]["Calendar"], "summary">;
             };
         };
         responses: {
@@ -2210,6 +2210,7 @@ export interface operations {
                     "application/json": components["schemas"]["Calendar"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
@@ -2244,7 +2245,7 @@ export interface operations {
         /** @description The calendar's complete new metadata. */
         requestBody: {
             content: {
-                "application/json": components["schemas"]["Calendar"] & unknown;
+                "application/json": WithRequired<components["schemas"]["Calendar"], "summary">;
             };
         };
         responses: {
@@ -2479,7 +2480,7 @@ export interface operations {
         /** @description The rule to create. */
         requestBody: {
             content: {
-                "application/json": components["schemas"]["AclRule"] & unknown;
+                "application/json": WithRequired<components["schemas"]["AclRule"], "role" | "scope">;
             };
         };
         responses: {
@@ -2535,7 +2536,7 @@ export interface operations {
         /** @description The channel to open. */
         requestBody: {
             content: {
-                "application/json": components["schemas"]["Channel"] & unknown;
+                "application/json": WithRequired<components["schemas"]["Channel"], "id" | "type" | "address">;
             };
         };
         responses: {
@@ -2596,6 +2597,7 @@ export interface operations {
                     "application/json": components["schemas"]["AclRule"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
@@ -2637,7 +2639,7 @@ export interface operations {
         /** @description The complete new rule. */
         requestBody: {
             content: {
-                "application/json": components["schemas"]["AclRule"] & unknown;
+                "application/json": WithRequired<components["schemas"]["AclRule"], "role" | "scope">;
             };
         };
         responses: {
@@ -2888,7 +2890,7 @@ export interface operations {
         /** @description The event to create. */
         requestBody: {
             content: {
-                "application/json": components["schemas"]["Event"] & unknown;
+                "application/json": WithRequired<components["schemas"]["Event"], "start" | "end">;
             };
         };
         responses: {
@@ -2941,7 +2943,7 @@ export interface operations {
         /** @description The event to import, a `default` event with its iCalendar UID. */
         requestBody: {
             content: {
-                "application/json": components["schemas"]["Event"] & unknown;
+                "application/json": WithRequired<components["schemas"]["Event"], "iCalUID" | "start" | "end">;
             };
         };
         responses: {
@@ -3090,7 +3092,7 @@ export interface operations {
         /** @description The channel to open. */
         requestBody: {
             content: {
-                "application/json": components["schemas"]["Channel"] & unknown;
+                "application/json": WithRequired<components["schemas"]["Channel"], "id" | "type" | "address">;
             };
         };
         responses: {
@@ -3227,7 +3229,7 @@ export interface operations {
         /** @description The complete new event. */
         requestBody: {
             content: {
-                "application/json": components["schemas"]["Event"] & unknown;
+                "application/json": WithRequired<components["schemas"]["Event"], "start" | "end">;
             };
         };
         responses: {
@@ -3548,7 +3550,7 @@ export interface operations {
         /** @description The channel to stop. */
         requestBody: {
             content: {
-                "application/json": components["schemas"]["Channel"] & unknown;
+                "application/json": WithRequired<components["schemas"]["Channel"], "id" | "resourceId">;
             };
         };
         responses: {
@@ -3599,6 +3601,7 @@ export interface operations {
                     "application/json": components["schemas"]["Colors"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -3727,7 +3730,7 @@ export interface operations {
         /** @description The calendar to add and the user's settings for it. */
         requestBody: {
             content: {
-                "application/json": components["schemas"]["CalendarListEntry"] & unknown;
+                "application/json": WithRequired<components["schemas"]["CalendarListEntry"], "id">;
             };
         };
         responses: {
@@ -3785,7 +3788,7 @@ export interface operations {
         /** @description The channel to open. */
         requestBody: {
             content: {
-                "application/json": components["schemas"]["Channel"] & unknown;
+                "application/json": WithRequired<components["schemas"]["Channel"], "id" | "type" | "address">;
             };
         };
         responses: {
@@ -3840,6 +3843,7 @@ export interface operations {
                     "application/json": components["schemas"]["CalendarListEntry"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
@@ -4064,7 +4068,7 @@ export interface operations {
         /** @description The channel to open. */
         requestBody: {
             content: {
-                "application/json": components["schemas"]["Channel"] & unknown;
+                "application/json": WithRequired<components["schemas"]["Channel"], "id" | "type" | "address">;
             };
         };
         responses: {
@@ -4122,6 +4126,7 @@ export interface operations {
                     "application/json": components["schemas"]["Setting"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
@@ -4131,3 +4136,6 @@ export interface operations {
         };
     };
 }
+type WithRequired<T, K extends keyof T> = T & {
+    [P in K]-?: T[P];
+};

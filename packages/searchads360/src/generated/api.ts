@@ -9,7 +9,7 @@ export const apiName = "searchads360@v2" as const;
 /** The live service this client talks to unless told otherwise. */
 export const defaultBaseUrl = "https://doubleclicksearch.googleapis.com/doubleclicksearch/v2" as const;
 
-/** Every operation of the spec, by operationId. */
+/** Every operation of the spec, by operationId, with what the resource methods need to call it. */
 export const operations = {
   "conversion.get": {
     "method": "GET",
@@ -23,19 +23,38 @@ export const operations = {
   },
   "conversion.insert": {
     "method": "POST",
-    "path": "/conversion"
+    "path": "/conversion",
+    "body": true,
+    "query": [
+      "fields",
+      "prettyPrint",
+      "quotaUser"
+    ]
   },
   "conversion.update": {
     "method": "PUT",
-    "path": "/conversion"
+    "path": "/conversion",
+    "body": true,
+    "query": [
+      "fields",
+      "prettyPrint",
+      "quotaUser"
+    ]
   },
   "conversion.updateAvailability": {
     "method": "POST",
-    "path": "/conversion/updateAvailability"
+    "path": "/conversion/updateAvailability",
+    "body": true,
+    "query": [
+      "fields",
+      "prettyPrint",
+      "quotaUser"
+    ]
   },
   "reports.getIdMappingFile": {
     "method": "GET",
-    "path": "/agency/{agencyId}/advertiser/{advertiserId}/idmapping"
+    "path": "/agency/{agencyId}/advertiser/{advertiserId}/idmapping",
+    "parseAs": "text"
   },
   "savedColumns.list": {
     "method": "GET",
@@ -44,3 +63,27 @@ export const operations = {
 } as const;
 
 export type OperationId = keyof typeof operations;
+
+/** The read-only fields of every schema that has some, for withoutReadOnly() of @gspec/runtime. */
+export const readOnlyFields = {
+  "Conversion": {
+    "conversionModifiedTimestamp": true,
+    "dsConversionId": true
+  },
+  "ConversionList": {
+    "conversion": {
+      "conversionModifiedTimestamp": true,
+      "dsConversionId": true
+    },
+    "kind": true
+  },
+  "SavedColumn": {
+    "kind": true
+  },
+  "SavedColumnList": {
+    "items": {
+      "kind": true
+    },
+    "kind": true
+  }
+} as const;

@@ -1,0 +1,124 @@
+import { describe, expect, it } from 'vitest';
+import {
+  type ConversionInput,
+  ConversionUploadError,
+  createSearchAds360Client,
+  DuplicateConversionError,
+  insertConversions,
+  updateConversions,
+} from '../src/index.ts';
+import { badRequest, scriptedFetch } from './support.ts';
+
+const row = (n: number, timestamp = '1763627400000'): ConversionInput => ({
+  agencyId: '1',
+  advertiserId: '2',
+  conversionId: `order-${n}`,
+  conversionTimestamp: timestamp,
+  segmentationType: 'FLOODLIGHT',
+  type: 'ACTION',
+  countMillis: '1000',
+});
+const rows = (count: number) => Array.from({ length: count }, (_, i) => row(i));
+const stored = (body: unknown) =>
+  Response.json({ kind: 'doubleclicksearch#conversionList', ...(body as object) });
+
+describe('insertConversions', () => {
+  it.each<[string, { given: { count: number; batchSize: number }; want: number[] }]>([
+    ['one request for a small batch', { given: { count: 3, batchSize: 200 }, want: [3] }],
+    ['splits 5 rows into batches of 2', { given: { count: 5, batchSize: 2 }, want: [2, 2, 1] }],
+    ['sends nothing for no rows', { given: { count: 0, batchSize: 2 }, want: [] }],
+  ])('%s', async (_title, { given, want }) => {
+    const { fetch, requests } = scriptedFetch(stored);
+    const result = await insertConversions(createSearchAds360Client({ fetch }), rows(given.count), {
+      batchSize: given.batchSize,
+    });
+    expect(requests.map((r) => (r.body as { conversion: unknown[] }).conversion.length)).toEqual(want);
+    expect(result.stored.map((c) => c.conversionId)).toEqual(rows(given.count).map((c) => c.conversionId));
+    expect(result.failed).toEqual([]);
+  });
+
+  it('maps every refused row of a batch back to its input, and returns the others of that batch to resend', async () => {
+    const { fetch } = scriptedFetch(
+      stored,
+      badRequest(
+        ['conversion[1].conversionTimestamp', 'required'],
+        ['conversion[1].revenueMicros', 'invalid'],
+        ['conversion[0].clickId', 'notFound'],
+      ),
+      stored,
+    );
+    const input = rows(7);
+    const result = await insertConversions(createSearchAds360Client({ fetch }), input, { batchSize: 3 });
+    expect(
+      result.failed.map((f) => ({
+        index: f.index,
+        id: f.conversion.conversionId,
+        problems: f.errors.map((e) => `${e.field}:${e.reason}`),
+      })),
+    ).toEqual([
+      { index: 3, id: 'order-3', problems: ['clickId:notFound'] },
+      { index: 4, id: 'order-4', problems: ['conversionTimestamp:required', 'revenueMicros:invalid'] },
+    ]);
+    expect(result.resend.map((r) => r.index)).toEqual([5]);
+    expect(result.stored.map((c) => c.conversionId)).toEqual(['order-0', 'order-1', 'order-2', 'order-6']);
+  });
+
+  it('gives a problem that names no row to every row of its batch', async () => {
+    const { fetch } = scriptedFetch(badRequest([undefined, 'invalid']));
+    const result = await insertConversions(createSearchAds360Client({ fetch }), rows(2));
+    expect(result.failed.map((f) => [f.index, f.errors[0]?.reason])).toEqual([
+      [0, 'invalid'],
+      [1, 'invalid'],
+    ]);
+  });
+
+  it.each<[string, { given: ConversionInput[]; want: string }]>([
+    [
+      'the same conversionId and conversionTimestamp twice',
+      {
+        given: [row(1), row(2), row(1)],
+        want: 'conversion[2] repeats conversionId "order-1" and conversionTimestamp "1763627400000" of conversion[0]',
+      },
+    ],
+  ])('refuses %s before sending anything', async (_title, { given, want }) => {
+    const { fetch, requests } = scriptedFetch(stored);
+    const error = await insertConversions(createSearchAds360Client({ fetch }), given).catch(
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(DuplicateConversionError);
+    expect((error as Error).message).toContain(want);
+    expect(requests).toHaveLength(0);
+  });
+
+  it('accepts the same conversionId at another timestamp', async () => {
+    const { fetch, requests } = scriptedFetch(stored);
+    await insertConversions(createSearchAds360Client({ fetch }), [row(1), row(1, '1763627400001')]);
+    expect(requests).toHaveLength(1);
+  });
+
+  it('stops on an error that is not about rows, saying what was done before', async () => {
+    const { fetch } = scriptedFetch(
+      stored,
+      Response.json(
+        { error: { code: 403, message: 'no', errors: [{ reason: 'forbidden' }] } },
+        { status: 403 },
+      ),
+    );
+    const error = await insertConversions(createSearchAds360Client({ fetch }), rows(4), {
+      batchSize: 2,
+    }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ConversionUploadError);
+    expect(error).toMatchObject({
+      firstUnsentIndex: 2,
+      result: { stored: [{ conversionId: 'order-0' }, { conversionId: 'order-1' }] },
+    });
+  });
+});
+
+describe('updateConversions', () => {
+  it('sends the batches with conversion.update (PUT)', async () => {
+    const { fetch, requests } = scriptedFetch(stored);
+    await updateConversions(createSearchAds360Client({ fetch }), rows(3), { batchSize: 2 });
+    expect(requests.map((r) => r.method)).toEqual(['PUT', 'PUT']);
+  });
+});
