@@ -2,16 +2,19 @@
 /**
  * gspec-mock: serves both APIs at their live base paths on one origin.
  *
- *   gspec-mock [--port N] [--host H] [--docs DIR] [--verbose]
+ *   gspec-mock [--port N] [--host H] [--docs DIR] [--faults FILE] [--specs DIR] [--verbose]
  *
- * The port comes from --port, else PORT, else 4010; 0 picks a free port.
+ * The port comes from --port, else PORT, else 4010; 0 picks a free port. The specs come from
+ * --specs, else GSPEC_MOCK_SPECS, else the bundled specs/dist.
  */
 import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { loadApis, MockSetupError } from './apis.js';
+import { loadApis, MockSetupError, resolveSpecDir } from './apis.js';
+import { type FaultConfig, FaultConfigError, readFaultFile } from './faults.js';
 import { createGateway } from './gateway.js';
 
-const USAGE = 'usage: gspec-mock [--port N] [--host H] [--docs DIR] [--verbose]';
+const USAGE =
+  'usage: gspec-mock [--port N] [--host H] [--docs DIR] [--faults FILE] [--specs DIR] [--verbose]';
 
 function fail(message: string): never {
   process.stderr.write(`gspec-mock: ${message}\n`);
@@ -35,13 +38,23 @@ async function main(): Promise<void> {
   // Installed first, so that a signal during start-up is handled like one after it.
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
-  let values: { port?: string; host?: string; docs?: string; verbose?: boolean; help?: boolean };
+  let values: {
+    port?: string;
+    host?: string;
+    docs?: string;
+    faults?: string;
+    specs?: string;
+    verbose?: boolean;
+    help?: boolean;
+  };
   try {
     ({ values } = parseArgs({
       options: {
         port: { type: 'string', short: 'p' },
         host: { type: 'string' },
         docs: { type: 'string' },
+        faults: { type: 'string' },
+        specs: { type: 'string' },
         verbose: { type: 'boolean', short: 'v', default: false },
         help: { type: 'boolean', short: 'h', default: false },
       },
@@ -61,15 +74,19 @@ async function main(): Promise<void> {
     fail(`--docs ${values.docs} does not exist; run \`npm run build\` first`);
 
   let apis: Awaited<ReturnType<typeof loadApis>>;
+  let faults: FaultConfig | undefined;
   try {
-    apis = await loadApis();
+    apis = await loadApis(resolveSpecDir(values.specs));
+    if (values.faults) faults = readFaultFile(values.faults, apis);
   } catch (error) {
-    if (error instanceof MockSetupError) fail(error.message);
+    if (error instanceof MockSetupError) fail(`invalid spec: ${error.message}`);
+    if (error instanceof FaultConfigError) fail(`invalid fault file: ${error.message}`);
     throw error;
   }
   const gateway = createGateway({
     apis,
     ...(values.docs ? { docsDir: values.docs } : {}),
+    ...(faults ? { faults } : {}),
     verbose: values.verbose ?? false,
   });
   stopGateway = () => gateway.close();
@@ -90,6 +107,13 @@ async function main(): Promise<void> {
     ...apis.map((api) => `  ${api.title.padEnd(width)}${origin}${api.basePath}`),
     ...(values.docs ? [`  ${'API reference'.padEnd(width)}${origin}/`] : []),
     `  ${'Health'.padEnd(width)}${origin}/healthz`,
+    ...(faults
+      ? [
+          `Faults from ${faults.source} (seed ${faults.seed}${faults.seeded ? '' : ', drawn; set "seed" to repeat this run'}) on ${
+            faults.operations.size
+          } operation(s): ${[...faults.operations.keys()].slice(0, 5).join(', ')}${faults.operations.size > 5 ? ', ...' : ''}`,
+        ]
+      : []),
     'Press Ctrl-C to stop.',
   ];
   process.stdout.write(`${lines.join('\n')}\n`);

@@ -4,22 +4,30 @@
  * `/doubleclicksearch/v2`) to the operations of that API, strips the base path, lets Prism
  * validate and mock it in-process, and answers errors in Google's envelope.
  */
+import './lazy-deps.js';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
+import { Writable } from 'node:stream';
 import { createLogger } from '@stoplight/prism-core';
 import { createInstance, type IHttpConfig, type IHttpRequest } from '@stoplight/prism-http';
 import type { MockApi } from './apis.js';
+import { type FaultConfig, FaultInjector, type FaultStep, injectedError } from './faults.js';
 import {
+  AUTH_ERROR,
   type Diagnostic,
   fromFindings,
   fromPrismProblem,
   type GoogleErrorBody,
+  MISSING_CREDENTIAL,
   type NameLookup,
   type PrismProblem,
   simpleError,
 } from './google-errors.js';
+import { createRouter } from './router.js';
 import { resolveStaticFile, sendStaticFile } from './static.js';
+
+const PASS: FaultStep = { kind: 'pass' };
 
 export interface GatewayOptions {
   apis: MockApi[];
@@ -29,6 +37,8 @@ export interface GatewayOptions {
   verbose?: boolean;
   /** Where log lines go; defaults to stderr. */
   log?: (line: string) => void;
+  /** Fault rules (latency, errors, scripted answers), from `readFaultFile` or `parseFaults`. */
+  faults?: FaultConfig;
 }
 
 export interface Gateway {
@@ -94,6 +104,36 @@ export function readPreferences(
   return out;
 }
 
+/**
+ * The request's credentials as Prism checks them, and what is wrong with them for the 401
+ * message. Google takes the scheme in any case (`bearer t`) and a token in the
+ * `access_token` query parameter; Prism takes only `Bearer`, so those are rewritten for it.
+ */
+export function readCredentials(
+  authorization: string | undefined,
+  accessToken: string | null,
+): { authorization?: string; problem?: string } {
+  if (authorization !== undefined) {
+    const match = /^\s*(\S+)(?:\s+(.*))?$/.exec(authorization);
+    const scheme = match?.[1];
+    const token = match?.[2]?.trim();
+    if (!scheme)
+      return { problem: 'The Authorization header is empty. Expected "Authorization: Bearer <token>".' };
+    if (scheme.toLowerCase() !== 'bearer') {
+      return {
+        problem:
+          token === undefined
+            ? `The Authorization header has no scheme. Expected an OAuth 2 access token as "Authorization: Bearer <token>".`
+            : `The Authorization header uses the ${scheme} scheme; this API takes only an OAuth 2 access token as "Authorization: Bearer <token>".`,
+      };
+    }
+    if (!token) return { problem: 'The bearer token is empty. Expected "Authorization: Bearer <token>".' };
+    return { authorization: scheme === 'Bearer' ? authorization : `Bearer ${token}` };
+  }
+  if (accessToken) return { authorization: `Bearer ${accessToken}` };
+  return { problem: MISSING_CREDENTIAL };
+}
+
 async function readBody(request: IncomingMessage): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let size = 0;
@@ -129,7 +169,8 @@ function parseBody(raw: Buffer, contentType: string | undefined): unknown {
 function queryRecord(params: URLSearchParams): Record<string, string | string[]> {
   const out: Record<string, string | string[]> = {};
   for (const key of new Set(params.keys())) {
-    if (key.startsWith('__')) continue;
+    // `__code` and the like are the mock's own; `access_token` is a credential, checked apart.
+    if (key.startsWith('__') || key === 'access_token') continue;
     const all = params.getAll(key);
     out[key] = all.length === 1 ? (all[0] as string) : all;
   }
@@ -174,93 +215,256 @@ function parameterNames(api: MockApi): NameLookup {
   return (name) => byLowerCase.get(name) ?? name;
 }
 
+/** The answer to send, decided before any configured latency is waited out. */
+interface Answer {
+  status: number;
+  headers: Record<string, string | number>;
+  body?: string;
+}
+
+function jsonAnswer(status: number, body: unknown, headers: Record<string, string> = {}): Answer {
+  return {
+    status,
+    headers: { 'content-type': 'application/json; charset=UTF-8', ...headers },
+    body: JSON.stringify(body),
+  };
+}
+
+function send(response: ServerResponse, answer: Answer): void {
+  response.statusCode = answer.status;
+  for (const [name, value] of Object.entries(answer.headers)) response.setHeader(name, value);
+  if (answer.body === undefined) {
+    response.end();
+    return;
+  }
+  response.setHeader('content-length', Buffer.byteLength(answer.body));
+  response.end(answer.body);
+}
+
+const AUTHENTICATE = 'Bearer realm="https://accounts.google.com/", error="invalid_token"';
+
+/** Google's envelope for a refused request, with the header a 401 carries. */
+function refusal(body: GoogleErrorBody): Answer {
+  return jsonAnswer(
+    body.error.code,
+    body,
+    body.error.code === 401 ? { 'www-authenticate': AUTHENTICATE } : {},
+  );
+}
+
+/** Prism's mocked output as an answer: JSON gets a charset, 204 and empty bodies none. */
+function fromOutput(output: {
+  statusCode: number;
+  headers?: Record<string, unknown>;
+  body?: unknown;
+}): Answer {
+  const headers: Record<string, string | number> = {};
+  for (const [name, value] of Object.entries(output.headers ?? {})) {
+    if (value !== undefined) headers[name.toLowerCase()] = value as string;
+  }
+  const contentType = headers['content-type'] as string | undefined;
+  const body = output.statusCode === 204 ? undefined : serialize(output.body, contentType);
+  if (body === undefined) {
+    delete headers['content-type'];
+    return { status: output.statusCode, headers };
+  }
+  if (contentType && /json/i.test(contentType) && !/charset/i.test(contentType)) {
+    headers['content-type'] = `${contentType}; charset=UTF-8`;
+  }
+  return { status: output.statusCode, headers, body };
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Turns Prism's pino log lines into plain lines on our log, so that `--verbose` output reads
+ * like the rest of the mock's and goes where its log goes (stderr), not to stdout.
+ */
+function prismLogStream(log: (line: string) => void): Writable {
+  return new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      for (const line of chunk.toString('utf8').split('\n')) {
+        if (!line) continue;
+        try {
+          const entry = JSON.parse(line) as { msg?: string; name?: string };
+          // Prism warns that a 204 has no content for `Accept: */*`; a 204 has none by design.
+          if (entry.msg?.startsWith('Unable to find content for')) continue;
+          log(`  prism: ${entry.msg ?? line}`);
+        } catch {
+          log(`  prism: ${line}`);
+        }
+      }
+      done();
+    },
+  });
+}
+
 export function createGateway(options: GatewayOptions): Gateway {
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
-  const logger = createLogger('prism', { level: options.verbose ? 'warn' : 'silent' });
-  const prism = createInstance(
-    {
-      mock: { dynamic: false },
-      checkSecurity: true,
-      validateRequest: true,
-      validateResponse: true,
-      errors: false,
-      upstreamProxy: undefined,
-      isProxy: false,
-    } as IHttpConfig,
-    { logger },
+  const logger = createLogger(
+    'prism',
+    { level: options.verbose ? 'warn' : 'silent' },
+    options.verbose ? prismLogStream(log) : undefined,
   );
-  const routes = [...options.apis].sort((a, b) => b.basePath.length - a.basePath.length);
-  const names = new Map(options.apis.map((api) => [api, parameterNames(api)]));
+  // Prism's response validation only ever logs (errors: false), so it runs only when its
+  // findings are shown; in quiet mode it would cost a schema check per request for nothing.
+  const baseConfig = {
+    mock: { dynamic: false },
+    checkSecurity: true,
+    validateRequest: true,
+    validateResponse: options.verbose ?? false,
+    errors: false,
+    upstreamProxy: undefined,
+    isProxy: false,
+  } as IHttpConfig;
+  const prism = createInstance(baseConfig, { logger });
+  const faults = options.faults ? new FaultInjector(options.faults) : undefined;
+  const routes = [...options.apis]
+    .sort((a, b) => b.basePath.length - a.basePath.length)
+    .map((api) => ({ api, router: createRouter(api.operations), names: parameterNames(api) }));
   const docsDir = options.docsDir ? path.resolve(options.docsDir) : undefined;
 
-  async function handleApi(
-    api: MockApi,
+  type Route = (typeof routes)[number];
+
+  function configFor(preferences: { code?: number; exampleKey?: string; dynamic?: boolean }): IHttpConfig {
+    if (preferences.code === undefined && preferences.exampleKey === undefined && !preferences.dynamic)
+      return baseConfig;
+    return {
+      ...baseConfig,
+      mock: {
+        dynamic: preferences.dynamic ?? false,
+        ...(preferences.code !== undefined ? { code: preferences.code } : {}),
+        ...(preferences.exampleKey !== undefined ? { exampleKey: preferences.exampleKey } : {}),
+      },
+    } as IHttpConfig;
+  }
+
+  async function answerApi(
+    { api, router, names }: Route,
     request: IncomingMessage,
-    response: ServerResponse,
     url: URL,
-  ): Promise<void> {
+    raw: Buffer,
+  ): Promise<{ answer: Answer; operationId?: string }> {
     const method = (request.method ?? 'GET').toLowerCase();
     const subPath = url.pathname.slice(api.basePath.length) || '/';
-    const preferences = readPreferences(request.headers.prefer as string | undefined, url.searchParams);
-    const body = parseBody(await readBody(request), request.headers['content-type']);
+    const routed = router.route(method, subPath);
+    if (routed.kind === 'noPath') {
+      return {
+        answer: jsonAnswer(404, simpleError(404, 'notFound', `Not Found: no operation at ${url.pathname}`)),
+      };
+    }
+    if (routed.kind === 'noMethod') {
+      return {
+        answer: jsonAnswer(
+          405,
+          simpleError(
+            405,
+            'httpMethodNotAllowed',
+            `Method ${method.toUpperCase()} is not allowed on ${url.pathname}`,
+          ),
+          { allow: routed.allowed.join(', ') },
+        ),
+      };
+    }
+    const { operation } = routed;
+    const operationId = operation.iid ?? operation.id;
+    const asked = readPreferences(request.headers.prefer as string | undefined, url.searchParams);
+    const preferences =
+      asked.code === undefined && asked.exampleKey === undefined
+        ? { ...faults?.respond(operationId), ...asked }
+        : asked;
+    const body = parseBody(raw, request.headers['content-type']);
+    const credentials = readCredentials(request.headers.authorization, url.searchParams.get('access_token'));
+    // Copied only when rewritten: most requests carry `Bearer` as it is.
+    const headers =
+      credentials.authorization !== undefined && credentials.authorization !== request.headers.authorization
+        ? { ...request.headers, authorization: credentials.authorization }
+        : request.headers;
     const input: IHttpRequest = {
       method: method as IHttpRequest['method'],
       url: { path: subPath, query: queryRecord(url.searchParams) },
-      headers: request.headers as Record<string, string>,
+      headers: headers as Record<string, string>,
       ...(body !== undefined ? { body } : {}),
     };
-    const config = {
-      mock: {
-        dynamic: preferences.dynamic ?? false,
-        code: preferences.code,
-        exampleKey: preferences.exampleKey,
-      },
-      checkSecurity: true,
-      validateRequest: true,
-      validateResponse: true,
-      errors: false,
-      upstreamProxy: undefined,
-      isProxy: false,
-    } as IHttpConfig;
-    const result = await prism.request(input, api.operations, config)();
-    const canonical = names.get(api);
+    const operations = [operation];
+    const result = await prism.request(input, operations, configFor(preferences))();
     const refused =
       result._tag === 'Left'
         ? fromPrismProblem(
             result.left as PrismProblem,
             { method: method.toUpperCase(), path: url.pathname },
-            canonical,
+            names,
           )
-        : fromFindings(result.right.validations.input as Diagnostic[], canonical);
-    if (refused) {
-      if (refused.error.code === 401) {
-        response.setHeader(
-          'www-authenticate',
-          'Bearer realm="https://accounts.google.com/", error="invalid_token"',
-        );
-      }
-      sendJson(response, refused.error.code, refused);
+        : fromFindings(result.right.validations.input as Diagnostic[], names);
+    if (refused?.error.code === 401 && credentials.problem) {
+      return { answer: refusal(AUTH_ERROR(credentials.problem)), operationId };
+    }
+    if (refused) return { answer: refusal(refused), operationId };
+    if (result._tag === 'Left') throw new Error('unreachable: a refused request always has an envelope');
+
+    const step = faults ? faults.next(operationId) : PASS;
+    if (step.kind === 'pass') return { answer: fromOutput(result.right.output), operationId };
+    if (step.kind === 'error') {
+      const headers: Record<string, string> =
+        step.retryAfter !== undefined ? { 'retry-after': step.retryAfter } : {};
+      if (step.status === 401) headers['www-authenticate'] = AUTHENTICATE;
+      return { answer: jsonAnswer(step.status, injectedError(step), headers), operationId };
+    }
+    // A scripted spec example: the same request again, asking Prism for that example.
+    const scripted = await prism.request(input, operations, configFor(step))();
+    if (scripted._tag === 'Left') {
+      throw new Error(
+        `the fault rule of ${operationId} asks for ${JSON.stringify(step)}, which Prism could not answer: ${(scripted.left as Error).message}`,
+      );
+    }
+    return { answer: fromOutput(scripted.right.output), operationId };
+  }
+
+  async function handleApi(
+    route: Route,
+    request: IncomingMessage,
+    response: ServerResponse,
+    url: URL,
+  ): Promise<void> {
+    // The body is read whole before answering, so that a keep-alive connection stays usable.
+    const raw = await readBody(request);
+    let answer: Answer;
+    let operationId: string | undefined;
+    try {
+      ({ answer, operationId } = await answerApi(route, request, url, raw));
+    } catch (error) {
+      if (!(error instanceof HttpError)) throw error;
+      answer = jsonAnswer(error.status, error.body);
+    }
+    const delay = operationId && faults ? faults.latency(operationId) : 0;
+    if (delay > 0) await sleep(delay);
+    send(response, answer);
+  }
+
+  function handleControl(request: IncomingMessage, response: ServerResponse, url: URL): void {
+    if (url.pathname === '/__mock/faults' && request.method === 'GET') {
+      sendJson(response, 200, {
+        source: faults?.config.source ?? null,
+        seed: faults?.config.seed ?? null,
+        calls: faults?.calls() ?? {},
+      });
       return;
     }
-    if (result._tag === 'Left') throw new Error('unreachable: a refused request always has an envelope');
-    const { output } = result.right;
-    const headers = output.headers ?? {};
-    for (const [name, value] of Object.entries(headers)) {
-      if (value !== undefined) response.setHeader(name, value as string);
-    }
-    const contentType = response.getHeader('content-type') as string | undefined;
-    const text = output.statusCode === 204 ? undefined : serialize(output.body, contentType);
-    response.statusCode = output.statusCode;
-    if (text === undefined) {
-      response.removeHeader('content-type');
+    if (url.pathname === '/__mock/reset' && request.method === 'POST') {
+      faults?.reset();
+      response.statusCode = 204;
       response.end();
       return;
     }
-    if (contentType && /json/i.test(contentType) && !/charset/i.test(contentType)) {
-      response.setHeader('content-type', `${contentType}; charset=UTF-8`);
-    }
-    response.setHeader('content-length', Buffer.byteLength(text));
-    response.end(text);
+    sendJson(
+      response,
+      404,
+      simpleError(
+        404,
+        'notFound',
+        `Not Found: ${request.method} ${url.pathname}; the mock's own endpoints are GET /__mock/faults and POST /__mock/reset`,
+      ),
+    );
   }
 
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
@@ -281,12 +485,19 @@ export function createGateway(options: GatewayOptions): Gateway {
       sendJson(response, 200, {
         status: 'ok',
         apis: options.apis.map((api) => ({ name: api.name, basePath: api.basePath })),
+        faults: faults?.config.source ?? null,
       });
       return;
     }
-    const api = routes.find((r) => url.pathname === r.basePath || url.pathname.startsWith(`${r.basePath}/`));
-    if (api) {
-      await handleApi(api, request, response, url);
+    const route = routes.find(
+      (r) => url.pathname === r.api.basePath || url.pathname.startsWith(`${r.api.basePath}/`),
+    );
+    if (route) {
+      await handleApi(route, request, response, url);
+      return;
+    }
+    if (url.pathname.startsWith('/__mock/')) {
+      handleControl(request, response, url);
       return;
     }
     if (request.method === 'GET' || request.method === 'HEAD') {

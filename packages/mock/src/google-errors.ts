@@ -87,11 +87,27 @@ export function itemFromDiagnostic(
   diagnostic: Diagnostic,
   canonical: NameLookup = (name) => name,
 ): GoogleErrorItem {
+  // Prism reports a missing body with no path at all.
+  if (!diagnostic.path?.length && /^body parameter is required$/i.test(diagnostic.message)) {
+    return {
+      domain: 'global',
+      reason: 'required',
+      message: 'Required: a request body',
+      location: 'body',
+      locationType: 'parameter',
+    };
+  }
   const [where, ...rest] = diagnostic.path ?? [];
   const missing = /required property '([^']+)'/.exec(diagnostic.message)?.[1];
   const parts = [...rest, ...(missing ? [missing] : [])];
-  if (where !== 'body' && parts.length > 0) parts[0] = canonical((parts[0] as string).toLowerCase());
-  const field = fieldPath(parts);
+  // A parameter is named by itself, whatever item of its value is wrong (eventTypes, not
+  // eventTypes[0]); a body field is named by its whole path (conversion[0].agencyId).
+  const field =
+    where === 'body'
+      ? fieldPath(parts)
+      : parts.length > 0
+        ? canonical((parts[0] as string).toLowerCase())
+        : '';
   const reason = diagnostic.code === 'required' ? 'required' : 'invalid';
   const message =
     reason === 'required'
@@ -106,16 +122,14 @@ export function itemFromDiagnostic(
   };
 }
 
-export const AUTH_ERROR = (): GoogleErrorBody =>
-  simpleError(
-    401,
-    'authError',
-    'Request is missing required authentication credential. Expected an OAuth 2 access token as "Authorization: Bearer <token>".',
-    {
-      location: 'Authorization',
-      locationType: 'header',
-    },
-  );
+export const MISSING_CREDENTIAL =
+  'Request is missing required authentication credential. Expected an OAuth 2 access token as "Authorization: Bearer <token>".';
+
+export const AUTH_ERROR = (message = MISSING_CREDENTIAL): GoogleErrorBody =>
+  simpleError(401, 'authError', message, {
+    location: 'Authorization',
+    locationType: 'header',
+  });
 
 /**
  * The envelope for a request Prism's validation refused. Prism itself answers such requests

@@ -1,4 +1,13 @@
-export { loadApis, type MockApi, MockSetupError } from './apis.js';
+export { loadApis, type MockApi, MockSetupError, resolveSpecDir } from './apis.js';
+export {
+  type FaultConfig,
+  FaultConfigError,
+  FaultInjector,
+  type FaultStep,
+  type OperationFaults,
+  parseFaults,
+  readFaultFile,
+} from './faults.js';
 export { createGateway, type Gateway, type GatewayOptions, readPreferences } from './gateway.js';
 export {
   fromPrismProblem,
@@ -6,3 +15,4 @@ export {
   type GoogleErrorItem,
   googleError,
 } from './google-errors.js';
+export { createRouter, type RouteResult, type Router } from './router.js';

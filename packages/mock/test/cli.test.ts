@@ -2,6 +2,7 @@ import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { faultFile, specFolder } from './support/fixtures.ts';
 
 const cli = path.resolve(import.meta.dirname, '../dist/cli.js');
 const running: ChildProcessWithoutNullStreams[] = [];
@@ -77,5 +78,60 @@ describe('gspec-mock', () => {
     const mock = start(args);
     expect(await mock.exited).toBe(1);
     expect(mock.output().stderr).toContain(message);
+  });
+
+  it('exits with a clear message when a spec in --specs is invalid', async () => {
+    const broken = specFolder(
+      [{ name: 'calendar@v3', title: 'Calendar', basePath: '/calendar/v3', file: 'calendar.json' }],
+      '{"openapi": "3.1.0", "paths": ',
+    );
+    const mock = start(['--port', '0', '--specs', broken]);
+    expect(await mock.exited).toBe(1);
+    expect(mock.output().stderr).toMatch(/^gspec-mock: invalid spec: .*calendar\.json: not valid JSON/);
+  });
+
+  it('reads the spec folder from GSPEC_MOCK_SPECS', async () => {
+    const mock = start(['--port', '0'], { GSPEC_MOCK_SPECS: '/no/such/specs' });
+    expect(await mock.exited).toBe(1);
+    expect(mock.output().stderr).toContain('/no/such/specs/apis.json does not exist');
+  });
+
+  it('exits with a clear message naming the field of a bad fault file', async () => {
+    const file = faultFile({ operations: { 'events.list': { errorRate: 2 } } });
+    const mock = start(['--port', '0', '--faults', file]);
+    expect(await mock.exited).toBe(1);
+    expect(mock.output().stderr).toContain(
+      `gspec-mock: invalid fault file: ${file}: operations["events.list"].errorRate: expected a share from 0 to 1`,
+    );
+  });
+
+  it('applies the fault file given with --faults and says so at start', async () => {
+    const file = faultFile({
+      seed: 4,
+      operations: { 'colors.get': { sequence: [{ status: 429, retryAfter: 3 }] } },
+    });
+    const mock = start(['--port', '0', '--faults', file]);
+    const origin = await mock.listening;
+    expect(mock.output().stdout).toContain(`Faults from ${file} (seed 4) on 1 operation(s): colors.get`);
+    const first = await fetch(`${origin}/calendar/v3/colors`, { headers: { authorization: 'Bearer t' } });
+    expect([first.status, first.headers.get('retry-after')]).toEqual([429, '3']);
+    const second = await fetch(`${origin}/calendar/v3/colors`, { headers: { authorization: 'Bearer t' } });
+    expect(second.status).toBe(200);
+  });
+
+  it.each([
+    ['logs nothing per request by default', [], 0],
+    ['logs one line per request with --verbose', ['--verbose'], 1],
+  ])('%s', async (_title, flags, lines) => {
+    const mock = start(['--port', '0', ...flags]);
+    const origin = await mock.listening;
+    await (await fetch(`${origin}/calendar/v3/colors`, { headers: { authorization: 'Bearer t' } })).text();
+    // The line is written when the answer has gone out; wait for the stream to catch up.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const logged = mock
+      .output()
+      .stderr.split('\n')
+      .filter((line) => line.startsWith('GET /calendar/v3/colors -> 200'));
+    expect(logged).toHaveLength(lines);
   });
 });

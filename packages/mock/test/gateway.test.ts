@@ -1,17 +1,28 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createGateway, type Gateway, loadApis, readPreferences } from '../src/index.ts';
+import {
+  createGateway,
+  type Gateway,
+  loadApis,
+  type MockApi,
+  parseFaults,
+  readPreferences,
+} from '../src/index.ts';
 
 const auth = { authorization: 'Bearer test-token' };
 let gateway: Gateway;
 let origin: string;
 const docsDir = mkdtempSync(path.join(tmpdir(), 'gspec-docs-'));
 
+let apis: MockApi[];
+
 beforeAll(async () => {
   writeFileSync(path.join(docsDir, 'index.html'), '<!doctype html><title>reference</title>');
-  gateway = createGateway({ apis: await loadApis(), docsDir });
+  apis = await loadApis();
+  gateway = createGateway({ apis, docsDir });
   origin = await gateway.listen(0);
 });
 afterAll(() => gateway.close());
@@ -22,6 +33,7 @@ interface Want {
   reason?: string;
   location?: string;
   locationType?: string;
+  header?: [name: string, value: string];
   body?: (text: string) => void;
 }
 
@@ -77,6 +89,46 @@ const cases: [string, { path: string; init?: RequestInit }, Want][] = [
       reason: 'authError',
       location: 'Authorization',
       locationType: 'header',
+    },
+  ],
+  [
+    'takes the bearer scheme in any case, as Google does',
+    { path: '/calendar/v3/colors', init: { headers: { authorization: 'bearer test-token' } } },
+    { status: 200 },
+  ],
+  [
+    'takes a token in the access_token query parameter, as Google does',
+    { path: '/calendar/v3/colors?access_token=test-token' },
+    { status: 200 },
+  ],
+  [
+    'refuses Basic credentials with 401 authError naming the scheme',
+    { path: '/calendar/v3/colors', init: { headers: { authorization: 'Basic dXNlcjpwYXNz' } } },
+    {
+      status: 401,
+      reason: 'authError',
+      location: 'Authorization',
+      locationType: 'header',
+      body: (text) => expect(JSON.parse(text).error.message).toMatch(/uses the Basic scheme/),
+    },
+  ],
+  [
+    'refuses an empty bearer token with 401 authError',
+    { path: '/calendar/v3/colors', init: { headers: { authorization: 'Bearer ' } } },
+    {
+      status: 401,
+      reason: 'authError',
+      location: 'Authorization',
+      body: (text) => expect(JSON.parse(text).error.message).toMatch(/bearer token is empty/),
+    },
+  ],
+  [
+    'refuses a token without a scheme with 401 authError',
+    { path: '/calendar/v3/colors', init: { headers: { authorization: 'test-token' } } },
+    {
+      status: 401,
+      reason: 'authError',
+      body: (text) => expect(JSON.parse(text).error.message).toMatch(/no scheme/),
     },
   ],
   [
@@ -139,9 +191,14 @@ const cases: [string, { path: string; init?: RequestInit }, Want][] = [
     },
   ],
   [
-    'answers a wrong method with 405',
+    'answers a wrong method with 405 and the methods allowed',
     { path: '/calendar/v3/colors', init: { method: 'PUT', headers: auth } },
-    { status: 405 },
+    { status: 405, reason: 'httpMethodNotAllowed', header: ['allow', 'GET'] },
+  ],
+  [
+    'answers a dynamic example when asked, from the schema',
+    { path: '/calendar/v3/colors', init: { headers: { ...auth, prefer: 'dynamic=true' } } },
+    { status: 200, body: (text) => expect(JSON.parse(text)).toBeTypeOf('object') },
   ],
   [
     'answers the example and status asked for with Prefer',
@@ -200,6 +257,7 @@ describe('the gateway', () => {
     const text = await response.text();
     expect(response.status, text).toBe(want.status);
     if (want.contentType) expect(response.headers.get('content-type')).toMatch(want.contentType);
+    if (want.header) expect(response.headers.get(want.header[0])).toBe(want.header[1]);
     if (want.reason) {
       const body = JSON.parse(text);
       expect(response.headers.get('content-type')).toMatch(/^application\/json/);
@@ -243,5 +301,168 @@ describe('readPreferences', () => {
 
   it('refuses a code that is not an HTTP status', () => {
     expect(() => readPreferences('code=99999', new URLSearchParams())).toThrow(/expected an HTTP status/);
+  });
+});
+
+describe('the gateway with fault rules', () => {
+  let faulty: Gateway;
+  let base: string;
+  beforeAll(async () => {
+    faulty = createGateway({
+      apis,
+      faults: parseFaults(
+        {
+          seed: 1,
+          operations: {
+            'events.list': {
+              sequence: [
+                { status: 503, retryAfter: 2 },
+                { status: 403, reason: 'rateLimitExceeded' },
+                'pass',
+              ],
+            },
+            'events.get': { sequence: [{ status: 404, example: 'notFound' }] },
+            'calendarList.list': { respond: { status: 410, example: 'fullSyncRequired' } },
+            'colors.get': { latencyMs: 150 },
+            'settings.list': { errorRate: 1, error: { status: 429, retryAfter: 1 } },
+          },
+        },
+        apis,
+      ),
+    });
+    base = `${await faulty.listen(0)}/calendar/v3`;
+  });
+  afterAll(() => faulty.close());
+
+  const get = (path: string, headers: Record<string, string> = auth) => fetch(`${base}${path}`, { headers });
+
+  it('plays the scripted answers in order, as Google envelopes with Retry-After, then answers normally', async () => {
+    const answers = [];
+    for (let i = 0; i < 4; i++) {
+      const response = await get('/calendars/primary/events');
+      const body = await response.json();
+      answers.push([
+        response.status,
+        response.headers.get('retry-after'),
+        body.error?.errors[0].reason ?? body.kind,
+      ]);
+      if (response.status >= 400) {
+        expect(body.error.code).toBe(response.status);
+        expect(body.error.message).toBeTypeOf('string');
+      }
+    }
+    expect(answers).toEqual([
+      [503, '2', 'backendError'],
+      [403, null, 'rateLimitExceeded'],
+      [200, null, 'calendar#events'],
+      [200, null, 'calendar#events'],
+    ]);
+  });
+
+  it('counts only valid calls: an invalid request gets its 400 and leaves the script where it was', async () => {
+    await fetch(`${base.replace('/calendar/v3', '')}/__mock/reset`, { method: 'POST' });
+    expect((await get('/calendars/primary/events?maxResults=0')).status).toBe(400);
+    expect((await get('/calendars/primary/events', {})).status).toBe(401);
+    expect((await get('/calendars/primary/events')).status).toBe(503);
+  });
+
+  it('starts the scripts over on POST /__mock/reset and reports the calls at GET /__mock/faults', async () => {
+    const control = base.replace('/calendar/v3', '/__mock');
+    await fetch(`${control}/reset`, { method: 'POST' });
+    expect((await get('/calendars/primary/events')).status).toBe(503);
+    const state = await (await fetch(`${control}/faults`)).json();
+    expect(state).toMatchObject({ source: 'faults', seed: 1, calls: { 'events.list': 1, 'events.get': 0 } });
+  });
+
+  it('answers a scripted spec example', async () => {
+    const response = await get('/calendars/primary/events/abc');
+    expect(response.status).toBe(404);
+    expect((await response.json()).error.errors[0].reason).toBe('notFound');
+  });
+
+  it('answers the default example of the rule file when the request names none', async () => {
+    const response = await get('/users/me/calendarList');
+    expect(response.status).toBe(410);
+    expect((await response.json()).error.errors[0].reason).toBe('fullSyncRequired');
+  });
+
+  it('lets a request’s own Prefer win over the default of the rule file', async () => {
+    const response = await get('/users/me/calendarList', { ...auth, prefer: 'code=200' });
+    expect(response.status).toBe(200);
+  });
+
+  it('injects errors at the configured rate', async () => {
+    const response = await get('/users/me/settings');
+    expect(response.status).toBe(429);
+    expect(response.headers.get('retry-after')).toBe('1');
+    expect((await response.json()).error.errors[0]).toEqual(
+      expect.objectContaining({ domain: 'usageLimits', reason: 'rateLimitExceeded' }),
+    );
+  });
+
+  it('holds the answer back by the configured latency', async () => {
+    const started = performance.now();
+    const response = await get('/colors');
+    // A lower bound only: a timer never fires early, so this cannot be flaky on a slow machine.
+    expect(performance.now() - started).toBeGreaterThanOrEqual(140);
+    expect(response.status).toBe(200);
+  });
+
+  it('lists its rule file in the health document', async () => {
+    const health = await (await fetch(`${base.replace('/calendar/v3', '')}/healthz`)).json();
+    expect(health.faults).toBe('faults');
+  });
+});
+
+describe('the gateway and the network', () => {
+  let hooks: Server;
+  let hookCalls = 0;
+  beforeAll(async () => {
+    hooks = createServer((_request, response) => {
+      hookCalls++;
+      response.end();
+    });
+    await new Promise<void>((resolve) => hooks.listen(0, '127.0.0.1', resolve));
+  });
+  afterAll(() => new Promise<void>((resolve) => hooks.close(() => resolve())));
+
+  it('never calls the webhook of a watch request, as Prism would', async () => {
+    const { port } = hooks.address() as { port: number };
+    const response = await fetch(`${origin}/calendar/v3/calendars/primary/events/watch`, {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: JSON.stringify({ id: 'channel-1', type: 'web_hook', address: `http://127.0.0.1:${port}/hook` }),
+    });
+    expect(response.status).toBe(200);
+    // Prism fires callbacks right after answering; give it ample time to show itself.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(hookCalls).toBe(0);
+  });
+});
+
+describe('error locations', () => {
+  it.each([
+    [
+      'an array parameter by its name, not its item',
+      '/calendar/v3/calendars/primary/events?eventTypes=notInTheEnum',
+      undefined,
+      'eventTypes',
+    ],
+    ['a system parameter by its name', '/calendar/v3/colors?prettyPrint=maybe', undefined, 'prettyPrint'],
+    [
+      'a missing body as the body',
+      '/calendar/v3/calendars',
+      { method: 'POST', headers: { 'content-type': 'application/json' } },
+      'body',
+    ],
+  ] as const)('names %s', async (_title, requestPath, init, location) => {
+    const response = await fetch(`${origin}${requestPath}`, {
+      ...init,
+      headers: { ...auth, ...(init?.headers ?? {}) },
+    });
+    const body = await response.json();
+    expect(response.status).toBe(400);
+    expect(body.error.errors[0].location).toBe(location);
+    expect(body.error.message).not.toContain('undefined');
   });
 });
