@@ -1,11 +1,14 @@
 /**
- * Starts the target of the contract tests before any test runs and stops it afterwards.
- * The target is the mock, started as a user starts it (its CLI, on a free port).
+ * Resolves the target of the contract tests (`test/support/target.ts`) before any test runs.
+ * For the mock, the default, it starts the mock as a user starts it (its CLI, on a free
+ * port) and stops it afterwards. `CONTRACT_TARGET=emulator` fails the run here, with a
+ * message saying that the emulator does not exist yet.
  */
 import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { TestProject } from 'vitest/node';
+import { targetFromEnv } from './target.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -15,7 +18,7 @@ declare module 'vitest' {
 
 const require = createRequire(import.meta.url);
 
-export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+async function startMock(): Promise<{ origin: string; stop: () => Promise<void> }> {
   const cli = path.join(path.dirname(require.resolve('@gspec/mock/package.json')), 'dist', 'cli.js');
   const mock = spawn(process.execPath, [cli, '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
@@ -39,10 +42,24 @@ export default async function setup(project: TestProject): Promise<() => Promise
       reject(new Error(`the mock exited with ${code} before listening:\n${output}`));
     });
   });
-  project.provide('targetOrigin', origin);
-  return async () => {
-    const exited = new Promise((resolve) => mock.on('exit', resolve));
-    mock.kill('SIGTERM');
-    await exited;
+  return {
+    origin,
+    stop: async () => {
+      if (mock.exitCode !== null) return;
+      const exited = new Promise((resolve) => mock.on('exit', resolve));
+      mock.kill('SIGTERM');
+      await exited;
+    },
   };
+}
+
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  const target = targetFromEnv();
+  if (target.kind !== 'mock') {
+    project.provide('targetOrigin', target.origin as string);
+    return async () => {};
+  }
+  const mock = await startMock();
+  project.provide('targetOrigin', mock.origin);
+  return mock.stop;
 }

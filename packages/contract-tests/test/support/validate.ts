@@ -2,10 +2,20 @@
  * Validates answers against the specs with Ajv (JSON Schema 2020-12, the dialect of
  * OpenAPI 3.1) and the formats the specs use. Each bundled spec is registered whole, so a
  * response schema is compiled from its JSON pointer and its $refs resolve in place.
+ *
+ * The validation is STRICT: a property the spec does not declare is a failure. This is done
+ * here, in one place ({@link strictDocument}): every schema in a value position (a media
+ * type's schema, a property, array items, additionalProperties) that does not say
+ * `additionalProperties` or `unevaluatedProperties` itself gets `unevaluatedProperties:
+ * false`. Unlike `additionalProperties: false`, `unevaluatedProperties` sees the properties
+ * declared through `$ref`, `allOf`, `anyOf` and `oneOf`, so composed schemas (`allOf:
+ * [Channel, {required}]`) stay valid while an undeclared property anywhere is refused.
+ * Members of `allOf`/`anyOf`/`oneOf`/`not` and component definitions are left alone: they are
+ * closed by the value position that uses them.
  */
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
-import type { ApiSpec } from './spec.ts';
+import { type ApiSpec, follow, type Json } from './spec.ts';
 
 const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: true });
 addFormats.default(ajv);
@@ -16,11 +26,90 @@ ajv.addFormat('int32', {
 ajv.addFormat('int64', { type: 'string', validate: /^-?\d+$/ });
 ajv.addFormat('double', { type: 'number', validate: () => true });
 
+const isObject = (value: unknown): value is Record<string, Json> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+function mayBeObject(schema: Record<string, Json>): boolean {
+  const type = schema.type;
+  if (type === undefined) return true;
+  return Array.isArray(type) ? type.includes('object') : type === 'object';
+}
+
+/** Closes one schema node (if it is in a value position) and everything below it. */
+function closeSchema(schema: Json, valuePosition: boolean): void {
+  if (!isObject(schema)) return;
+  if (
+    valuePosition &&
+    mayBeObject(schema) &&
+    schema.additionalProperties === undefined &&
+    schema.unevaluatedProperties === undefined
+  ) {
+    schema.unevaluatedProperties = false;
+  }
+  for (const key of ['properties', 'patternProperties'] as const) {
+    if (isObject(schema[key])) for (const child of Object.values(schema[key])) closeSchema(child, true);
+  }
+  for (const key of ['items', 'contains', 'additionalProperties', 'unevaluatedItems'] as const) {
+    if (isObject(schema[key])) closeSchema(schema[key], true);
+  }
+  if (Array.isArray(schema.prefixItems)) for (const child of schema.prefixItems) closeSchema(child, true);
+  for (const key of ['allOf', 'anyOf', 'oneOf'] as const) {
+    if (Array.isArray(schema[key])) for (const child of schema[key]) closeSchema(child, false);
+  }
+  for (const key of ['not', 'if', 'then', 'else'] as const) closeSchema(schema[key], false);
+  if (isObject(schema.$defs)) for (const child of Object.values(schema.$defs)) closeSchema(child, false);
+}
+
+/**
+ * A copy of an OpenAPI document in which every schema refuses undeclared properties (see
+ * the file comment). Example values and extensions are not schemas and are not touched.
+ */
+export function strictDocument(doc: Json): Json {
+  const copy = structuredClone(doc);
+  const walk = (node: Json, path: string[]): void => {
+    if (Array.isArray(node)) {
+      for (const item of node) walk(item, path);
+      return;
+    }
+    if (!isObject(node)) return;
+    if (path.length === 2 && path[0] === 'components' && path[1] === 'schemas') {
+      for (const definition of Object.values(node)) closeSchema(definition, false);
+      return;
+    }
+    for (const [key, value] of Object.entries(node)) {
+      if (key === 'example' || key === 'examples' || key.startsWith('x-')) continue;
+      if (key === 'schema' && isObject(value)) closeSchema(value, true);
+      else walk(value, [...path, key]);
+    }
+  };
+  walk(copy, []);
+  return copy;
+}
+
 const registered = new Set<string>();
 const compiled = new Map<string, ValidateFunction>();
 
 function escapePointer(part: string): string {
   return part.replace(/~/g, '~0').replace(/\//g, '~1');
+}
+
+function register(api: ApiSpec): string {
+  const id = `urn:gspec:${api.id}:strict`;
+  if (!registered.has(id)) {
+    ajv.addSchema(strictDocument(api.doc), id);
+    registered.add(id);
+  }
+  return id;
+}
+
+function validateAt(api: ApiSpec, schemaPointer: string, value: unknown): ErrorObject[] {
+  const key = `${register(api)}#${schemaPointer}`;
+  let validate = compiled.get(key);
+  if (!validate) {
+    validate = ajv.compile({ $ref: key });
+    compiled.set(key, validate);
+  }
+  return validate(value) ? [] : [...(validate.errors ?? [])];
 }
 
 /** Validates `body` against the schema of `response` (found at `responsePointer`) for `contentType`. */
@@ -30,20 +119,41 @@ export function validateBody(
   contentType: string,
   body: unknown,
 ): ErrorObject[] {
-  const id = `urn:gspec:${api.id}`;
-  if (!registered.has(id)) {
-    ajv.addSchema(api.doc, id);
-    registered.add(id);
+  return validateAt(api, `${responsePointer}/content/${escapePointer(contentType)}/schema`, body);
+}
+
+/**
+ * Checks the documented headers of a response: a required one must be there, and each one
+ * present must be valid against its schema (a number schema reads the header as a number).
+ * Headers the spec does not document (Date, Content-Length, ...) are HTTP's, not the API's.
+ */
+export function validateHeaders(api: ApiSpec, responsePointer: string, headers: Headers): string[] {
+  const response = follow(api.doc, { $ref: `#${responsePointer}` }).value;
+  const problems: string[] = [];
+  for (const [name, raw] of Object.entries<Json>(response.headers ?? {})) {
+    const { pointer, value: header } = follow(api.doc, raw);
+    const headerPointer = pointer ?? `${responsePointer}/headers/${escapePointer(name)}`;
+    const text = headers.get(name);
+    if (text === null) {
+      if (header.required) problems.push(`the required header ${name} is missing`);
+      continue;
+    }
+    const schema = follow(api.doc, header.schema ?? {}).value;
+    const numeric = schema.type === 'integer' || schema.type === 'number';
+    const errors = validateAt(api, `${headerPointer}/schema`, numeric ? Number(text) : text);
+    if (errors.length > 0) problems.push(`header ${name}: ${describeErrors(errors)}`);
   }
-  const key = `${id}#${responsePointer}/content/${escapePointer(contentType)}/schema`;
-  let validate = compiled.get(key);
-  if (!validate) {
-    validate = ajv.compile({ $ref: key });
-    compiled.set(key, validate);
-  }
-  return validate(body) ? [] : [...(validate.errors ?? [])];
+  return problems;
 }
 
 export function describeErrors(errors: ErrorObject[]): string {
-  return errors.map((e) => `${e.instancePath || '(root)'} ${e.message ?? ''}`).join('\n');
+  return errors
+    .map((e) => {
+      const extra =
+        e.keyword === 'unevaluatedProperties' || e.keyword === 'additionalProperties'
+          ? ` (${JSON.stringify(e.params)})`
+          : '';
+      return `${e.instancePath || '(root)'} ${e.message ?? ''}${extra}`;
+    })
+    .join('\n');
 }

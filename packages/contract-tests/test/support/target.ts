@@ -1,0 +1,81 @@
+/**
+ * What the contract tests run against, from the environment:
+ *
+ * - `CONTRACT_TARGET` unset or `mock`: the mock CLI, started and stopped by the run;
+ * - `CONTRACT_TARGET=emulator`: refused with {@link EMULATOR_MISSING}, because the emulator
+ *   does not exist yet (a run that silently tested nothing would look green);
+ * - `CONTRACT_TARGET=<base URL>` (`https://www.googleapis.com`) with `CONTRACT_TOKEN`: the
+ *   live services, at that origin plus the live base paths (`/calendar/v3`, ...). Writes
+ *   only with `CONTRACT_ALLOW_WRITES=1`, and then only in a secondary calendar the run
+ *   creates and deletes itself; conversions are never touched.
+ */
+export type TargetKind = 'mock' | 'emulator' | 'live';
+
+export interface Target {
+  kind: TargetKind;
+  /** The origin (and optional path prefix) the APIs' base paths are appended to; set later for the mock. */
+  origin?: string;
+  /** The bearer token sent by the positive cases. */
+  token: string;
+  /** Whether the run may write (live: only inside its own secondary calendar). */
+  allowWrites: boolean;
+}
+
+export const EMULATOR_MISSING =
+  'CONTRACT_TARGET=emulator: the emulator does not exist yet, so there is nothing to test. ' +
+  'Run against the mock (CONTRACT_TARGET unset or "mock") or the live services ' +
+  '(CONTRACT_TARGET=https://www.googleapis.com with CONTRACT_TOKEN).';
+
+/** The token the suite sends to the mock, which accepts any bearer token. */
+export const MOCK_TOKEN = 'contract-test-token';
+
+export class TargetConfigError extends Error {
+  override name = 'TargetConfigError';
+}
+
+export function targetFromEnv(env: Record<string, string | undefined> = process.env): Target {
+  const value = (env.CONTRACT_TARGET ?? '').trim();
+  const allowWrites = env.CONTRACT_ALLOW_WRITES === '1';
+  if (value === '' || value === 'mock') return { kind: 'mock', token: MOCK_TOKEN, allowWrites: true };
+  if (value === 'emulator') throw new TargetConfigError(EMULATOR_MISSING);
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new TargetConfigError(
+      `CONTRACT_TARGET must be "mock", "emulator" or an http(s) base URL such as https://www.googleapis.com; got ${JSON.stringify(value)}`,
+    );
+  }
+  if ((url.protocol !== 'https:' && url.protocol !== 'http:') || url.search || url.hash) {
+    throw new TargetConfigError(
+      `CONTRACT_TARGET must be an http(s) URL without query or fragment; got ${JSON.stringify(value)}`,
+    );
+  }
+  const token = env.CONTRACT_TOKEN ?? '';
+  if (token === '') {
+    throw new TargetConfigError(
+      `CONTRACT_TARGET=${url.origin} needs an OAuth 2 access token in CONTRACT_TOKEN (the live services refuse anonymous calls)`,
+    );
+  }
+  return {
+    kind: 'live',
+    origin: `${url.origin}${url.pathname.replace(/\/+$/, '')}`,
+    token,
+    allowWrites,
+  };
+}
+
+/** Whether the target keeps state, so that a rule can be checked by its behaviour. */
+export function isStateful(target: Target): boolean {
+  return target.kind !== 'mock';
+}
+
+export const SKIP = {
+  stateless: 'needs a stateful target',
+  mockOnly: 'asks for a documented answer with Prefer, which only the mock understands',
+  liveReadOnly: 'writes on the live services need CONTRACT_ALLOW_WRITES=1',
+  liveOwnCalendarOnly:
+    'on the live services the suite writes only inside the secondary calendar it creates itself',
+  liveNoConversions: 'the suite never touches conversions on the live services',
+  livePrimary: 'would change the primary calendar of the live account',
+} as const;
