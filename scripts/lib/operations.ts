@@ -1,8 +1,11 @@
 /**
  * Walking a bundled spec: its operations with their merged parameters, local $refs, and
  * sample values taken from the spec's own examples. Used by the reference build (code
- * samples, try-it defaults, the search index).
+ * samples, try-it defaults, the search index) and by the mock's and the contract tests'
+ * test support, so every tool reads a spec the same way.
  */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import type { OpenApiDocument } from './apis.ts';
 
 // biome-ignore lint/suspicious/noExplicitAny: bundled OpenAPI documents are arbitrary JSON.
@@ -19,13 +22,18 @@ export interface SpecOperation {
 
 export const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
 
-/** Follows a local `#/...` reference (repeatedly); other values are returned as they are. */
-export function resolve(doc: OpenApiDocument, node: Json): Json {
+/**
+ * Follows a local `#/...` reference (repeatedly) and says where it ended: the JSON pointer
+ * of the last reference followed (none when `node` was no reference) and the value there.
+ */
+export function follow(doc: OpenApiDocument, node: Json): { pointer?: string; value: Json } {
+  let pointer: string | undefined;
   let value = node;
   for (let hops = 0; value && typeof value === 'object' && typeof value.$ref === 'string'; hops++) {
     if (hops > 32) throw new Error(`$ref chain too long at ${value.$ref}`);
     const ref: string = value.$ref;
     if (!ref.startsWith('#/')) throw new Error(`only local $refs can be resolved in a bundled spec: ${ref}`);
+    pointer = ref.slice(1);
     value = ref
       .slice(2)
       .split('/')
@@ -33,7 +41,34 @@ export function resolve(doc: OpenApiDocument, node: Json): Json {
       .reduce((current: Json, key) => current?.[key], doc);
     if (value === undefined) throw new Error(`unresolved $ref ${ref}`);
   }
-  return value;
+  return { ...(pointer ? { pointer } : {}), value };
+}
+
+/** Follows a local `#/...` reference (repeatedly); other values are returned as they are. */
+export function resolve(doc: OpenApiDocument, node: Json): Json {
+  return follow(doc, node).value;
+}
+
+export interface BundledSpec {
+  name: string;
+  id: string;
+  basePath: string;
+  doc: OpenApiDocument;
+}
+
+/**
+ * Every bundled spec, as `<dir>/apis.json` lists them. The caller names the folder
+ * (`path.dirname(require.resolve('@gspec/specs/apis.json'))`): @gspec/specs itself depends
+ * on this workspace, so this one cannot depend on it.
+ */
+export function loadBundledSpecs(dir: string): BundledSpec[] {
+  const index = JSON.parse(readFileSync(path.join(dir, 'apis.json'), 'utf8')) as (Omit<BundledSpec, 'doc'> & { file: string })[];
+  return index.map(({ name, id, basePath, file }) => ({
+    name,
+    id,
+    basePath,
+    doc: JSON.parse(readFileSync(path.join(dir, file), 'utf8')),
+  }));
 }
 
 export function listOperations(doc: OpenApiDocument): SpecOperation[] {

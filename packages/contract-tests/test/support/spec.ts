@@ -1,13 +1,19 @@
 /** The bundled specs, their operations, and example requests built from them. */
-import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import {
+  follow,
+  type Json,
+  listOperations,
+  loadBundledSpecs,
+  type SpecOperation,
+  sampleValue,
+} from '@gspec/scripts/operations';
 
 const require = createRequire(import.meta.url);
 const specDir = path.dirname(require.resolve('@gspec/specs/apis.json'));
 
-// biome-ignore lint/suspicious/noExplicitAny: OpenAPI documents are arbitrary JSON.
-export type Json = any;
+export type { Json };
 
 export interface ApiSpec {
   name: string;
@@ -16,89 +22,22 @@ export interface ApiSpec {
   doc: Json;
 }
 
-export interface Operation {
+export interface Operation extends SpecOperation {
   api: ApiSpec;
-  operationId: string;
-  method: string;
-  path: string;
-  operation: Json;
-  parameters: Json[];
 }
 
 export function loadSpecs(): ApiSpec[] {
-  const index = JSON.parse(readFileSync(path.join(specDir, 'apis.json'), 'utf8')) as {
-    name: string;
-    id: string;
-    basePath: string;
-    file: string;
-  }[];
-  return index.map((entry) => ({
-    name: entry.name,
-    id: entry.id,
-    basePath: entry.basePath,
-    doc: JSON.parse(readFileSync(path.join(specDir, entry.file), 'utf8')),
-  }));
+  return loadBundledSpecs(specDir);
 }
 
-/** The JSON pointer a local `$ref` leads to, and the value there. */
-export function follow(doc: Json, node: Json): { pointer?: string; value: Json } {
-  let pointer: string | undefined;
-  let value = node;
-  for (let hops = 0; value && typeof value === 'object' && typeof value.$ref === 'string'; hops++) {
-    if (hops > 20) throw new Error(`$ref chain too long at ${value.$ref}`);
-    pointer = (value.$ref as string).replace(/^#/, '');
-    value = pointer
-      .split('/')
-      .slice(1)
-      .map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'))
-      .reduce((current: Json, key) => current?.[key], doc);
-    if (value === undefined) throw new Error(`unresolved $ref #${pointer}`);
-  }
-  return { ...(pointer ? { pointer } : {}), value };
-}
+export { follow };
 
-const METHODS = ['get', 'put', 'post', 'delete', 'patch'];
-
+/** Every operation of one bundled spec, with the spec it belongs to. */
 export function operationsOf(api: ApiSpec): Operation[] {
-  const out: Operation[] = [];
-  for (const [route, rawItem] of Object.entries<Json>(api.doc.paths ?? {})) {
-    const item = follow(api.doc, rawItem).value;
-    for (const method of METHODS) {
-      const operation = item[method];
-      if (!operation) continue;
-      const merged = new Map<string, Json>();
-      for (const raw of [...(item.parameters ?? []), ...(operation.parameters ?? [])]) {
-        const param = follow(api.doc, raw).value;
-        merged.set(`${param.in}:${param.name}`, param);
-      }
-      out.push({
-        api,
-        operationId: operation.operationId,
-        method,
-        path: route,
-        operation,
-        parameters: [...merged.values()],
-      });
-    }
-  }
-  return out;
+  return listOperations(api.doc).map((op) => ({ ...op, api }));
 }
 
-/** A value for a parameter: its example, else what its schema suggests. */
-export function sampleValue(doc: Json, param: Json): unknown {
-  if (param.example !== undefined) return param.example;
-  const firstExample = param.examples && Object.values<Json>(param.examples)[0];
-  if (firstExample) return follow(doc, firstExample).value.value;
-  const schema = follow(doc, param.schema ?? {}).value;
-  if (schema.example !== undefined) return schema.example;
-  if (Array.isArray(schema.examples) && schema.examples.length > 0) return schema.examples[0];
-  if (schema.default !== undefined) return schema.default;
-  if (Array.isArray(schema.enum)) return schema.enum[0];
-  if (schema.type === 'integer' || schema.type === 'number') return schema.minimum ?? 1;
-  if (schema.type === 'boolean') return true;
-  if (schema.type === 'array') return [sampleValue(doc, { schema: schema.items })];
-  return schema.format === 'int64' ? '1234567890' : 'test';
-}
+export { sampleValue };
 
 /** The named examples of a parameter (`examples`), or its single `example` as `example`. */
 export function parameterExamples(doc: Json, param: Json): [string, unknown][] {
