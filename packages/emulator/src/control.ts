@@ -1,0 +1,81 @@
+/**
+ * The control plane, under CONTROL_PREFIX (outside the API base paths, so no client call can
+ * reach it by mistake): health, reset, dump and load the state, quota use.
+ */
+import { ApiError } from './errors.js';
+import type { QuotaMeter } from './quota.js';
+import type { CalendarSpec } from './spec.js';
+import { emptyState, type State } from './state.js';
+import type { StateFileError } from './state-file.js';
+import type { Store } from './store.js';
+
+export const CONTROL_PREFIX = '/__emulator';
+
+export interface ControlDeps {
+  spec: CalendarSpec;
+  store: Store;
+  quota: QuotaMeter;
+  checkState(value: unknown): State;
+  notImplemented: string[];
+}
+
+export interface ControlAnswer {
+  status: number;
+  body?: unknown;
+}
+
+const problem = (status: number, reason: string, message: string) =>
+  new ApiError(status, [{ domain: 'emulator', reason, message }]);
+
+export function handleControl(
+  deps: ControlDeps,
+  method: string,
+  path: string,
+  body: string | undefined,
+): ControlAnswer {
+  const route = `${method} ${path.slice(CONTROL_PREFIX.length) || '/'}`;
+  switch (route) {
+    case 'GET /health':
+      return {
+        status: 200,
+        body: {
+          status: 'ok',
+          basePath: deps.spec.basePath,
+          users: Object.keys(deps.store.state.users).length,
+          notImplemented: deps.notImplemented,
+        },
+      };
+    case 'POST /reset':
+      deps.store.state = emptyState();
+      deps.quota.reset();
+      return { status: 204 };
+    case 'GET /state':
+      return { status: 200, body: deps.store.state };
+    case 'PUT /state':
+    case 'POST /state': {
+      let value: unknown;
+      try {
+        value = JSON.parse(body ?? '');
+      } catch (error) {
+        throw problem(400, 'parseError', `The state is not valid JSON: ${(error as Error).message}`);
+      }
+      try {
+        deps.store.state = deps.checkState(value);
+      } catch (error) {
+        throw problem(400, 'invalid', (error as StateFileError).message);
+      }
+      return { status: 204 };
+    }
+    case 'GET /quota':
+      return { status: 200, body: deps.quota.snapshot() };
+    case 'POST /quota/reset':
+      deps.quota.reset();
+      return { status: 204 };
+    default:
+      throw problem(
+        404,
+        'notFound',
+        `No control endpoint ${route}; see GET /health, POST /reset, GET|PUT /state, GET /quota, POST /quota/reset under ${CONTROL_PREFIX}`,
+      );
+  }
+}

@@ -1,0 +1,107 @@
+/**
+ * Google's JSON error envelope and the errors the emulator answers with. Handlers throw an
+ * ApiError; the server turns it into the envelope, so every refusal looks like Google's.
+ */
+export interface GoogleErrorItem {
+  domain: string;
+  reason: string;
+  message: string;
+  location?: string;
+  locationType?: 'parameter' | 'header';
+}
+
+export interface GoogleErrorBody {
+  error: { code: number; message: string; status?: string; errors: GoogleErrorItem[] };
+}
+
+const CANONICAL_STATUS: Record<number, string> = {
+  400: 'INVALID_ARGUMENT',
+  401: 'UNAUTHENTICATED',
+  403: 'PERMISSION_DENIED',
+  404: 'NOT_FOUND',
+  405: 'METHOD_NOT_ALLOWED',
+  409: 'ALREADY_EXISTS',
+  410: 'FAILED_PRECONDITION',
+  412: 'FAILED_PRECONDITION',
+  413: 'INVALID_ARGUMENT',
+  500: 'INTERNAL',
+  501: 'UNIMPLEMENTED',
+};
+
+export class ApiError extends Error {
+  override name = 'ApiError';
+  readonly body: GoogleErrorBody;
+  constructor(
+    readonly status: number,
+    items: GoogleErrorItem[],
+    message = items[0]?.message ?? 'Error',
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+    const canonical = CANONICAL_STATUS[status];
+    this.body = {
+      error: { code: status, message, ...(canonical ? { status: canonical } : {}), errors: items },
+    };
+  }
+}
+
+const item = (reason: string, message: string, extra: Partial<GoogleErrorItem> = {}, domain = 'global') => ({
+  domain,
+  reason,
+  message,
+  ...extra,
+});
+
+export const badRequest = (reason: string, message: string, location?: string): ApiError =>
+  new ApiError(400, [item(reason, message, location ? { location, locationType: 'parameter' } : {})]);
+
+export const invalidParameter = (name: string, message: string): ApiError =>
+  badRequest('invalid', `Invalid value for parameter ${name}: ${message}`, name);
+
+export const notFound = (what = 'Not Found'): ApiError => new ApiError(404, [item('notFound', what)]);
+
+export const duplicate = (message: string): ApiError => new ApiError(409, [item('duplicate', message)]);
+
+export const conditionNotMet = (): ApiError =>
+  new ApiError(412, [
+    item('conditionNotMet', 'Precondition Failed', { location: 'If-Match', locationType: 'header' }),
+  ]);
+
+export const fullSyncRequired = (): ApiError =>
+  new ApiError(410, [
+    item('fullSyncRequired', 'Sync token is no longer valid, a full sync is required.', {}, 'calendar'),
+  ]);
+
+export const alreadyDeleted = (): ApiError =>
+  new ApiError(410, [item('deleted', 'Resource has been deleted')]);
+
+export const MISSING_CREDENTIAL =
+  'Request is missing required authentication credential. Expected an OAuth 2 access token as "Authorization: Bearer <token>".';
+
+export const WWW_AUTHENTICATE = 'Bearer realm="https://accounts.google.com/", error="invalid_token"';
+
+export const authError = (message = MISSING_CREDENTIAL): ApiError =>
+  new ApiError(
+    401,
+    [item('authError', message, { location: 'Authorization', locationType: 'header' })],
+    message,
+    {
+      'www-authenticate': WWW_AUTHENTICATE,
+    },
+  );
+
+export const notImplemented = (operationId: string): ApiError =>
+  new ApiError(501, [
+    item(
+      'notImplemented',
+      `${operationId} is not implemented by the emulator yet; see packages/emulator/README.md`,
+    ),
+  ]);
+
+export const pathNotFound = (path: string): ApiError =>
+  new ApiError(404, [item('notFound', `Not Found: no operation at ${path}`)]);
+
+export const methodNotAllowed = (method: string, path: string, allowed: string[]): ApiError =>
+  new ApiError(405, [item('httpMethodNotAllowed', `Method ${method} is not allowed on ${path}`)], undefined, {
+    allow: allowed.join(', '),
+  });

@@ -1,0 +1,97 @@
+/**
+ * calendars.*: secondary calendars are created and deleted; the primary calendar (id = the
+ * user's email) is refused for delete and emptied by clear.
+ */
+import { badRequest } from '../errors.js';
+import type { JsonObject } from '../spec.js';
+import { type CalendarRecord, etagFor, nextRevision, now } from '../state.js';
+import type { Context, Handler } from './context.js';
+
+const CALENDAR = '#/components/schemas/Calendar';
+
+function write(context: Context, calendar: CalendarRecord, resource: JsonObject): JsonObject {
+  calendar.resource = resource;
+  calendar.revision = nextRevision(context.store.state);
+  return context.store.calendarResource(calendar);
+}
+
+export const calendarHandlers: Record<string, Handler> = {
+  'calendars.insert'(context) {
+    const { store, user } = context;
+    const body = context.tools.writable(context.request.body, CALENDAR);
+    const id = store.newSecondaryId();
+    const calendar: CalendarRecord = {
+      id,
+      owner: user.email,
+      primary: false,
+      revision: nextRevision(store.state),
+      resource: { timeZone: user.settings.timezone ?? 'UTC', ...body },
+    };
+    store.state.calendars[id] = calendar;
+    store.state.events[id] = {};
+    store.addToList(user.email, id, {});
+    return { body: store.calendarResource(calendar) };
+  },
+
+  'calendars.get'(context) {
+    const calendar = context.store.calendar(context.user, context.request.path.calendarId as string);
+    return { body: context.store.calendarResource(calendar) };
+  },
+
+  'calendars.update'(context) {
+    const calendar = context.store.calendar(context.user, context.request.path.calendarId as string);
+    const body = context.tools.writable(context.request.body, CALENDAR);
+    // update replaces the whole calendar, but a calendar always has a time zone.
+    return { body: write(context, calendar, { timeZone: calendar.resource.timeZone ?? 'UTC', ...body }) };
+  },
+
+  'calendars.patch'(context) {
+    const calendar = context.store.calendar(context.user, context.request.path.calendarId as string);
+    const body = context.tools.writable(context.request.body ?? {}, CALENDAR);
+    return { body: write(context, calendar, { ...calendar.resource, ...body }) };
+  },
+
+  'calendars.delete'(context) {
+    const { store } = context;
+    const calendar = store.calendar(context.user, context.request.path.calendarId as string);
+    if (calendar.primary)
+      throw badRequest(
+        'cannotDeletePrimaryCalendar',
+        'A primary calendar cannot be deleted; empty it with calendars.clear',
+        'calendarId',
+      );
+    delete store.state.calendars[calendar.id];
+    delete store.state.events[calendar.id];
+    // The calendar leaves every list it was on; the entries stay as deleted for sync.
+    for (const list of Object.values(store.state.calendarList)) {
+      const entry = list[calendar.id];
+      if (entry && !entry.deleted) {
+        entry.deleted = true;
+        entry.revision = nextRevision(store.state);
+      }
+    }
+    return {};
+  },
+
+  'calendars.clear'(context) {
+    const { store } = context;
+    const calendar = store.calendar(context.user, context.request.path.calendarId as string);
+    if (!calendar.primary)
+      throw badRequest(
+        'invalid',
+        'calendars.clear empties only a primary calendar; delete a secondary calendar with calendars.delete',
+        'calendarId',
+      );
+    for (const event of Object.values(store.state.events[calendar.id] ?? {})) {
+      if (event.resource.status === 'cancelled') continue;
+      event.revision = nextRevision(store.state);
+      event.resource = {
+        ...event.resource,
+        status: 'cancelled',
+        etag: etagFor(store.state, event.revision),
+        updated: now(store.state),
+      };
+    }
+    return {};
+  },
+};

@@ -1,0 +1,44 @@
+/** What every operation handler gets and gives back. */
+import type { SchemaTools } from '../schemas.js';
+import type { CalendarSpec, Json, JsonObject, OperationSpec } from '../spec.js';
+import type { UserRecord } from '../state.js';
+import type { Store } from '../store.js';
+import type { ValidRequest } from '../validate.js';
+
+export interface Context {
+  spec: CalendarSpec;
+  tools: SchemaTools;
+  store: Store;
+  user: UserRecord;
+  op: OperationSpec;
+  request: ValidRequest;
+}
+
+export interface Reply {
+  /** Defaults to the operation's documented success status. */
+  status?: number;
+  body?: JsonObject;
+  headers?: Record<string, string>;
+}
+
+export type Handler = (context: Context) => Reply;
+
+export const text = (query: Record<string, Json>, name: string): string | undefined => {
+  const value = query[name];
+  return typeof value === 'string' ? value : undefined;
+};
+
+export const flag = (query: Record<string, Json>, name: string): boolean => query[name] === true;
+
+export const strings = (query: Record<string, Json>, name: string): string[] => {
+  const value = query[name];
+  return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
+};
+
+/** maxResults, or the default of its schema in the spec. */
+export function maxResults(context: Context): number {
+  const value = context.request.query.maxResults;
+  if (typeof value === 'number') return value;
+  const parameter = context.op.parameters.find((p) => p.name === 'maxResults');
+  return typeof parameter?.schema.default === 'number' ? parameter.schema.default : 100;
+}

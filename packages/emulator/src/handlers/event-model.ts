@@ -1,0 +1,162 @@
+/**
+ * The Event resource as the service keeps it: ids, times, types, and the server-assigned
+ * fields written on every change (etag, updated, sequence).
+ */
+import { randomBytes } from 'node:crypto';
+import { ApiError, badRequest, conditionNotMet } from '../errors.js';
+import { isObject, type Json, type JsonObject } from '../spec.js';
+import { type CalendarRecord, type EventRecord, etagFor, nextRevision, now } from '../state.js';
+import type { Context } from './context.js';
+
+export const EVENT = '#/components/schemas/Event';
+const BASE32HEX = '0123456789abcdefghijklmnopqrstuv';
+const EVENT_ID = /^[a-v0-9]{5,1024}$/;
+
+export function newEventId(): string {
+  return [...randomBytes(26)].map((byte) => BASE32HEX[byte % 32]).join('');
+}
+
+export function checkEventId(id: string): void {
+  if (!EVENT_ID.test(id))
+    throw badRequest(
+      'invalid',
+      `Invalid resource id value: ids are 5 to 1024 characters of a-v and 0-9`,
+      'id',
+    );
+}
+
+/** A start or end as milliseconds; an all-day date counts from midnight UTC. */
+export function instant(value: Json | undefined): number | undefined {
+  if (!isObject(value)) return undefined;
+  if (typeof value.dateTime === 'string') return Date.parse(value.dateTime);
+  if (typeof value.date === 'string') return Date.parse(`${value.date}T00:00:00Z`);
+  return undefined;
+}
+
+/** start and end must each be a date or a time, of the same kind, and end not before start. */
+export function checkTimes(event: JsonObject): void {
+  for (const field of ['start', 'end'] as const) {
+    const value = event[field];
+    const kinds = isObject(value) ? ['date', 'dateTime'].filter((key) => value[key] !== undefined) : [];
+    if (kinds.length !== 1)
+      throw badRequest('invalid', `${field} needs exactly one of date and dateTime`, field);
+  }
+  const start = event.start as JsonObject;
+  const end = event.end as JsonObject;
+  if ((start.date === undefined) !== (end.date === undefined))
+    throw badRequest('invalid', 'start and end must both be dates or both be date-times', 'end');
+  if ((instant(end) as number) < (instant(start) as number))
+    throw new ApiError(400, [
+      {
+        domain: 'calendar',
+        reason: 'timeRangeEmpty',
+        message: 'The specified time range is empty.',
+        location: 'end',
+        locationType: 'parameter',
+      },
+    ]);
+}
+
+/** The type-specific properties of the spec: `<eventType>Properties` fields of Event. */
+export function typeSpecificProperties(context: Context): string[] {
+  const event = context.tools.resolve(EVENT);
+  const properties = isObject(event.properties) ? event.properties : {};
+  const types =
+    isObject(properties.eventType) && Array.isArray(properties.eventType.enum)
+      ? properties.eventType.enum
+      : [];
+  return types.map((type) => `${String(type)}Properties`).filter((name) => name in properties);
+}
+
+/** 412 when If-Match names another version than the stored one. */
+export function checkIfMatch(context: Context, record: EventRecord): void {
+  const ifMatch = context.request.headers['If-Match'];
+  if (ifMatch === undefined || ifMatch.trim() === '*') return;
+  const tags = ifMatch.split(',').map((tag) => tag.trim().replace(/^W\//, ''));
+  if (!tags.includes(String(record.resource.etag))) throw conditionNotMet();
+}
+
+/** What a client wrote of an event, without the server's bookkeeping; compares versions. */
+function content(resource: JsonObject): string {
+  const { etag: _etag, updated: _updated, sequence: _sequence, ...rest } = resource;
+  return JSON.stringify(rest);
+}
+
+/** The organizer of an event the calendar itself organizes. */
+export function calendarOrganizer(calendar: CalendarRecord): JsonObject {
+  const name = calendar.resource.summary;
+  return {
+    email: calendar.id,
+    ...(typeof name === 'string' && !calendar.primary ? { displayName: name } : {}),
+  };
+}
+
+export interface StoreEventOptions {
+  calendar: CalendarRecord;
+  id: string;
+  /** The client's fields, already reduced to the writable ones. */
+  fields: JsonObject;
+  previous?: EventRecord;
+  /** The organizer; by default the calendar. */
+  organizer?: JsonObject;
+}
+
+/**
+ * Writes an event: the server-assigned fields are set here only, so every write gets a new
+ * etag and `updated`, and `sequence` grows when what the client sees changed.
+ */
+export function storeEvent(context: Context, options: StoreEventOptions): EventRecord {
+  const { store, user } = context;
+  const { state } = store;
+  const { calendar, id, previous } = options;
+  // The id is the record's, never the body's (an update cannot rename an event).
+  const { id: _id, ...fields } = options.fields;
+  const time = now(state);
+  const revision = nextRevision(state);
+  const before = previous?.resource;
+  const organizer =
+    options.organizer ??
+    (isObject(before?.organizer) ? before.organizer : undefined) ??
+    calendarOrganizer(calendar);
+  const resource: JsonObject = {
+    kind: 'calendar#event',
+    etag: etagFor(state, revision),
+    id,
+    status: 'confirmed',
+    htmlLink: `https://www.google.com/calendar/event?eid=${Buffer.from(`${id} ${calendar.id}`).toString('base64url')}`,
+    created: typeof before?.created === 'string' ? before.created : time,
+    updated: time,
+    creator: isObject(before?.creator) ? before.creator : { email: user.email },
+    reminders: { useDefault: true },
+    eventType: 'default',
+    ...fields,
+    organizer,
+    iCalUID:
+      typeof fields.iCalUID === 'string'
+        ? fields.iCalUID
+        : typeof before?.iCalUID === 'string'
+          ? before.iCalUID
+          : `${id}@google.com`,
+    sequence: 0,
+  };
+  const current = typeof before?.sequence === 'number' ? before.sequence : 0;
+  const grown = before && content(before) !== content(resource) ? current + 1 : current;
+  resource.sequence = Math.max(grown, typeof fields.sequence === 'number' ? fields.sequence : 0);
+  const events = state.events[calendar.id] ?? {};
+  state.events[calendar.id] = events;
+  const record: EventRecord = { id, seq: previous?.seq ?? state.nextSeq++, revision, resource };
+  events[id] = record;
+  return record;
+}
+
+/** Marks an event deleted: it stays for sync and showDeleted as `status: cancelled`. */
+export function cancelEvent(context: Context, record: EventRecord): void {
+  const { state } = context.store;
+  record.revision = nextRevision(state);
+  record.resource = {
+    ...record.resource,
+    status: 'cancelled',
+    etag: etagFor(state, record.revision),
+    updated: now(state),
+  };
+}

@@ -1,0 +1,32 @@
+/**
+ * The operations the emulator answers with state. Any other operation of the spec answers
+ * 501 in Google's envelope, naming itself; `checkHandlers` keeps this table and the spec in
+ * step (a handler for an operation the spec does not have is a setup error).
+ */
+import { type CalendarSpec, SpecError } from '../spec.js';
+import { calendarListHandlers } from './calendar-list.js';
+import { calendarHandlers } from './calendars.js';
+import type { Handler } from './context.js';
+import { eventHandlers } from './events.js';
+import { eventsListHandler } from './events-list.js';
+import { settingsHandlers } from './settings.js';
+
+export const HANDLERS: Record<string, Handler> = {
+  ...calendarHandlers,
+  ...calendarListHandlers,
+  ...eventHandlers,
+  'events.list': eventsListHandler,
+  ...settingsHandlers,
+};
+
+export function checkHandlers(spec: CalendarSpec, handlers: Record<string, Handler> = HANDLERS): void {
+  for (const id of Object.keys(handlers)) {
+    if (!spec.byId.has(id))
+      throw new SpecError(`the emulator has a handler for ${id}, which the spec does not have`);
+  }
+}
+
+/** The operations of the spec without a handler yet. */
+export function notImplementedOperations(spec: CalendarSpec): string[] {
+  return spec.operations.map((op) => op.id).filter((id) => !(id in HANDLERS));
+}

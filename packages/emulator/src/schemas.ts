@@ -1,0 +1,105 @@
+/**
+ * Ajv over the spec: the whole document is registered once under SPEC_ID, so any schema in it
+ * is compiled from its JSON pointer with its $refs resolved in place. Also the helpers that
+ * read schemas directly: which properties a schema declares, and what of a value is writable.
+ */
+import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+import { type CalendarSpec, follow, isObject, type Json, type JsonObject } from './spec.js';
+
+export const SPEC_ID = 'calendar.json';
+
+export interface SchemaTools {
+  /** The validator of the schema at `pointer` (`#/components/schemas/Event`), compiled once. */
+  validator(pointer: string): ValidateFunction;
+  /**
+   * The value with only what a client may write: properties the schema does not declare and
+   * `readOnly` ones are dropped, at every depth. The service ignores such fields, and
+   * echoing them back would make answers break the spec.
+   */
+  writable(value: unknown, pointer: string): JsonObject;
+  /** The schema at a pointer with its top-level $ref followed. */
+  resolve(pointer: string): JsonObject;
+}
+
+export function createAjv(): Ajv2020 {
+  // strict off: the spec carries OpenAPI keywords (example, readOnly, x-...) Ajv does not know.
+  // verbose: errors carry their schema, so a refusal can say what was refused (`not: {const}`).
+  const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: true, verbose: true });
+  addFormats.default(ajv);
+  ajv.addFormat('int32', {
+    type: 'number',
+    validate: (n: number) => Number.isInteger(n) && n >= -(2 ** 31) && n < 2 ** 31,
+  });
+  ajv.addFormat('int64', { type: 'string', validate: /^-?\d+$/ });
+  ajv.addFormat('double', { type: 'number', validate: () => true });
+  ajv.addFormat('float', { type: 'number', validate: () => true });
+  ajv.addFormat('byte', { type: 'string', validate: () => true });
+  return ajv;
+}
+
+export function createSchemaTools(spec: CalendarSpec): SchemaTools {
+  const ajv = createAjv();
+  ajv.addSchema(spec.document, SPEC_ID);
+  const compiled = new Map<string, ValidateFunction>();
+
+  const resolveNode = (node: Json, where: string): JsonObject => {
+    let current = node;
+    while (isObject(current) && typeof current.$ref === 'string')
+      current = follow(spec.document, current.$ref, where);
+    return isObject(current) ? current : {};
+  };
+
+  /** The declared properties of a schema, through $ref and allOf. */
+  const properties = (schema: JsonObject, where: string): Map<string, JsonObject> => {
+    const out = new Map<string, JsonObject>();
+    const visit = (node: Json): void => {
+      const s = resolveNode(node, where);
+      if (isObject(s.properties))
+        for (const [key, value] of Object.entries(s.properties)) out.set(key, isObject(value) ? value : {});
+      if (Array.isArray(s.allOf)) for (const part of s.allOf) visit(part);
+    };
+    visit(schema);
+    return out;
+  };
+
+  const prune = (value: unknown, schemaNode: Json, where: string): Json => {
+    const schema = resolveNode(schemaNode, where);
+    if (Array.isArray(value)) return value.map((entry) => prune(entry, schema.items ?? {}, where));
+    if (!isObject(value)) return value as Json;
+    const declared = properties(schema, where);
+    const extra = schema.additionalProperties;
+    if (declared.size === 0 && extra === undefined) return value;
+    const out: JsonObject = {};
+    for (const [key, entry] of Object.entries(value)) {
+      const property = declared.get(key);
+      if (property) {
+        if (property.readOnly === true || resolveNode(property, where).readOnly === true) continue;
+        out[key] = prune(entry, property, where);
+      } else if (isObject(extra)) {
+        out[key] = prune(entry, extra, where);
+      } else if (extra === true) {
+        out[key] = entry;
+      }
+    }
+    return out;
+  };
+
+  return {
+    validator(pointer) {
+      let validate = compiled.get(pointer);
+      if (!validate) {
+        validate = ajv.compile({ $ref: `${SPEC_ID}${pointer}` });
+        compiled.set(pointer, validate);
+      }
+      return validate;
+    },
+    writable(value, pointer) {
+      const out = prune(value, { $ref: pointer }, pointer);
+      return isObject(out) ? out : {};
+    },
+    resolve(pointer) {
+      return resolveNode({ $ref: pointer }, pointer);
+    },
+  };
+}

@@ -1,0 +1,235 @@
+/**
+ * The emulator's HTTP server: the Calendar API at its live base path (`/calendar/v3`), and
+ * the control plane under `/__emulator`. A request is routed by the spec, authenticated,
+ * charged its quota, validated against the spec and handed to its operation's handler; every
+ * refusal is Google's error envelope.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { CONTROL_PREFIX, handleControl } from './control.js';
+import { readDefaults } from './defaults.js';
+import { ApiError, methodNotAllowed, notImplemented, pathNotFound } from './errors.js';
+import type { Context } from './handlers/context.js';
+import { checkHandlers, HANDLERS, notImplementedOperations } from './handlers/index.js';
+import { QUOTA_COST_HEADER, QUOTA_USED_HEADER, QuotaMeter } from './quota.js';
+import { createRouter } from './router.js';
+import { createSchemaTools } from './schemas.js';
+import { type CalendarSpec, loadCalendarSpec } from './spec.js';
+import { createStateChecker } from './state-file.js';
+import { Store } from './store.js';
+import { emailForToken, readBearer, type UserMap } from './users.js';
+import { validateRequest } from './validate.js';
+
+const MAX_BODY_BYTES = 10 * 1024 * 1024;
+
+/** One answer, as seen by `onResponse`: for tests that check every answer against the spec. */
+export interface Exchange {
+  method: string;
+  path: string;
+  /** The operation the request was routed to; undefined for unknown paths, 405s and control calls. */
+  operationId?: string;
+  status: number;
+  headers: Record<string, string>;
+  body?: unknown;
+}
+
+export interface EmulatorOptions {
+  spec?: CalendarSpec;
+  /** Token to email; other tokens still work (see users.ts). */
+  users?: UserMap;
+  onResponse?: (exchange: Exchange) => void;
+  /** One line per request, when set. */
+  log?: (line: string) => void;
+}
+
+export interface Emulator {
+  server: Server;
+  spec: CalendarSpec;
+  store: Store;
+  quota: QuotaMeter;
+  listen(port: number, host?: string): Promise<string>;
+  close(): Promise<void>;
+}
+
+interface Answer {
+  status: number;
+  headers: Record<string, string>;
+  body?: unknown;
+  operationId?: string;
+}
+
+async function readBody(request: IncomingMessage): Promise<string | undefined> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of request) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_BODY_BYTES)
+      throw new ApiError(413, [
+        {
+          domain: 'global',
+          reason: 'uploadTooLarge',
+          message: `The request body is larger than ${MAX_BODY_BYTES} bytes`,
+        },
+      ]);
+    chunks.push(chunk as Buffer);
+  }
+  return chunks.length > 0 ? Buffer.concat(chunks).toString('utf8') : undefined;
+}
+
+export function createEmulator(options: EmulatorOptions = {}): Emulator {
+  const spec = options.spec ?? loadCalendarSpec();
+  checkHandlers(spec);
+  const tools = createSchemaTools(spec);
+  const store = new Store(readDefaults(spec));
+  const quota = new QuotaMeter();
+  const router = createRouter(spec.operations);
+  const users = options.users ?? {};
+  const control = {
+    spec,
+    store,
+    quota,
+    checkState: createStateChecker(spec),
+    notImplemented: notImplementedOperations(spec),
+  };
+
+  async function answerApi(request: IncomingMessage, url: URL): Promise<Answer> {
+    const method = (request.method ?? 'GET').toUpperCase();
+    const route = router.route(method, url.pathname.slice(spec.basePath.length));
+    if (route.kind === 'noPath') throw pathNotFound(url.pathname);
+    if (route.kind === 'noMethod') throw methodNotAllowed(method, url.pathname, route.allowed);
+    const op = route.operation;
+    let quotaHeaders: Record<string, string> = {};
+    try {
+      const token = readBearer(request.headers.authorization, url.searchParams.get('access_token'));
+      const user = store.user(emailForToken(token, users));
+      const used = quota.charge(user.email, op.id, op.quotaCost);
+      quotaHeaders = { [QUOTA_COST_HEADER]: String(op.quotaCost), [QUOTA_USED_HEADER]: String(used) };
+      const valid = validateRequest(
+        op,
+        {
+          pathParams: route.pathParams,
+          query: url.searchParams,
+          headers: request.headers,
+          body: await readBody(request),
+          contentType: request.headers['content-type'],
+        },
+        tools,
+      );
+      const handler = HANDLERS[op.id];
+      if (!handler) throw notImplemented(op.id);
+      const context: Context = { spec, tools, store, user, op, request: valid };
+      const reply = handler(context);
+      const status = reply.status ?? op.successStatus;
+      return {
+        status,
+        headers: { ...quotaHeaders, ...reply.headers },
+        ...(status === 204 ? {} : { body: reply.body }),
+        operationId: op.id,
+      };
+    } catch (error) {
+      if (error instanceof ApiError) throw Object.assign(error, { operationId: op.id, quotaHeaders });
+      throw error;
+    }
+  }
+
+  async function answer(request: IncomingMessage): Promise<Answer> {
+    const url = new URL(request.url ?? '/', 'http://emulator.invalid');
+    const method = (request.method ?? 'GET').toUpperCase();
+    try {
+      if (method === 'OPTIONS')
+        return {
+          status: 204,
+          headers: {
+            'access-control-allow-methods': 'GET, POST, PUT, PATCH, DELETE',
+            'access-control-allow-headers': String(request.headers['access-control-request-headers'] ?? '*'),
+          },
+        };
+      if (url.pathname === CONTROL_PREFIX || url.pathname.startsWith(`${CONTROL_PREFIX}/`)) {
+        const result = handleControl(control, method, url.pathname, await readBody(request));
+        return { status: result.status, headers: {}, body: result.body };
+      }
+      if (url.pathname.startsWith(`${spec.basePath}/`)) return await answerApi(request, url);
+      throw pathNotFound(url.pathname);
+    } catch (error) {
+      if (error instanceof ApiError) {
+        const extra = error as ApiError & { operationId?: string; quotaHeaders?: Record<string, string> };
+        return {
+          status: error.status,
+          headers: { ...extra.quotaHeaders, ...error.headers },
+          body: error.body,
+          ...(extra.operationId ? { operationId: extra.operationId } : {}),
+        };
+      }
+      const message = `The emulator failed: ${(error as Error).message}`;
+      options.log?.(`${method} ${url.pathname}: ${(error as Error).stack ?? message}`);
+      return {
+        status: 500,
+        headers: {},
+        body: new ApiError(500, [{ domain: 'global', reason: 'backendError', message }]).body,
+      };
+    }
+  }
+
+  function send(request: IncomingMessage, response: ServerResponse, result: Answer): void {
+    const headers: Record<string, string> = {
+      'access-control-allow-origin': String(request.headers.origin ?? '*'),
+      'access-control-expose-headers': '*',
+      ...result.headers,
+    };
+    let text: string | undefined;
+    if (result.body !== undefined) {
+      text = JSON.stringify(result.body);
+      headers['content-type'] = 'application/json; charset=UTF-8';
+      headers['content-length'] = String(Buffer.byteLength(text));
+    }
+    response.writeHead(result.status, headers);
+    response.end(text);
+    const url = request.url ?? '/';
+    options.log?.(
+      `${request.method} ${url} ${result.status}${result.operationId ? ` ${result.operationId}` : ''}`,
+    );
+    options.onResponse?.({
+      method: request.method ?? 'GET',
+      path: url,
+      ...(result.operationId ? { operationId: result.operationId } : {}),
+      status: result.status,
+      headers,
+      ...(result.body !== undefined ? { body: result.body } : {}),
+    });
+  }
+
+  const server = createServer((request, response) => {
+    answer(request).then(
+      (result) => send(request, response, result),
+      (error: unknown) => {
+        options.log?.(`unexpected: ${(error as Error).stack}`);
+        if (!response.headersSent) response.writeHead(500);
+        response.end();
+      },
+    );
+  });
+
+  return {
+    server,
+    spec,
+    store,
+    quota,
+    listen(port, host = '127.0.0.1') {
+      return new Promise((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(port, host, () => {
+          server.off('error', reject);
+          const address = server.address() as AddressInfo;
+          const shown = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+          resolve(`http://${shown}:${address.port}`);
+        });
+      });
+    },
+    close() {
+      return new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      });
+    },
+  };
+}

@@ -1,0 +1,97 @@
+/**
+ * The emulator's whole state, plain JSON so that it can be dumped and loaded as it is.
+ *
+ * Every write takes the next `revision` of the state. Revisions order all changes: an etag is
+ * made from the revision of the last write of a resource, and a sync token remembers the
+ * revision it was issued at, so "what changed since" is "revision greater than the token's".
+ * `epoch` changes on reset, so tokens and etags of an earlier state are never mistaken for
+ * current ones.
+ */
+import { randomBytes } from 'node:crypto';
+import type { JsonObject } from './spec.js';
+
+export interface UserRecord {
+  email: string;
+  /** Setting id to value (settings.list / settings.get); read-only through the API. */
+  settings: Record<string, string>;
+  /** The revision at which the settings were last written (created), for etags and sync. */
+  settingsRevision: number;
+}
+
+export interface CalendarRecord {
+  id: string;
+  owner: string;
+  primary: boolean;
+  revision: number;
+  /** The Calendar resource without the server-assigned kind, etag and id. */
+  resource: JsonObject;
+}
+
+export interface ListEntryRecord {
+  calendarId: string;
+  revision: number;
+  /** Removed from the user's list (calendarList.delete, calendars.delete): kept for sync. */
+  deleted: boolean;
+  /** The user's own settings for the calendar: colorId, colors, hidden, selected, ... */
+  resource: JsonObject;
+}
+
+export interface EventRecord {
+  id: string;
+  /** Creation order in its calendar: the stable default order of events.list. */
+  seq: number;
+  revision: number;
+  /** The full Event resource as answered, etag included. */
+  resource: JsonObject;
+}
+
+export interface State {
+  version: 1;
+  epoch: string;
+  revision: number;
+  /** The last timestamp handed out (ms since 1970): `updated` grows on every write. */
+  lastTime: number;
+  nextSeq: number;
+  users: Record<string, UserRecord>;
+  calendars: Record<string, CalendarRecord>;
+  /** Calendar id to event id to event; deleted events stay, `status: cancelled`. */
+  events: Record<string, Record<string, EventRecord>>;
+  /** User email to calendar id to the user's entry. */
+  calendarList: Record<string, Record<string, ListEntryRecord>>;
+}
+
+export function newEpoch(): string {
+  return randomBytes(4).toString('hex');
+}
+
+export function emptyState(): State {
+  return {
+    version: 1,
+    epoch: newEpoch(),
+    revision: 0,
+    lastTime: 0,
+    nextSeq: 1,
+    users: {},
+    calendars: {},
+    events: {},
+    calendarList: {},
+  };
+}
+
+/** The next revision of the state; call once per written resource. */
+export function nextRevision(state: State): number {
+  state.revision += 1;
+  return state.revision;
+}
+
+/** Now as RFC 3339 with milliseconds, always later than the previous call. */
+export function now(state: State): string {
+  const time = Math.max(Date.now(), state.lastTime + 1);
+  state.lastTime = time;
+  return new Date(time).toISOString();
+}
+
+/** A quoted etag, unique across writes and across resets (the epoch is in it). */
+export function etagFor(state: State, revision: number): string {
+  return `"${parseInt(state.epoch, 16)}${String(revision).padStart(10, '0')}"`;
+}

@@ -1,0 +1,132 @@
+/**
+ * Page tokens and sync tokens, and the paging of every list.
+ *
+ * Both tokens are opaque to clients: base64url JSON. A page token holds a cursor (the sort key
+ * of the last item sent), the revision the listing started at and a fingerprint of the other
+ * parameters. Items written after the listing started are left out of its later pages and
+ * come with the next sync instead, so paging while others write never skips nor repeats.
+ * A sync token holds the revision it was issued at; it is bound to one list (its scope) and to
+ * the state's epoch, so a token of another calendar or of a state before a reset gets 410.
+ */
+import { fullSyncRequired, invalidParameter } from './errors.js';
+import type { State } from './state.js';
+
+export type SortKey = (number | string)[];
+
+interface PageCursor {
+  s: string;
+  e: string;
+  f: string;
+  u: number;
+  since?: number;
+  after: SortKey;
+}
+
+interface SyncCursor {
+  s: string;
+  e: string;
+  r: number;
+}
+
+const encode = (value: unknown): string => Buffer.from(JSON.stringify(value)).toString('base64url');
+
+function decode(token: string): unknown {
+  try {
+    return JSON.parse(Buffer.from(token, 'base64url').toString('utf8'));
+  } catch {
+    return undefined;
+  }
+}
+
+function compare(a: SortKey, b: SortKey): number {
+  for (let i = 0; i < Math.max(a.length, b.length); i++) {
+    const x = a[i];
+    const y = b[i];
+    if (x === y) continue;
+    if (x === undefined) return -1;
+    if (y === undefined) return 1;
+    return x < y ? -1 : 1;
+  }
+  return 0;
+}
+
+/** The revision a sync token was issued at; unknown, foreign or stale tokens get 410. */
+export function readSyncToken(state: State, token: string, scope: string): number {
+  const cursor = decode(token) as Partial<SyncCursor> | undefined;
+  if (
+    !cursor ||
+    cursor.s !== scope ||
+    cursor.e !== state.epoch ||
+    typeof cursor.r !== 'number' ||
+    cursor.r > state.revision
+  )
+    throw fullSyncRequired();
+  return cursor.r;
+}
+
+export interface PageRequest<T> {
+  state: State;
+  /** What the list is of, such as `events:<calendarId>`; tokens of another list are refused. */
+  scope: string;
+  /** Every item that matches the query, deleted ones included if the query wants them. */
+  items: T[];
+  revisionOf(item: T): number;
+  keyOf(item: T): SortKey;
+  maxResults: number;
+  pageToken?: string;
+  /** The revision of the sync token, when the list is an incremental sync. */
+  since?: number;
+  /** The other parameters, which must stay the same while paging. */
+  fingerprint: string;
+}
+
+export interface Page<T> {
+  items: T[];
+  nextPageToken?: string;
+  nextSyncToken?: string;
+}
+
+export function paginate<T>(request: PageRequest<T>): Page<T> {
+  const { state, scope } = request;
+  let upTo = state.revision;
+  let since = request.since;
+  let after: SortKey | undefined;
+  if (request.pageToken !== undefined) {
+    const cursor = decode(request.pageToken) as Partial<PageCursor> | undefined;
+    if (!cursor || cursor.s !== scope || cursor.e !== state.epoch || !Array.isArray(cursor.after))
+      throw invalidParameter('pageToken', 'not a page token of this list (or of a state before a reset)');
+    if (cursor.f !== request.fingerprint)
+      throw invalidParameter('pageToken', 'the other parameters must stay unchanged while paging');
+    upTo = cursor.u ?? upTo;
+    since = cursor.since;
+    after = cursor.after;
+  }
+  const sorted = request.items
+    .filter((item) => {
+      const revision = request.revisionOf(item);
+      return revision <= upTo && (since === undefined || revision > since);
+    })
+    .map((item) => ({ item, key: request.keyOf(item) }))
+    .sort((a, b) => compare(a.key, b.key));
+  const remaining = after ? sorted.filter((entry) => compare(entry.key, after) > 0) : sorted;
+  const page = remaining.slice(0, request.maxResults);
+  const last = page[page.length - 1];
+  if (remaining.length > page.length && last) {
+    const cursor: PageCursor = { s: scope, e: state.epoch, f: request.fingerprint, u: upTo, after: last.key };
+    if (since !== undefined) cursor.since = since;
+    return { items: page.map((entry) => entry.item), nextPageToken: encode(cursor) };
+  }
+  const sync: SyncCursor = { s: scope, e: state.epoch, r: upTo };
+  return { items: page.map((entry) => entry.item), nextSyncToken: encode(sync) };
+}
+
+/** The parameters of a list request that must not change between its pages. */
+export function fingerprint(query: Record<string, unknown>, ignore: string[]): string {
+  const skip = new Set(['pageToken', 'maxResults', 'fields', 'prettyPrint', 'quotaUser', ...ignore]);
+  return JSON.stringify(
+    Object.keys(query)
+      .filter((key) => !skip.has(key))
+      .sort()
+      .map((key) => [key, query[key]]),
+  );
+}

@@ -1,0 +1,191 @@
+/**
+ * Request validation against the spec: every parameter and the body are checked with Ajv
+ * against the operation's own schemas, and refusals are Google's 400 with the parameter (or
+ * body field) at fault as `location`. Query values arrive as text; they are converted to the
+ * type their schema asks for first, so `maxResults=abc` is refused as invalid, not as a string.
+ */
+import type { ErrorObject } from 'ajv';
+import { ApiError, type GoogleErrorItem } from './errors.js';
+import type { SchemaTools } from './schemas.js';
+import { isObject, type Json, type JsonObject, type OperationSpec } from './spec.js';
+
+export interface RawRequest {
+  pathParams: Record<string, string>;
+  query: URLSearchParams;
+  headers: Record<string, string | string[] | undefined>;
+  /** The body text, undefined when there was none. */
+  body: string | undefined;
+  contentType: string | undefined;
+}
+
+export interface ValidRequest {
+  path: Record<string, string>;
+  query: Record<string, Json>;
+  headers: Record<string, string>;
+  body: JsonObject | undefined;
+}
+
+function schemaType(schema: JsonObject): string | undefined {
+  return typeof schema.type === 'string' ? schema.type : undefined;
+}
+
+function convert(text: string, schema: JsonObject): Json {
+  switch (schemaType(schema)) {
+    case 'integer':
+    case 'number':
+      return /^-?\d+(\.\d+)?$/.test(text.trim()) ? Number(text) : text;
+    case 'boolean':
+      return text === 'true' ? true : text === 'false' ? false : text;
+    default:
+      return text;
+  }
+}
+
+function describe(error: ErrorObject): string {
+  if (error.keyword === 'enum')
+    return `must be one of ${(error.params as { allowedValues: unknown[] }).allowedValues.join(', ')}`;
+  if (error.keyword === 'not') {
+    const refused = (error.schema as { const?: unknown } | undefined)?.const;
+    return refused !== undefined
+      ? `${JSON.stringify(refused)} is not accepted here`
+      : 'this value is not accepted here';
+  }
+  return error.message ?? 'invalid';
+}
+
+/** `/start/dateTime` and a missing `end` become `start.dateTime` and `end`. */
+function fieldOf(error: ErrorObject): string {
+  const parts = error.instancePath
+    .split('/')
+    .slice(1)
+    .map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'));
+  if (error.keyword === 'required') parts.push((error.params as { missingProperty: string }).missingProperty);
+  return parts.reduce(
+    (out, part) => (/^\d+$/.test(part) ? `${out}[${part}]` : out ? `${out}.${part}` : part),
+    '',
+  );
+}
+
+/** Ajv reports both an allOf branch and the failure inside it; keep the informative ones. */
+function meaningful(errors: ErrorObject[]): ErrorObject[] {
+  const useful = errors.filter((e) => !['allOf', 'anyOf', 'oneOf', 'if'].includes(e.keyword));
+  return useful.length > 0 ? useful : errors;
+}
+
+function refuse(items: GoogleErrorItem[]): never {
+  throw new ApiError(
+    400,
+    items,
+    items.length === 1 ? items[0]?.message : `${items.length} problems with the request; see errors`,
+  );
+}
+
+export function validateRequest(op: OperationSpec, raw: RawRequest, tools: SchemaTools): ValidRequest {
+  const out: ValidRequest = { path: {}, query: {}, headers: {}, body: undefined };
+  const problems: GoogleErrorItem[] = [];
+  for (const parameter of op.parameters) {
+    const locationType = parameter.in === 'header' ? 'header' : 'parameter';
+    let value: Json | undefined;
+    if (parameter.in === 'path') {
+      value = raw.pathParams[parameter.name];
+    } else if (parameter.in === 'header') {
+      const header = raw.headers[parameter.name.toLowerCase()];
+      value = Array.isArray(header) ? header.join(', ') : header;
+    } else {
+      const all = raw.query.getAll(parameter.name);
+      if (all.length > 0) {
+        if (schemaType(parameter.schema) === 'array') {
+          const items = isObject(parameter.schema.items) ? parameter.schema.items : {};
+          value = all.map((text) => convert(text, items));
+        } else {
+          value = convert(all[all.length - 1] as string, parameter.schema);
+        }
+      }
+    }
+    if (value === undefined) {
+      if (parameter.required)
+        problems.push({
+          domain: 'global',
+          reason: 'required',
+          message: `Required ${locationType === 'header' ? 'header' : 'parameter'}: ${parameter.name}`,
+          location: parameter.name,
+          locationType,
+        });
+      continue;
+    }
+    const validate = tools.validator(parameter.schemaPointer);
+    if (!validate(value)) {
+      const first = meaningful(validate.errors ?? [])[0];
+      problems.push({
+        domain: 'global',
+        reason: 'invalid',
+        message: `Invalid value for ${locationType} ${parameter.name}: ${first ? describe(first) : 'invalid'}`,
+        location: parameter.name,
+        locationType,
+      });
+      continue;
+    }
+    if (parameter.in === 'path') out.path[parameter.name] = value as string;
+    else if (parameter.in === 'header') out.headers[parameter.name] = value as string;
+    else out.query[parameter.name] = value;
+  }
+  if (problems.length > 0) refuse(problems);
+
+  if (op.body) {
+    if (raw.body === undefined || raw.body.trim() === '') {
+      if (op.body.required)
+        refuse([
+          {
+            domain: 'global',
+            reason: 'required',
+            message: 'Required: a request body',
+            location: 'body',
+            locationType: 'parameter',
+          },
+        ]);
+      return out;
+    }
+    if (raw.contentType && !/^application\/([\w.+-]+\+)?json\b/i.test(raw.contentType))
+      throw new ApiError(415, [
+        {
+          domain: 'global',
+          reason: 'unsupportedMediaType',
+          message: `The request body must be application/json, not ${raw.contentType}`,
+          location: 'Content-Type',
+          locationType: 'header',
+        },
+      ]);
+    let body: unknown;
+    try {
+      body = JSON.parse(raw.body);
+    } catch (error) {
+      refuse([
+        {
+          domain: 'global',
+          reason: 'parseError',
+          message: `The request body is not valid JSON: ${(error as Error).message}`,
+        },
+      ]);
+    }
+    const validate = tools.validator(op.body.schemaPointer);
+    if (!validate(body)) {
+      refuse(
+        meaningful(validate.errors ?? []).map((error) => {
+          const field = fieldOf(error);
+          const required = error.keyword === 'required';
+          return {
+            domain: 'global',
+            reason: required ? 'required' : 'invalid',
+            message: required
+              ? `Required field: ${field}`
+              : `Invalid value for field ${field || 'body'}: ${describe(error)}`,
+            location: field || 'body',
+            locationType: 'parameter',
+          };
+        }),
+      );
+    }
+    out.body = isObject(body) ? body : undefined;
+  }
+  return out;
+}

@@ -1,0 +1,92 @@
+/**
+ * The built CLI (dist/cli.js, which the test task builds first): its port options, the
+ * message and status when the port is taken, and a clean stop on SIGTERM.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createServer } from 'node:net';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+
+const CLI = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'dist', 'cli.js');
+const running: ChildProcess[] = [];
+
+afterEach(() => {
+  for (const child of running.splice(0)) if (child.exitCode === null) child.kill('SIGKILL');
+});
+
+function start(args: string[], env: Record<string, string> = {}) {
+  const base = { ...process.env };
+  delete base.PORT;
+  const child = spawn(process.execPath, [CLI, ...args], { env: { ...base, ...env }, stdio: 'pipe' });
+  running.push(child);
+  let out = '';
+  let err = '';
+  child.stdout?.on('data', (chunk) => {
+    out += chunk;
+  });
+  child.stderr?.on('data', (chunk) => {
+    err += chunk;
+  });
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const ready = new Promise<string>((resolve, reject) => {
+    child.stdout?.on('data', () => {
+      const match = /listening on (http:\/\/\S+)/.exec(out);
+      if (match?.[1]) resolve(match[1]);
+    });
+    exited.then(() => reject(new Error(`exited: ${err}`)));
+  });
+  // Tests that expect an exit never wait for `ready`; its rejection is not an error there.
+  ready.catch(() => undefined);
+  return { child, ready, exited, output: () => ({ out, err }) };
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+describe('gspec-emulator CLI', () => {
+  it.each([
+    ['--port', (port: number) => ({ args: ['--port', String(port)], env: {} })],
+    ['PORT', (port: number) => ({ args: [], env: { PORT: String(port) } })],
+  ])('listens on the port of %s, prints its URLs and stops on SIGTERM', async (_name, options) => {
+    const port = await freePort();
+    const { args, env } = options(port);
+    const run = start(args, env);
+    const origin = await run.ready;
+    expect(origin).toBe(`http://127.0.0.1:${port}`);
+    expect(run.output().out).toContain(`${origin}/calendar/v3`);
+    expect(run.output().out).toContain(`${origin}/__emulator/health`);
+    const reply = await fetch(`${origin}/calendar/v3/colors`, { headers: { authorization: 'Bearer t' } });
+    expect(reply.status).toBe(200);
+    run.child.kill('SIGTERM');
+    expect(await run.exited).toBe(0);
+  });
+
+  it('exits 1 with a clear message when the port is taken', async () => {
+    const blocker = createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+    const { port } = blocker.address() as { port: number };
+    try {
+      const run = start(['--port', String(port)]);
+      expect(await run.exited).toBe(1);
+      expect(run.output().err).toContain(`port ${port} on 127.0.0.1 is already in use`);
+    } finally {
+      await new Promise((resolve) => blocker.close(resolve));
+    }
+  });
+
+  it.each([
+    [['--port', 'abc'], 'invalid port'],
+    [['--port', '0', '--users', '/no/such/file.json'], 'invalid --users file'],
+    [['--bogus'], 'usage:'],
+  ])('refuses %j with status 1', async (args, message) => {
+    const run = start(args);
+    expect(await run.exited).toBe(1);
+    expect(run.output().err).toContain(message);
+  });
+});

@@ -1,0 +1,90 @@
+/** The control plane: health, reset, dump and load of the state, quota. */
+import { describe, expect, it } from 'vitest';
+import { timedEvent, useEmulator } from './support/harness.ts';
+
+const emu = useEmulator({ users: { 'token-ana': 'ana@example.com', 'token-bo': 'bo@example.com' } });
+
+describe('control plane', () => {
+  it('health lists what is not implemented yet', async () => {
+    const reply = await emu.call('GET', '/__emulator/health');
+    expect(reply.body).toMatchObject({ status: 'ok', basePath: '/calendar/v3' });
+    expect(reply.body.notImplemented).toContain('acl.list');
+  });
+
+  it('reset empties the state and the quota', async () => {
+    await emu.call('POST', '/calendars/primary/events', { body: timedEvent('x') });
+    await emu.reset();
+    expect((await emu.call('GET', '/__emulator/quota')).body).toEqual({
+      total: 0,
+      byUser: {},
+      byOperation: {},
+    });
+    expect((await emu.call('GET', '/calendars/primary/events')).body.items).toEqual([]);
+  });
+
+  it('a dumped state loads back: events, etags and sync tokens survive', async () => {
+    await emu.reset();
+    const made = await emu.call('POST', '/calendars/primary/events', { body: timedEvent('kept') });
+    const list = await emu.call('GET', '/calendars/primary/events');
+    const dump = (await emu.call('GET', '/__emulator/state')).body;
+    await emu.reset();
+    expect((await emu.call('GET', `/calendars/primary/events/${made.body.id}`)).status).toBe(404);
+    expect((await emu.call('PUT', '/__emulator/state', { body: dump })).status).toBe(204);
+    expect((await emu.call('GET', `/calendars/primary/events/${made.body.id}`)).body).toEqual(made.body);
+    const sync = await emu.call('GET', '/calendars/primary/events', {
+      query: { syncToken: list.body.nextSyncToken },
+    });
+    expect(sync.status).toBe(200);
+    expect(sync.body.items).toEqual([]);
+  });
+
+  it.each([
+    ['not JSON', '{', 'parseError', 'not valid JSON'],
+    ['a missing field', { version: 1 }, 'invalid', 'must have required property'],
+    ['an event that breaks the spec', 'badEvent', 'invalid', '/events/'],
+    ['a calendar of nobody', 'orphan', 'invalid', 'owner'],
+  ])('refuses to load %s, naming the place', async (_name, variant, reason, text) => {
+    await emu.reset();
+    await emu.call('POST', '/calendars/primary/events', { body: timedEvent('x') });
+    const dump = (await emu.call('GET', '/__emulator/state')).body;
+    let body: unknown = variant;
+    if (variant === 'badEvent') {
+      const events = Object.values(dump.events['ana@example.com']) as { resource: Record<string, unknown> }[];
+      (events[0] as { resource: Record<string, unknown> }).resource.sequence = 'one';
+      body = dump;
+    } else if (variant === 'orphan') {
+      dump.calendars['ana@example.com'].owner = 'nobody@example.com';
+      body = dump;
+    }
+    const reply = await emu.call('PUT', '/__emulator/state', { body });
+    expect(reply.status).toBe(400);
+    expect(reply.body.error.errors[0].reason).toBe(reason);
+    expect(reply.body.error.message).toContain(text);
+  });
+
+  it('an unknown control endpoint is 404 listing the endpoints', async () => {
+    const reply = await emu.call('GET', '/__emulator/nothing');
+    expect(reply.status).toBe(404);
+    expect(reply.body.error.message).toContain('/reset');
+  });
+});
+
+describe('users', () => {
+  it('maps tokens to emails; other tokens are users of their own', async () => {
+    await emu.reset();
+    const ana = await emu.call('GET', '/calendars/primary', { token: 'token-ana' });
+    expect(ana.body.id).toBe('ana@example.com');
+    const bo = await emu.call('GET', '/calendars/primary', { token: 'token-bo' });
+    expect(bo.body.id).toBe('bo@example.com');
+    const other = await emu.call('GET', '/calendars/primary', { token: 'ya29.something' });
+    expect(other.body.id).toMatch(/^user-[0-9a-f]{10}@example\.com$/);
+    const again = await emu.call('GET', '/calendars/primary', { token: 'ya29.something' });
+    expect(again.body.id).toBe(other.body.id);
+    await emu.call('POST', '/calendars/primary/events', { token: 'token-ana', body: timedEvent('ana only') });
+    expect((await emu.call('GET', '/calendars/primary/events', { token: 'token-bo' })).body.items).toEqual(
+      [],
+    );
+    const quota = (await emu.call('GET', '/__emulator/quota')).body;
+    expect(quota.byUser['ana@example.com']).toBe(2);
+  });
+});

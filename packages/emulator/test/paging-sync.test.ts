@@ -1,0 +1,231 @@
+/** Paging with page tokens and incremental sync with sync tokens, as x-pagination and x-sync describe. */
+import { beforeEach, describe, expect, it } from 'vitest';
+import { spec, timedEvent, useEmulator } from './support/harness.ts';
+
+const emu = useEmulator();
+beforeEach(() => emu.reset());
+
+const ids = (reply: { body: { items: { id: string }[] } }) => reply.body.items.map((item) => item.id);
+
+async function insertMany(count: number) {
+  const made: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const reply = await emu.call('POST', '/calendars/primary/events', {
+      body: timedEvent(`e${i}`, 1 + ((i * 7) % 20)),
+    });
+    made.push(reply.body.id);
+  }
+  return made;
+}
+
+/** Every page of a listing; the last one's nextSyncToken. */
+async function listAll(query: Record<string, string | number | boolean>) {
+  const seen: string[] = [];
+  let pageToken: string | undefined;
+  let pages = 0;
+  for (;;) {
+    const reply = await emu.call('GET', '/calendars/primary/events', {
+      query: { ...query, ...(pageToken ? { pageToken } : {}) },
+    });
+    expect(reply.status).toBe(200);
+    pages++;
+    seen.push(...ids(reply));
+    if (!reply.body.nextPageToken) return { seen, pages, syncToken: reply.body.nextSyncToken as string };
+    expect(reply.body.nextSyncToken).toBeUndefined();
+    pageToken = reply.body.nextPageToken;
+  }
+}
+
+describe('paging', () => {
+  it.each([
+    [7, 3, 3],
+    [6, 3, 2],
+    [5, 10, 1],
+  ])(
+    '%i events by %i per page: %i pages, each once, sync token on the last',
+    async (count, maxResults, pages) => {
+      const made = await insertMany(count);
+      const all = await listAll({ maxResults });
+      expect(all.pages).toBe(pages);
+      expect(all.seen).toEqual(made);
+      expect(all.syncToken).toBeTypeOf('string');
+    },
+  );
+
+  it('orders by start time (with singleEvents) and by update', async () => {
+    const made = await insertMany(4);
+    const starts = await emu.call('GET', '/calendars/primary/events', {
+      query: { orderBy: 'startTime', singleEvents: true },
+    });
+    expect(starts.body.items.map((e: { start: { dateTime: string } }) => e.start.dateTime)).toEqual(
+      starts.body.items.map((e: { start: { dateTime: string } }) => e.start.dateTime).sort(),
+    );
+    await emu.call('PATCH', `/calendars/primary/events/${made[0]}`, { body: { summary: 'latest' } });
+    const updated = await emu.call('GET', '/calendars/primary/events', { query: { orderBy: 'updated' } });
+    expect(ids(updated).at(-1)).toBe(made[0]);
+  });
+
+  it('an event written while paging is left out of later pages and comes with the next sync', async () => {
+    const made = await insertMany(4);
+    const first = await emu.call('GET', '/calendars/primary/events', { query: { maxResults: 2 } });
+    await emu.call('PATCH', `/calendars/primary/events/${made[3]}`, {
+      body: { summary: 'changed meanwhile' },
+    });
+    const second = await emu.call('GET', '/calendars/primary/events', {
+      query: { maxResults: 2, pageToken: first.body.nextPageToken },
+    });
+    expect([...ids(first), ...ids(second)]).toEqual(made.slice(0, 3));
+    const sync = await emu.call('GET', '/calendars/primary/events', {
+      query: { syncToken: second.body.nextSyncToken },
+    });
+    expect(ids(sync)).toEqual([made[3]]);
+  });
+
+  it.each([
+    ['garbage', { pageToken: 'not-a-token' }],
+    ['changed parameters', 'changed'],
+  ])('refuses a page token that is %s with 400 on pageToken', async (_name, variant) => {
+    await insertMany(3);
+    const first = await emu.call('GET', '/calendars/primary/events', { query: { maxResults: 1, q: 'e' } });
+    const query =
+      variant === 'changed' ? { maxResults: 1, q: 'other', pageToken: first.body.nextPageToken } : variant;
+    const reply = await emu.call('GET', '/calendars/primary/events', {
+      query: query as Record<string, string>,
+    });
+    expect(reply.status).toBe(400);
+    expect(reply.body.error.errors[0].location).toBe('pageToken');
+  });
+});
+
+describe('filters', () => {
+  it.each([
+    ['timeMin', { timeMin: '2026-03-02T10:00:00Z' }, ['b', 'c']],
+    ['timeMax', { timeMax: '2026-03-02T10:00:00Z' }, ['a']],
+    ['timeMin and timeMax', { timeMin: '2026-03-02T10:30:00Z', timeMax: '2026-03-02T11:30:00Z' }, ['b']],
+    ['q over summary and location', { q: 'zurich' }, ['c']],
+    ['iCalUID', { iCalUID: 'uid-b@example.org' }, ['b']],
+    ['privateExtendedProperty', { privateExtendedProperty: 'team=red' }, ['a']],
+  ])('%s', async (_name, query, expected) => {
+    await emu.call('POST', '/calendars/primary/events', {
+      body: timedEvent('a', 9, { extendedProperties: { private: { team: 'red' } } }),
+    });
+    await emu.call('POST', '/calendars/primary/events/import', {
+      body: { ...timedEvent('b', 11), iCalUID: 'uid-b@example.org' },
+    });
+    await emu.call('POST', '/calendars/primary/events', {
+      body: timedEvent('c', 13, { location: 'Zurich HB' }),
+    });
+    const reply = await emu.call('GET', '/calendars/primary/events', { query });
+    expect(reply.status).toBe(200);
+    expect(reply.body.items.map((e: { summary: string }) => e.summary)).toEqual(expected);
+  });
+
+  it('showDeleted includes cancelled events; without it they are left out', async () => {
+    const [gone, kept] = await insertMany(2);
+    expect((await emu.call('DELETE', `/calendars/primary/events/${gone}`)).status).toBe(204);
+    expect(ids(await emu.call('GET', '/calendars/primary/events'))).toEqual([kept]);
+    const all = await emu.call('GET', '/calendars/primary/events', { query: { showDeleted: true } });
+    expect(all.body.items.map((e: { id: string; status: string }) => [e.id, e.status])).toEqual([
+      [gone, 'cancelled'],
+      [kept, 'confirmed'],
+    ]);
+    const again = await emu.call('DELETE', `/calendars/primary/events/${gone}`);
+    expect(again.status).toBe(410);
+    expect(again.body.error.errors[0].reason).toBe('deleted');
+  });
+
+  it('orderBy=startTime without singleEvents is refused', async () => {
+    const reply = await emu.call('GET', '/calendars/primary/events', { query: { orderBy: 'startTime' } });
+    expect(reply.status).toBe(400);
+    expect(reply.body.error.errors[0].location).toBe('orderBy');
+  });
+});
+
+describe('incremental sync', () => {
+  it('a sync token returns exactly the changes since, deletions included', async () => {
+    const [a, b, c] = await insertMany(3);
+    const { syncToken } = await listAll({});
+    const empty = await emu.call('GET', '/calendars/primary/events', { query: { syncToken } });
+    expect(empty.body.items).toEqual([]);
+    await emu.call('PATCH', `/calendars/primary/events/${a}`, { body: { summary: 'changed' } });
+    await emu.call('DELETE', `/calendars/primary/events/${b}`);
+    const [d] = await insertMany(1);
+    const changes = await emu.call('GET', '/calendars/primary/events', { query: { syncToken } });
+    expect(changes.body.items.map((e: { id: string; status: string }) => [e.id, e.status])).toEqual([
+      [a, 'confirmed'],
+      [b, 'cancelled'],
+      [d, 'confirmed'],
+    ]);
+    expect(ids(changes)).not.toContain(c);
+    const next = await emu.call('GET', '/calendars/primary/events', {
+      query: { syncToken: changes.body.nextSyncToken },
+    });
+    expect(next.body.items).toEqual([]);
+  });
+
+  it('sync pages like a full listing', async () => {
+    const { syncToken } = await listAll({});
+    const made = await insertMany(5);
+    const all = await listAll({ syncToken, maxResults: 2 });
+    expect(all.seen).toEqual(made);
+    expect(all.pages).toBe(3);
+  });
+
+  const incompatible = spec.byId.get('events.list')?.sync?.incompatibleParameters ?? [];
+  const values: Record<string, string> = {
+    iCalUID: 'x@example.org',
+    orderBy: 'updated',
+    q: 'x',
+    timeMin: '2026-01-01T00:00:00Z',
+    timeMax: '2026-12-01T00:00:00Z',
+    updatedMin: '2026-01-01T00:00:00Z',
+    privateExtendedProperty: 'a=b',
+    sharedExtendedProperty: 'a=b',
+  };
+  it.each(incompatible)('refuses syncToken with %s (x-sync) with 400 on that parameter', async (name) => {
+    const { syncToken } = await listAll({});
+    const reply = await emu.call('GET', '/calendars/primary/events', {
+      query: { syncToken, [name]: values[name] ?? 'x' },
+    });
+    expect(reply.status).toBe(400);
+    expect(reply.body.error.errors[0]).toMatchObject({ reason: 'invalid', location: name });
+  });
+
+  it.each([
+    ['unknown', async () => 'no-such-token'],
+    [
+      'from another calendar',
+      async () => {
+        const made = await emu.call('POST', '/calendars', { body: { summary: 'other' } });
+        const list = await emu.call('GET', `/calendars/${encodeURIComponent(made.body.id)}/events`);
+        return list.body.nextSyncToken as string;
+      },
+    ],
+    [
+      'from before a reset',
+      async () => {
+        const { syncToken } = await listAll({});
+        await emu.reset();
+        return syncToken;
+      },
+    ],
+  ])('an %s token gets 410 fullSyncRequired', async (_name, token) => {
+    const reply = await emu.call('GET', '/calendars/primary/events', { query: { syncToken: await token() } });
+    expect(reply.status).toBe(410);
+    expect(reply.body.error.errors[0]).toMatchObject({ reason: 'fullSyncRequired', domain: 'calendar' });
+  });
+
+  it('the calendar list syncs too: a deleted calendar comes as deleted', async () => {
+    const list = await emu.call('GET', '/users/me/calendarList');
+    const made = await emu.call('POST', '/calendars', { body: { summary: 'short-lived' } });
+    await emu.call('DELETE', `/calendars/${encodeURIComponent(made.body.id)}`);
+    const changes = await emu.call('GET', '/users/me/calendarList', {
+      query: { syncToken: list.body.nextSyncToken },
+    });
+    expect(changes.body.items).toEqual([expect.objectContaining({ id: made.body.id, deleted: true })]);
+    const refused = await emu.call('GET', '/users/me/calendarList', {
+      query: { syncToken: list.body.nextSyncToken, minAccessRole: 'owner' },
+    });
+    expect(refused.status).toBe(400);
+  });
+});

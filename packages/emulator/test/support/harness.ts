@@ -1,0 +1,84 @@
+/**
+ * A running emulator for a test file, with every answer checked against the spec (see
+ * spec-check.ts). `expectSpecCompliance()` runs after each test: an answer that breaks the
+ * spec fails the test that caused it.
+ */
+import { afterAll, afterEach, beforeAll, expect } from 'vitest';
+import { notImplementedOperations } from '../../src/handlers/index.ts';
+import { createEmulator, type Emulator, type EmulatorOptions } from '../../src/server.ts';
+import { loadCalendarSpec } from '../../src/spec.ts';
+import { createResponseCheck } from './spec-check.ts';
+
+export interface Reply {
+  status: number;
+  headers: Headers;
+  // biome-ignore lint/suspicious/noExplicitAny: test answers are read freely; the spec check types them.
+  body: any;
+}
+
+export interface CallOptions {
+  token?: string | null;
+  query?: Record<string, string | number | boolean | string[]>;
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+export interface Harness {
+  emulator: Emulator;
+  origin: string;
+  base: string;
+  call(method: string, path: string, options?: CallOptions): Promise<Reply>;
+  reset(): Promise<void>;
+}
+
+export const spec = loadCalendarSpec();
+
+export function useEmulator(options: EmulatorOptions = {}): Harness {
+  const check = createResponseCheck(spec, notImplementedOperations(spec));
+  const violations: string[] = [];
+  const harness = {} as Harness;
+  beforeAll(async () => {
+    harness.emulator = createEmulator({
+      ...options,
+      spec,
+      onResponse: (exchange) => violations.push(...check(exchange)),
+    });
+    harness.origin = await harness.emulator.listen(0);
+    harness.base = `${harness.origin}${spec.basePath}`;
+  });
+  afterAll(async () => {
+    await harness.emulator?.close();
+  });
+  afterEach(() => {
+    const found = violations.splice(0);
+    expect(found, 'answers that break the spec').toEqual([]);
+  });
+  harness.call = async (method, path, callOptions = {}) => {
+    const url = new URL(path.startsWith('/__') ? `${harness.origin}${path}` : `${harness.base}${path}`);
+    for (const [key, value] of Object.entries(callOptions.query ?? {})) {
+      for (const one of Array.isArray(value) ? value : [value]) url.searchParams.append(key, String(one));
+    }
+    const headers: Record<string, string> = { ...callOptions.headers };
+    const token = callOptions.token === undefined ? 'ana@example.com' : callOptions.token;
+    if (token !== null) headers.authorization = `Bearer ${token}`;
+    let body: string | undefined;
+    if (callOptions.body !== undefined) {
+      body = typeof callOptions.body === 'string' ? callOptions.body : JSON.stringify(callOptions.body);
+      headers['content-type'] ??= 'application/json';
+    }
+    const response = await fetch(url, { method, headers, ...(body !== undefined ? { body } : {}) });
+    const text = await response.text();
+    return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : undefined };
+  };
+  harness.reset = async () => {
+    const reply = await harness.call('POST', '/__emulator/reset');
+    expect(reply.status).toBe(204);
+  };
+  return harness;
+}
+
+/** An event body with the given start hour on 2026-03-02 (UTC), one hour long. */
+export function timedEvent(summary: string, hour = 9, extra: Record<string, unknown> = {}) {
+  const at = (h: number) => `2026-03-02T${String(h).padStart(2, '0')}:00:00Z`;
+  return { summary, start: { dateTime: at(hour) }, end: { dateTime: at(hour + 1) }, ...extra };
+}
