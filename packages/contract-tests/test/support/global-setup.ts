@@ -2,7 +2,7 @@
  * Resolves the target of the contract tests (`test/support/target.ts`) before any test runs.
  * For the mock, the default, it starts the mock as a user starts it (its CLI, on a free
  * port) and stops it afterwards. `CONTRACT_TARGET=emulator` fails the run here, with a
- * message saying that the emulator does not exist yet.
+ * message saying that the emulator does not cover every operation yet.
  */
 import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
