@@ -62,7 +62,9 @@ export interface BundledSpec {
  * on this workspace, so this one cannot depend on it.
  */
 export function loadBundledSpecs(dir: string): BundledSpec[] {
-  const index = JSON.parse(readFileSync(path.join(dir, 'apis.json'), 'utf8')) as (Omit<BundledSpec, 'doc'> & { file: string })[];
+  const index = JSON.parse(readFileSync(path.join(dir, 'apis.json'), 'utf8')) as (Omit<BundledSpec, 'doc'> & {
+    file: string;
+  })[];
   return index.map(({ name, id, basePath, file }) => ({
     name,
     id,
