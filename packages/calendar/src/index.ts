@@ -1,4 +1,9 @@
-import { createApiClient, type GoogleClientOptions } from '@gspec/runtime';
+import {
+  createApiClient,
+  createResourceClient,
+  type GoogleClientOptions,
+  type ResourceClientOptions,
+} from '@gspec/runtime';
 import { defaultBaseUrl, operations } from './generated/api.js';
 import type { Resources } from './generated/methods.js';
 import type { paths } from './generated/schema.js';
@@ -16,10 +21,20 @@ export type * from './generated/schema.js';
 export { type ModifyEventOptions, modifyEvent, type WritableEvent } from './modify-event.js';
 
 /**
- * A client for the Google Calendar API v3: resource methods generated from the spec
- * (`calendar.events.list({ calendarId: 'primary' })`, which throw a GoogleApiError on
- * failure and retry what is safe to retry), and openapi-fetch's raw `GET`, `POST`, `PUT`,
- * `PATCH`, `DELETE`, `request` and `use` on the same object.
+ * A client for the Google Calendar API v3 with the resource methods generated from the
+ * spec (`calendar.events.list({ calendarId: 'primary' })`, which throw a GoogleApiError on
+ * failure and retry what is safe to retry), and nothing else: a program that uses only this
+ * does not bundle openapi-fetch. For openapi-fetch's raw methods as well, use
+ * `createCalendarClient`.
+ */
+export function createCalendar(options?: ResourceClientOptions): Resources {
+  return createResourceClient<Resources>(defaultBaseUrl, operations, options);
+}
+
+/**
+ * A client for the Google Calendar API v3: the resource methods of `createCalendar`, and
+ * openapi-fetch's raw `GET`, `POST`, `PUT`, `PATCH`, `DELETE`, `request` and `use` on the
+ * same object.
  */
 export function createCalendarClient(options?: GoogleClientOptions) {
   return createApiClient<paths, Resources>(defaultBaseUrl, operations, options);

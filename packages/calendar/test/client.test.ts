@@ -3,6 +3,8 @@ import {
   type AnswerOf,
   type ArgsOf,
   type CalendarClient,
+  type CalendarResources,
+  createCalendar,
   createCalendarClient,
   defaultBaseUrl,
   type Event,
@@ -177,6 +179,70 @@ describe('createCalendarClient', () => {
       params: { path: { calendarId: 'primary', eventId: 'x' } },
     });
     expect(raw.response.status).toBe(404);
+  });
+});
+
+describe('createCalendar', () => {
+  it('has the resource namespaces of createCalendarClient and none of its raw methods', () => {
+    const lean = createCalendar();
+    const full = createCalendarClient();
+    const namespaces = Object.keys(lean).sort();
+    expect(namespaces).toEqual([
+      'acl',
+      'calendarList',
+      'calendars',
+      'channels',
+      'colors',
+      'events',
+      'freebusy',
+      'settings',
+    ]);
+    for (const name of namespaces) {
+      expect(Object.keys(lean[name as keyof CalendarResources]).sort()).toEqual(
+        Object.keys(full[name as keyof CalendarResources]).sort(),
+      );
+    }
+    expect(['GET', 'POST', 'request', 'use'].filter((raw) => raw in lean)).toEqual([]);
+    expectTypeOf(lean).toEqualTypeOf<CalendarResources>();
+  });
+
+  it.each<[string, { call: (c: CalendarResources) => Promise<unknown>; url: string; method: string }]>([
+    [
+      'events.list',
+      {
+        call: (c) =>
+          c.events.list({
+            calendarId: 'me@example.com',
+            singleEvents: true,
+            eventTypes: ['default', 'focusTime'],
+          }),
+        url: `${BASE}/calendars/me%40example.com/events?singleEvents=true&eventTypes=default&eventTypes=focusTime`,
+        method: 'GET',
+      },
+    ],
+    [
+      'events.insert',
+      {
+        call: (c) =>
+          c.events.insert({
+            calendarId: 'primary',
+            sendUpdates: 'all',
+            start: { date: '2026-12-01' },
+            end: { date: '2026-12-02' },
+          }),
+        url: `${BASE}/calendars/primary/events?sendUpdates=all`,
+        method: 'POST',
+      },
+    ],
+  ])('sends %s as createCalendarClient does', async (_title, { call, url, method }) => {
+    const sent = [];
+    for (const make of [createCalendar, createCalendarClient]) {
+      const { fetch, requests } = scriptedFetch(Response.json({ items: [] }));
+      await call(make({ accessToken: 't', fetch }));
+      sent.push(requests[0]);
+    }
+    expect(sent[0]).toMatchObject({ url, method });
+    expect(sent[0]).toEqual(sent[1]);
   });
 });
 

@@ -2,16 +2,17 @@
  * One call of one operation: the flat argument object split into path, query, header and
  * body, sent, retried by the policy, and answered with the success body or a thrown error.
  *
- * It builds URLs with openapi-fetch's own serializers, so the raw methods and the resource
- * methods encode parameters identically, but it calls `fetch(url, init)` itself rather than
- * going through openapi-fetch's request pipeline: that pipeline creates a Request object,
- * merges Headers twice and runs middleware on every call, which measured about 30 % slower
- * than a bare fetch over loopback (docs/benchmarks.md).
+ * It encodes parameters as openapi-fetch does (url.ts), so the raw methods and the resource
+ * methods send the same URLs, but it calls `fetch(url, init)` itself rather than going
+ * through openapi-fetch's request pipeline: that pipeline creates a Request object, merges
+ * Headers twice and runs middleware on every call, which measured about 30 % slower than a
+ * bare fetch over loopback (docs/benchmarks.md). Nothing here imports openapi-fetch, so a
+ * program that uses only resource methods does not bundle it.
  */
-import { createFinalURL, defaultPathSerializer } from 'openapi-fetch';
 import type { Credentials } from './auth.js';
 import { GoogleApiError, NetworkError, TimeoutError } from './errors.js';
 import { backoffDelay, type Clock, isRetryable, parseRetryAfter, type RetryOptions } from './retry.js';
+import { buildUrl } from './url.js';
 
 export type HttpMethod = 'GET' | 'PUT' | 'POST' | 'DELETE' | 'PATCH' | 'HEAD' | 'OPTIONS' | 'TRACE';
 
@@ -59,12 +60,33 @@ export interface CallOptions {
   retry?: Partial<RetryOptions> | false;
 }
 
-/** `fetch` as the runtime calls it; the global one by default. */
+/** `fetch` as openapi-fetch's raw methods call it (with a `Request`); the global one by default. */
 export type FetchLike = (input: string | Request, init?: RequestInit) => Promise<Response>;
+
+/** What the resource methods pass to fetch besides the URL; a `RequestInit`. */
+export interface CallInit {
+  method: string;
+  headers: Record<string, string>;
+  body?: string;
+  signal?: AbortSignal;
+}
+
+/** What the resource methods read of an answer; a fetch `Response` has all of it. */
+export interface FetchResponse {
+  readonly status: number;
+  readonly headers: { get(name: string): string | null };
+  text(): Promise<string>;
+}
+
+/**
+ * `fetch` as the resource methods call it: always a URL string and an init. The global
+ * fetch is one; so is `nodeFetch` of `@gspec/runtime/node`.
+ */
+export type CallFetch = (url: string, init: CallInit) => Promise<FetchResponse>;
 
 export interface CallContext {
   baseUrl: string;
-  fetch: FetchLike;
+  fetch: CallFetch;
   headers: Record<string, string> | undefined;
   credentials: Credentials;
   querySerializer: (query: Record<string, unknown>) => string;
@@ -77,7 +99,7 @@ const REPEATABLE = ['GET', 'HEAD', 'PUT', 'DELETE', 'OPTIONS'];
 
 interface Answer {
   status: number;
-  headers: Headers;
+  headers: FetchResponse['headers'];
   text: string;
 }
 
@@ -100,18 +122,8 @@ function requestOf(
     else if (!body || op.query?.includes(key)) query[key] = value;
     else body[key] = value;
   }
-  for (const [, name] of op.path.matchAll(/\{([^}]+)\}/g)) {
-    if (path[name as string] === undefined || path[name as string] === null || path[name as string] === '') {
-      throw new TypeError(`${operationId}: the path parameter "${name}" is required`);
-    }
-  }
   if (body) headers['Content-Type'] = 'application/json';
-  const url = createFinalURL(op.path, {
-    baseUrl: context.baseUrl,
-    params: { path, query },
-    querySerializer: context.querySerializer,
-    pathSerializer: defaultPathSerializer,
-  });
+  const url = buildUrl(operationId, context.baseUrl, op.path, path, context.querySerializer(query));
   return { url, headers, body: body && JSON.stringify(body) };
 }
 
@@ -120,7 +132,7 @@ async function attempt(
   context: CallContext,
   operationId: string,
   url: string,
-  init: RequestInit,
+  init: CallInit,
   timeoutMs: number | undefined,
   signal: AbortSignal | undefined,
 ): Promise<Answer> {
@@ -188,7 +200,7 @@ export async function callOperation(
   for (let attempts = 1; ; attempts++) {
     const authorization = await credentials.authorization(refreshNow);
     refreshNow = false;
-    const init: RequestInit = {
+    const init: CallInit = {
       method: op.method,
       headers: authorization ? { ...headers, Authorization: authorization } : headers,
       ...(body !== undefined ? { body } : {}),

@@ -1,12 +1,16 @@
 export type { AccessToken, TokenProvider } from './auth.js';
 export type {
+  CallFetch,
+  CallInit,
   CallOptions,
   FetchLike,
+  FetchResponse,
   HttpMethod,
   OperationDescriptor,
   OperationTable,
 } from './call.js';
-export { createApiClient, createGoogleClient, type GoogleClientOptions } from './client.js';
+export { createApiClient, createGoogleClient } from './client.js';
+export type { GoogleClientOptions, ResourceClientOptions } from './config.js';
 export {
   ClientConfigError,
   GoogleApiError,
@@ -33,4 +37,5 @@ export type {
   SyncOptions,
   SyncResult,
 } from './methods.js';
+export { createResourceClient } from './resources.js';
 export { type Clock, defaultRetry, type RetryOptions, systemClock } from './retry.js';

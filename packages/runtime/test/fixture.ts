@@ -1,4 +1,11 @@
-import { createApiClient, type GoogleClientOptions, type Method, type SyncListMethod } from '../src/index.ts';
+import {
+  createApiClient,
+  createResourceClient,
+  type GoogleClientOptions,
+  type Method,
+  type ResourceClientOptions,
+  type SyncListMethod,
+} from '../src/index.ts';
 import { BASE, table } from './support.ts';
 
 export interface Thing {
@@ -46,4 +53,9 @@ export interface TestResources {
 
 export function testClient(options: GoogleClientOptions = {}) {
   return createApiClient<Record<string, never>, TestResources>(BASE, table, options);
+}
+
+/** The same resource methods without openapi-fetch's raw methods (`createResourceClient`). */
+export function leanTestClient(options: ResourceClientOptions = {}) {
+  return createResourceClient<TestResources>(BASE, table, options);
 }

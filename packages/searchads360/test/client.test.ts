@@ -2,10 +2,13 @@ import { describe, expect, expectTypeOf, it } from 'vitest';
 import {
   type ArgsOf,
   type Conversion,
+  createSearchAds360,
   createSearchAds360Client,
   defaultBaseUrl,
   GoogleApiError,
+  insertConversions,
   operations,
+  type SearchAds360Resources,
 } from '../src/index.ts';
 import { scriptedFetch } from './support.ts';
 
@@ -119,5 +122,30 @@ describe('createSearchAds360Client', () => {
       void c.conversion.get({ agencyId: '1', advertiserId: '2', engineAccountId: '3' });
     };
     expect(typeof neverCalled).toBe('function');
+  });
+});
+
+describe('createSearchAds360', () => {
+  it('has the resource namespaces of createSearchAds360Client and none of its raw methods', () => {
+    const lean = createSearchAds360();
+    const full = createSearchAds360Client();
+    for (const name of Object.keys(lean) as (keyof SearchAds360Resources)[]) {
+      expect(Object.keys(lean[name]).sort()).toEqual(Object.keys(full[name]).sort());
+    }
+    expect(Object.keys(lean).sort()).toEqual(['conversion', 'reports', 'savedColumns']);
+    expect(['GET', 'POST', 'request', 'use'].filter((raw) => raw in lean)).toEqual([]);
+  });
+
+  it('sends a conversion batch as createSearchAds360Client does', async () => {
+    const sent = [];
+    for (const make of [createSearchAds360, createSearchAds360Client]) {
+      const { fetch, requests } = scriptedFetch(
+        Response.json({ kind: 'doubleclicksearch#conversionList', conversion: [conversion] }),
+      );
+      await insertConversions(make({ accessToken: 't', fetch }), [conversion]);
+      sent.push(requests[0]);
+    }
+    expect(sent[0]).toMatchObject({ method: 'POST' });
+    expect(sent[0]).toEqual(sent[1]);
   });
 });

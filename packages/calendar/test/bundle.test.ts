@@ -1,0 +1,73 @@
+/**
+ * What a program that uses this package bundles: esbuild builds small programs for the
+ * browser from the built package (dist) and the test reads esbuild's metafile.
+ */
+import path from 'node:path';
+import { build } from 'esbuild';
+import { describe, expect, it } from 'vitest';
+
+const listEvents =
+  "const page = await calendar.events.list({ calendarId: 'primary' }); console.log(page.items);";
+
+async function bundleForBrowser(program: string) {
+  const { metafile } = await build({
+    stdin: { contents: program, resolveDir: path.join(import.meta.dirname, '..'), loader: 'ts' },
+    bundle: true,
+    write: false,
+    format: 'esm',
+    platform: 'browser',
+    // Kept out rather than failed on, so that the test can see them.
+    external: ['node:*'],
+    metafile: true,
+    logLevel: 'silent',
+  });
+  const output = Object.values(metafile.outputs)[0];
+  return {
+    // The files that put code into the bundle; esbuild reads more, and shakes them out.
+    inputs: Object.entries(output?.inputs ?? {})
+      .filter(([, input]) => input.bytesInOutput > 0)
+      .map(([file]) => file),
+    nodeImports: (output?.imports ?? []).map((i) => i.path).filter((p) => p.startsWith('node:')),
+  };
+}
+
+describe('the browser bundle of a program', () => {
+  it.each<[string, { program: string; openapiFetch: boolean; nodeImports: string[] }]>([
+    [
+      'createCalendar: resource methods, no openapi-fetch, no node: module',
+      {
+        program: `import { createCalendar } from '@gspec/calendar'; const calendar = createCalendar({ accessToken: 't' }); ${listEvents}`,
+        openapiFetch: false,
+        nodeImports: [],
+      },
+    ],
+    [
+      'createCalendarClient: openapi-fetch for the raw methods, no node: module',
+      {
+        program: `import { createCalendarClient } from '@gspec/calendar'; const calendar = createCalendarClient({ accessToken: 't' }); ${listEvents}`,
+        openapiFetch: true,
+        nodeImports: [],
+      },
+    ],
+    [
+      'the error helpers and modifyEvent of the default entry: no node: module',
+      {
+        program: `import { createCalendar, isNotFound, modifyEvent } from '@gspec/calendar'; const calendar = createCalendar(); console.log(isNotFound, modifyEvent); ${listEvents}`,
+        openapiFetch: false,
+        nodeImports: [],
+      },
+    ],
+    [
+      'nodeFetch of @gspec/calendar/node: node:http, for Node only',
+      {
+        program: `import { createCalendar } from '@gspec/calendar'; import { nodeFetch } from '@gspec/calendar/node'; const calendar = createCalendar({ fetch: nodeFetch }); ${listEvents}`,
+        openapiFetch: false,
+        nodeImports: ['node:http'],
+      },
+    ],
+  ])('%s', async (_title, { program, openapiFetch, nodeImports }) => {
+    const bundle = await bundleForBrowser(program);
+    expect(bundle.inputs.some((input) => input.includes('node_modules/openapi-fetch/'))).toBe(openapiFetch);
+    expect(bundle.nodeImports).toEqual(nodeImports);
+  });
+});

@@ -1,0 +1,109 @@
+/**
+ * The options every client takes, checked once when the client is made, and what they
+ * resolve to for the calls. Shared by the lean resource client and the one with
+ * openapi-fetch's raw methods; nothing here imports openapi-fetch.
+ */
+import { type AccessToken, type Credentials, credentialsFrom } from './auth.js';
+import type { CallContext, CallFetch, FetchLike } from './call.js';
+import { ClientConfigError } from './errors.js';
+import { type Clock, defaultRetry, type RetryOptions, systemClock } from './retry.js';
+import { serializeQuery } from './url.js';
+
+/** The options of a client with resource methods only (`createResourceClient`). */
+export interface ResourceClientOptions {
+  /**
+   * An OAuth 2.0 access token, or a provider of current ones (called for every request,
+   * and once more with `refresh: true` after a 401). Sent as `Authorization: Bearer …`;
+   * never included in errors or logs.
+   */
+  accessToken?: AccessToken;
+  /** An API key, sent as the `key` query parameter; for public data only. */
+  apiKey?: string;
+  /**
+   * Where the API lives, including its base path. Defaults to the live service; point it at
+   * the mock with, for example, `http://127.0.0.1:4010/calendar/v3`.
+   */
+  baseUrl?: string;
+  /**
+   * The fetch to use; defaults to the global fetch. Called with a URL string and an init;
+   * `nodeFetch` of `@gspec/runtime/node` fits, and tests inject one here.
+   */
+  fetch?: CallFetch;
+  /** Headers added to every request. */
+  headers?: Record<string, string>;
+  /** The retry policy of the resource methods (`false`: never retry). */
+  retry?: Partial<RetryOptions> | false;
+  /** Default per-attempt timeout of the resource methods, in ms; none by default. */
+  timeoutMs?: number;
+  /** Time for waits and timeouts; tests inject one that does not really sleep. */
+  clock?: Clock;
+}
+
+/** The options of a client with openapi-fetch's raw methods too (`createApiClient`, `createGoogleClient`). */
+export interface GoogleClientOptions extends ResourceClientOptions {
+  /**
+   * The fetch to use; defaults to the global fetch. The resource methods call it with a URL
+   * string and an init, the raw methods with a `Request`, and read a whole `Response`.
+   */
+  fetch?: FetchLike;
+}
+
+function checkBaseUrl(baseUrl: string): string {
+  let url: URL;
+  try {
+    url = new URL(baseUrl);
+  } catch {
+    throw new ClientConfigError(`baseUrl must be an absolute http(s) URL; got ${JSON.stringify(baseUrl)}`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new ClientConfigError(`baseUrl must use http or https; got ${JSON.stringify(url.protocol)}`);
+  }
+  if (url.search || url.hash) {
+    throw new ClientConfigError('baseUrl must not carry a query or a fragment');
+  }
+  return baseUrl.replace(/\/+$/, '');
+}
+
+function checkRetry(retry: Partial<RetryOptions> | false | undefined): RetryOptions | false {
+  if (retry === false) return false;
+  const policy = { ...defaultRetry, ...retry };
+  for (const [name, value] of Object.entries(policy)) {
+    if (typeof value !== 'number' || !(value >= 0) || (name === 'maxAttempts' && !(value >= 1))) {
+      throw new ClientConfigError(
+        `retry.${name} must be a number of at least ${name === 'maxAttempts' ? 1 : 0}`,
+      );
+    }
+  }
+  return policy;
+}
+
+export interface Resolved {
+  context: CallContext;
+  credentials: Credentials;
+  apiKey: string | undefined;
+}
+
+export function resolve(defaultBaseUrl: string, options: ResourceClientOptions): Resolved {
+  if (options.apiKey !== undefined && (typeof options.apiKey !== 'string' || options.apiKey.length === 0)) {
+    throw new ClientConfigError('apiKey is empty; leave it out to send no key');
+  }
+  if (options.timeoutMs !== undefined && !(options.timeoutMs > 0)) {
+    throw new ClientConfigError(
+      `timeoutMs must be a positive number of milliseconds; got ${options.timeoutMs}`,
+    );
+  }
+  const credentials = credentialsFrom(options.accessToken);
+  const { apiKey } = options;
+  const context: CallContext = {
+    baseUrl: checkBaseUrl(options.baseUrl ?? defaultBaseUrl),
+    // Looked up at call time, so a fetch patched in after the client was made is used.
+    fetch: options.fetch ?? ((url, init) => globalThis.fetch(url, init)),
+    headers: options.headers,
+    credentials,
+    querySerializer: apiKey ? (query) => serializeQuery({ ...query, key: apiKey }) : serializeQuery,
+    retry: checkRetry(options.retry),
+    timeoutMs: options.timeoutMs,
+    clock: options.clock ?? systemClock,
+  };
+  return { context, credentials, apiKey };
+}
