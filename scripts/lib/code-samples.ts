@@ -20,11 +20,16 @@ export interface CodeSample {
   source: string;
 }
 
-/** How each API's client is imported and named in samples. */
+/** How each API's client is imported and named in samples: the resource client the READMEs lead with. */
 export const CLIENTS: Record<string, { pkg: string; factory: string; variable: string }> = {
-  calendar: { pkg: '@gspec/calendar', factory: 'createCalendarClient', variable: 'calendar' },
-  searchads360: { pkg: '@gspec/searchads360', factory: 'createSearchAds360Client', variable: 'searchAds' },
+  calendar: { pkg: '@gspec/calendar', factory: 'createCalendar', variable: 'calendar' },
+  searchads360: { pkg: '@gspec/searchads360', factory: 'createSearchAds360', variable: 'searchAds' },
 };
+
+/** The header name as the resource methods take it: `If-Match` is `ifMatch`. */
+function argumentName(header: string): string {
+  return header.toLowerCase().replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+}
 
 interface RequestShape {
   path: Record<string, unknown>;
@@ -99,40 +104,32 @@ export function tsLiteral(value: unknown, indent = ''): string {
   return JSON.stringify(value);
 }
 
+/**
+ * A call of the generated resource method (`calendar.events.insert({...})`): one object with
+ * the required path, query and header parameters next to the fields of the example body.
+ */
 export function typescriptSample(doc: OpenApiDocument, apiId: string, op: SpecOperation): string {
   const client = CLIENTS[apiId];
-  if (!client)
-    throw new Error(
-      `no client is known for API "${apiId}"; add it to CLIENTS in scripts/lib/code-samples.ts`,
-    );
+  if (!client) throw new Error(`no client is known for API "${apiId}"; add it to CLIENTS in scripts/lib/code-samples.ts`);
   const request = sampleRequest(doc, op);
   const { response } = successResponse(doc, op);
-  const content: Json = response.content ?? {};
-  const textAnswer = Object.keys(content).some((type) => type.startsWith('text/'));
-  const hasBody = Object.keys(content).length > 0;
-
-  const params = Object.fromEntries(
-    (['path', 'query', 'header'] as const)
-      .filter((where) => Object.keys(request[where]).length > 0)
-      .map((where) => [where, request[where]]),
-  );
-  const init: Record<string, unknown> = {
-    ...(Object.keys(params).length > 0 ? { params } : {}),
-    ...(request.body !== undefined ? { body: request.body } : {}),
-    ...(textAnswer ? { parseAs: 'text' } : {}),
+  const hasAnswer = Object.keys(response.content ?? {}).length > 0;
+  const args: Record<string, unknown> = {
+    ...request.path,
+    ...request.query,
+    ...Object.fromEntries(Object.entries(request.header).map(([name, value]) => [argumentName(name), value])),
+    ...(request.body && typeof request.body === 'object' ? (request.body as Record<string, unknown>) : {}),
   };
-  const call = `${client.variable}.${op.method.toUpperCase()}('${op.path}'${Object.keys(init).length > 0 ? `, ${tsLiteral(init)}` : ''})`;
-  const deprecated = op.operation.deprecated
-    ? '// Deprecated by Google: see the migration note of this operation.\n'
-    : '';
+  const [resource, method] = op.operationId.split('.');
+  const call = `${client.variable}.${resource}.${method}(${Object.keys(args).length > 0 ? tsLiteral(args) : ''})`;
+  const deprecated = op.operation.deprecated ? '// Deprecated by Google: see the migration note of this operation.\n' : '';
   return [
     `import { ${client.factory} } from '${client.pkg}';`,
     '',
     `const ${client.variable} = ${client.factory}({ accessToken: process.env.GOOGLE_ACCESS_TOKEN });`,
     '',
-    `${deprecated}const { ${hasBody ? 'data, ' : ''}error } = await ${call};`,
-    'if (error) throw new Error(error.error.message);',
-    ...(hasBody ? ['console.log(data);'] : []),
+    hasAnswer ? `${deprecated}const answer = await ${call};` : `${deprecated}await ${call};`,
+    ...(hasAnswer ? ['console.log(answer);'] : []),
     '',
   ].join('\n');
 }
