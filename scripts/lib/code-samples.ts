@@ -5,14 +5,7 @@
  * the real client packages, so a spec or client change that breaks one fails the tests.
  */
 import type { OpenApiDocument } from './apis.ts';
-import {
-  type Json,
-  resolve,
-  type SpecOperation,
-  sampleBody,
-  sampleValue,
-  successResponse,
-} from './operations.ts';
+import { resolve, type SpecOperation, sampleBody, sampleValue, successResponse } from './operations.ts';
 
 export interface CodeSample {
   lang: 'Shell' | 'TypeScript';
@@ -110,7 +103,10 @@ export function tsLiteral(value: unknown, indent = ''): string {
  */
 export function typescriptSample(doc: OpenApiDocument, apiId: string, op: SpecOperation): string {
   const client = CLIENTS[apiId];
-  if (!client) throw new Error(`no client is known for API "${apiId}"; add it to CLIENTS in scripts/lib/code-samples.ts`);
+  if (!client)
+    throw new Error(
+      `no client is known for API "${apiId}"; add it to CLIENTS in scripts/lib/code-samples.ts`,
+    );
   const request = sampleRequest(doc, op);
   const { response } = successResponse(doc, op);
   const hasAnswer = Object.keys(response.content ?? {}).length > 0;
@@ -122,7 +118,9 @@ export function typescriptSample(doc: OpenApiDocument, apiId: string, op: SpecOp
   };
   const [resource, method] = op.operationId.split('.');
   const call = `${client.variable}.${resource}.${method}(${Object.keys(args).length > 0 ? tsLiteral(args) : ''})`;
-  const deprecated = op.operation.deprecated ? '// Deprecated by Google: see the migration note of this operation.\n' : '';
+  const deprecated = op.operation.deprecated
+    ? '// Deprecated by Google: see the migration note of this operation.\n'
+    : '';
   return [
     `import { ${client.factory} } from '${client.pkg}';`,
     '',
