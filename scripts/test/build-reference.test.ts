@@ -98,12 +98,16 @@ describe('code samples', () => {
   it('writes a call of the generated resource method, with parameters and body fields in one object', () => {
     const remove = typescriptSample(calendar, 'calendar', op('events.delete'));
     expect(remove).toContain("import { createCalendar } from '@gspec/calendar';");
-    expect(remove).toMatch(/^await calendar\.events\.delete\(\{\n {2}calendarId: '[^']+',\n {2}eventId: '[^']+',\n\}\);$/m);
+    expect(remove).toMatch(
+      /^await calendar\.events\.delete\(\{\n {2}calendarId: '[^']+',\n {2}eventId: '[^']+',\n\}\);$/m,
+    );
     expect(remove).not.toContain('console.log(answer)');
     const insert = typescriptSample(calendar, 'calendar', op('events.insert'));
     expect(insert).toContain('const answer = await calendar.events.insert({');
     expect(insert).toContain("  summary: 'Q3 roadmap review',");
-    expect(typescriptSample(calendar, 'calendar', op('colors.get'))).toContain('await calendar.colors.get();');
+    expect(typescriptSample(calendar, 'calendar', op('colors.get'))).toContain(
+      'await calendar.colors.get();',
+    );
   });
 
   it.each([
