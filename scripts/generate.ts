@@ -50,8 +50,8 @@ async function schemaFile(api: ApiEntry, doc: OpenApiDocument): Promise<string> 
     readWriteMarkers: true,
     // A default value is not a promise that the field is present, and must not make it required on writes.
     defaultNonNullable: false,
-    rootTypes: true,
-    rootTypesNoSchemaPrefix: true,
+    // The schemas' own names are exported by types.ts, without openapi-typescript's markers.
+    rootTypes: false,
     transform: (schema, options) => mapType(schema as never, { path: options.path }),
   });
   return `${header(api)}${astToString(nodes)}`;
@@ -371,6 +371,41 @@ function methodsFile(api: ApiEntry, operations: OperationFacts[]): string {
   ].join('\n');
 }
 
+/**
+ * types.ts: every schema under its own name, as users write it. openapi-typescript's
+ * components carry `$Read`/`$Write` markers (so that request types can leave read-only fields
+ * out); these aliases remove them: `Event` is the event as the service returns it, and
+ * `EventInput` the event as a request body takes it, read-only fields left out.
+ */
+function typesFile(api: ApiEntry, doc: OpenApiDocument): string {
+  const names = Object.keys(doc.components?.schemas ?? {}).sort((a, b) => a.localeCompare(b));
+  for (const name of names) {
+    if (!/^[A-Z][A-Za-z0-9]*$/.test(name))
+      throw new SpecError(`${api.name}: schema name "${name}" is not a PascalCase identifier`);
+    if (names.includes(`${name}Input`))
+      throw new SpecError(
+        `${api.name}: schemas "${name}" and "${name}Input" would both be named ${name}Input`,
+      );
+  }
+  const lines = names.flatMap((name) => {
+    const description = doc.components.schemas[name]?.description as string | undefined;
+    const summary = description ? description.split(/(?<=\.)\s/)[0]?.replace(/\*\//g, '*\\/') : name;
+    return [
+      `/** ${summary} As the service returns it. */`,
+      `export type ${name} = Readable<components['schemas']['${name}']>;`,
+      `/** ${name} as a request body takes it: read-only fields left out. */`,
+      `export type ${name}Input = Writable<components['schemas']['${name}']>;`,
+      '',
+    ];
+  });
+  return [
+    header(api),
+    "import type { components, Readable, Writable } from './schema.js';",
+    '',
+    ...lines,
+  ].join('\n');
+}
+
 export async function generateApi(api: ApiEntry): Promise<GeneratedFile[]> {
   const doc = await bundleApi(api);
   const outDir = path.relative(repoRoot, path.join(api.clientDir, 'src', 'generated'));
@@ -379,6 +414,7 @@ export async function generateApi(api: ApiEntry): Promise<GeneratedFile[]> {
     { file: path.join(outDir, 'schema.ts'), content: await schemaFile(api, doc) },
     { file: path.join(outDir, 'api.ts'), content: apiFile(api, doc, operations) },
     { file: path.join(outDir, 'methods.ts'), content: methodsFile(api, operations) },
+    { file: path.join(outDir, 'types.ts'), content: typesFile(api, doc) },
   ];
 }
 

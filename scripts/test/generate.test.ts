@@ -37,10 +37,20 @@ describe('the generator', () => {
       'packages/calendar/src/generated/api.ts',
       'packages/calendar/src/generated/methods.ts',
       'packages/calendar/src/generated/schema.ts',
+      'packages/calendar/src/generated/types.ts',
       'packages/searchads360/src/generated/api.ts',
       'packages/searchads360/src/generated/methods.ts',
       'packages/searchads360/src/generated/schema.ts',
+      'packages/searchads360/src/generated/types.ts',
     ]);
+  });
+
+  it('names every schema twice in types.ts: as returned, and as a request body takes it', () => {
+    const types = files.find((f) => f.file.endsWith('calendar/src/generated/types.ts'))?.content ?? '';
+    expect(types).toContain("export type Event = Readable<components['schemas']['Event']>;");
+    expect(types).toContain("export type EventInput = Writable<components['schemas']['Event']>;");
+    const schema = files.find((f) => f.file.endsWith('calendar/src/generated/schema.ts'))?.content ?? '';
+    expect(schema).not.toMatch(/^export type Event = /m);
   });
 
   it('starts every generated file with a do-not-edit header naming its spec', () => {

@@ -18,6 +18,7 @@ export type {
   Resources as CalendarResources,
 } from './generated/methods.js';
 export type * from './generated/schema.js';
+export type * from './generated/types.js';
 export { type ModifyEventOptions, modifyEvent, type WritableEvent } from './modify-event.js';
 
 /**

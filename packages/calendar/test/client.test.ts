@@ -8,6 +8,7 @@ import {
   createCalendarClient,
   defaultBaseUrl,
   type Event,
+  type EventInput,
   isNotFound,
   operations,
   type paths,
@@ -256,6 +257,14 @@ describe('the types of the resource methods', () => {
     expectTypeOf<AnswerOf<'events.delete'>>().toEqualTypeOf<void>();
     expectTypeOf<NonNullable<Event['status']>>().toEqualTypeOf<'confirmed' | 'tentative' | 'cancelled'>();
     expectTypeOf<ArgsOf<'calendarList.insert'>['id']>().toEqualTypeOf<string>();
+  });
+
+  it('name every schema as users write it: Event as returned, EventInput as a body takes it', () => {
+    expectTypeOf<AnswerOf<'events.get'>>().toEqualTypeOf<Event>();
+    expectTypeOf<Event['etag']>().toEqualTypeOf<string | undefined>();
+    expectTypeOf<Event['attendees']>().toEqualTypeOf<NonNullable<Event['attendees']>[number][] | undefined>();
+    expectTypeOf<EventInput['etag']>().toEqualTypeOf<undefined>(); // read-only: a body cannot carry it
+    expectTypeOf<EventInput['summary']>().toEqualTypeOf<string | undefined>();
   });
 
   it('reject at compile time what the spec forbids', () => {

@@ -28,6 +28,7 @@ export type {
   Resources as SearchAds360Resources,
 } from './generated/methods.js';
 export type * from './generated/schema.js';
+export type * from './generated/types.js';
 
 /**
  * A client for the Search Ads 360 API v2 with the resource methods generated from the spec

@@ -853,41 +853,6 @@ export interface components {
     };
     pathItems: never;
 }
-export type CustomDimension = components['schemas']['CustomDimension'];
-export type CustomMetric = components['schemas']['CustomMetric'];
-export type Conversion = components['schemas']['Conversion'];
-export type ConversionList = components['schemas']['ConversionList'];
-export type GoogleErrorItem = components['schemas']['GoogleErrorItem'];
-export type GoogleError = components['schemas']['GoogleError'];
-export type GoogleErrorResponse = components['schemas']['GoogleErrorResponse'];
-export type Availability = components['schemas']['Availability'];
-export type UpdateAvailabilityRequest = components['schemas']['UpdateAvailabilityRequest'];
-export type UpdateAvailabilityResponse = components['schemas']['UpdateAvailabilityResponse'];
-export type SavedColumn = components['schemas']['SavedColumn'];
-export type SavedColumnList = components['schemas']['SavedColumnList'];
-export type ResponseBadRequest = components['responses']['BadRequest'];
-export type ResponseUnauthorized = components['responses']['Unauthorized'];
-export type ResponseForbidden = components['responses']['Forbidden'];
-export type ResponseNotFound = components['responses']['NotFound'];
-export type ResponseTooManyRequests = components['responses']['TooManyRequests'];
-export type ResponseInternalServerError = components['responses']['InternalServerError'];
-export type ResponseServiceUnavailable = components['responses']['ServiceUnavailable'];
-export type ResponseConversionBatchRejected = components['responses']['ConversionBatchRejected'];
-export type ResponseAvailabilityBatchRejected = components['responses']['AvailabilityBatchRejected'];
-export type ParameterAgencyId = components['parameters']['AgencyId'];
-export type ParameterAdvertiserId = components['parameters']['AdvertiserId'];
-export type ParameterFields = components['parameters']['Fields'];
-export type ParameterPrettyPrint = components['parameters']['PrettyPrint'];
-export type ParameterQuotaUser = components['parameters']['QuotaUser'];
-export type ParameterStartDate = components['parameters']['StartDate'];
-export type ParameterEndDate = components['parameters']['EndDate'];
-export type ParameterStartRow = components['parameters']['StartRow'];
-export type ParameterRowCount = components['parameters']['RowCount'];
-export type ParameterCampaignIdFilter = components['parameters']['CampaignIdFilter'];
-export type ParameterAdGroupIdFilter = components['parameters']['AdGroupIdFilter'];
-export type ParameterAdIdFilter = components['parameters']['AdIdFilter'];
-export type ParameterCriterionIdFilter = components['parameters']['CriterionIdFilter'];
-export type HeaderRetryAfter = components['headers']['RetryAfter'];
 export type $defs = Record<string, never>;
 export interface operations {
     "conversion.get": {
