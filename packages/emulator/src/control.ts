@@ -17,6 +17,8 @@ export interface ControlDeps {
   quota: QuotaMeter;
   checkState(value: unknown): State;
   notImplemented: string[];
+  /** Called when the state is replaced (reset or load): watch channels close. */
+  onReset(): void;
 }
 
 export interface ControlAnswer {
@@ -48,6 +50,7 @@ export function handleControl(
     case 'POST /reset':
       deps.store.state = emptyState();
       deps.quota.reset();
+      deps.onReset();
       return { status: 204 };
     case 'GET /state':
       return { status: 200, body: deps.store.state };
@@ -61,6 +64,7 @@ export function handleControl(
       }
       try {
         deps.store.state = deps.checkState(value);
+        deps.onReset();
       } catch (error) {
         throw problem(400, 'invalid', (error as StateFileError).message);
       }

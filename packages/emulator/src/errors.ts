@@ -60,6 +60,9 @@ export const invalidParameter = (name: string, message: string): ApiError =>
 
 export const notFound = (what = 'Not Found'): ApiError => new ApiError(404, [item('notFound', what)]);
 
+/** Google's 403 for a calendar the caller sees but may not change (or manage). */
+export const forbidden = (message = 'Forbidden'): ApiError => new ApiError(403, [item('forbidden', message)]);
+
 export const duplicate = (message: string): ApiError => new ApiError(409, [item('duplicate', message)]);
 
 export const conditionNotMet = (): ApiError =>

@@ -2,6 +2,8 @@ export { CONTROL_PREFIX } from './control.js';
 export type { GoogleErrorBody, GoogleErrorItem } from './errors.js';
 export { DEPRECATED_BEHAVIOR_HEADER } from './handlers/events.js';
 export { notImplementedOperations } from './handlers/index.js';
+export { MAX_INSTANCES } from './handlers/recurrence.js';
+export type { Channel, Notifier, NotifierOptions } from './notifier.js';
 export { QUOTA_COST_HEADER, QUOTA_USED_HEADER, type QuotaReport } from './quota.js';
 export { createEmulator, type Emulator, type EmulatorOptions, type Exchange } from './server.js';
 export {

@@ -11,6 +11,7 @@ import { readDefaults } from './defaults.js';
 import { ApiError, methodNotAllowed, notImplemented, pathNotFound } from './errors.js';
 import type { Context } from './handlers/context.js';
 import { checkHandlers, HANDLERS, notImplementedOperations } from './handlers/index.js';
+import { Notifier, type NotifierOptions } from './notifier.js';
 import { QUOTA_COST_HEADER, QUOTA_USED_HEADER, QuotaMeter } from './quota.js';
 import { createRouter } from './router.js';
 import { createSchemaTools } from './schemas.js';
@@ -40,6 +41,8 @@ export interface EmulatorOptions {
   onResponse?: (exchange: Exchange) => void;
   /** One line per request, when set. */
   log?: (line: string) => void;
+  /** Push notification delivery: retry delays and timeout. */
+  notifications?: Omit<NotifierOptions, 'log'>;
 }
 
 export interface Emulator {
@@ -47,6 +50,7 @@ export interface Emulator {
   spec: CalendarSpec;
   store: Store;
   quota: QuotaMeter;
+  notifier: Notifier;
   listen(port: number, host?: string): Promise<string>;
   close(): Promise<void>;
 }
@@ -84,10 +88,15 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
   const quota = new QuotaMeter();
   const router = createRouter(spec.operations);
   const users = options.users ?? {};
+  const notifier = new Notifier({ ...options.notifications, ...(options.log ? { log: options.log } : {}) });
   const control = {
     spec,
     store,
     quota,
+    onReset: () => {
+      notifier.reset();
+      store.changes.clear();
+    },
     checkState: createStateChecker(spec),
     notImplemented: notImplementedOperations(spec),
   };
@@ -117,8 +126,19 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
       );
       const handler = HANDLERS[op.id];
       if (!handler) throw notImplemented(op.id);
-      const context: Context = { spec, tools, store, user, op, request: valid };
-      const reply = handler(context);
+      const origin = `http://${request.headers.host ?? '127.0.0.1'}`;
+      const context: Context = { spec, tools, store, user, op, request: valid, notifier, origin };
+      // Changes made before the handler (a new user's calendar list) are told before it runs,
+      // so that a channel the handler opens hears only of later ones.
+      notifier.dispatch(store.drainChanges());
+      let reply: ReturnType<typeof handler>;
+      try {
+        reply = handler(context);
+      } finally {
+        // Notifications go out after the answer, whatever the handler wrote before any refusal.
+        const changes = store.drainChanges();
+        setImmediate(() => notifier.dispatch(changes));
+      }
       const status = reply.status ?? op.successStatus;
       return {
         status,
@@ -214,6 +234,7 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
     spec,
     store,
     quota,
+    notifier,
     listen(port, host = '127.0.0.1') {
       return new Promise((resolve, reject) => {
         server.once('error', reject);
@@ -226,6 +247,7 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
       });
     },
     close() {
+      notifier.reset();
       return new Promise((resolve) => {
         server.closeAllConnections();
         server.close(() => resolve());

@@ -75,6 +75,19 @@ const STATE_SCHEMA = {
         },
       }),
     ),
+    // Optional: states dumped before sharing rules existed load with the owners' rules added.
+    acl: record(
+      record({
+        type: 'object',
+        required: ['id', 'revision', 'deleted', 'resource'],
+        properties: {
+          id: { type: 'string' },
+          revision: count,
+          deleted: { type: 'boolean' },
+          resource: resource('AclRule'),
+        },
+      }),
+    ),
   },
 };
 
@@ -93,11 +106,24 @@ export function createStateChecker(spec: CalendarSpec): (value: unknown) => Stat
     if (!validate(value))
       throw new StateFileError(`invalid state: ${(validate.errors ?? []).slice(0, 5).map(where).join('; ')}`);
     const state = value as unknown as State;
+    state.acl ??= {};
     for (const [id, calendar] of Object.entries(state.calendars)) {
       if (calendar.id !== id)
         throw new StateFileError(`invalid state: /calendars/${id}/id: must be the key, ${id}`);
       if (!state.users[calendar.owner])
         throw new StateFileError(`invalid state: /calendars/${id}/owner: no user ${calendar.owner}`);
+      const rules = state.acl[id] ?? {};
+      state.acl[id] = rules;
+      rules[`user:${calendar.owner}`] ??= {
+        id: `user:${calendar.owner}`,
+        revision: 0,
+        deleted: false,
+        resource: { role: 'owner', scope: { type: 'user', value: calendar.owner } },
+      };
+    }
+    for (const calendarId of Object.keys(state.acl)) {
+      if (!state.calendars[calendarId])
+        throw new StateFileError(`invalid state: /acl/${calendarId}: no such calendar`);
     }
     for (const calendarId of Object.keys(state.events)) {
       if (!state.calendars[calendarId])

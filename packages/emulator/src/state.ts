@@ -45,6 +45,16 @@ export interface EventRecord {
   resource: JsonObject;
 }
 
+export interface AclRecord {
+  /** `user:<email>`, `group:<email>`, `domain:<name>` or `default`, made from the scope. */
+  id: string;
+  revision: number;
+  /** Deleted rules stay for sync and showDeleted, answered with role `none`. */
+  deleted: boolean;
+  /** The AclRule without the server-assigned kind, etag and id: `role` and `scope`. */
+  resource: JsonObject;
+}
+
 export interface State {
   version: 1;
   epoch: string;
@@ -58,6 +68,8 @@ export interface State {
   events: Record<string, Record<string, EventRecord>>;
   /** User email to calendar id to the user's entry. */
   calendarList: Record<string, Record<string, ListEntryRecord>>;
+  /** Calendar id to rule id to sharing rule; the owner's own rule is among them. */
+  acl: Record<string, Record<string, AclRecord>>;
 }
 
 export function newEpoch(): string {
@@ -75,6 +87,7 @@ export function emptyState(): State {
     calendars: {},
     events: {},
     calendarList: {},
+    acl: {},
   };
 }
 

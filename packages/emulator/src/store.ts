@@ -1,12 +1,14 @@
 /**
  * The state with the lookups and resource shapes the handlers share: users and their primary
- * calendars, access to a calendar, and the Calendar and CalendarListEntry answers.
+ * calendars, access to a calendar by its sharing rules, the Calendar, CalendarListEntry and
+ * AclRule answers, and the changes of a request (for push notifications).
  */
 import { randomBytes } from 'node:crypto';
 import type { Defaults } from './defaults.js';
-import { notFound } from './errors.js';
+import { forbidden, notFound } from './errors.js';
 import type { JsonObject } from './spec.js';
 import {
+  type AclRecord,
   type CalendarRecord,
   emptyState,
   etagFor,
@@ -16,10 +18,40 @@ import {
   type UserRecord,
 } from './state.js';
 
+/** The access roles of AclRule, weakest first. */
+export const ROLES = [
+  'none',
+  'freeBusyReader',
+  'reader',
+  'writerWithoutPrivateAccess',
+  'writer',
+  'owner',
+] as const;
+export type Role = (typeof ROLES)[number];
+
+export const roleRank = (role: unknown): number => ROLES.indexOf(role as Role);
+
+/** What a watch channel watches: `events:<calendarId>`, `acl:<calendarId>`, `calendarList:<email>`, `settings:<email>`. */
+export type ChangeState = 'exists' | 'not_exists';
+
 export class Store {
   state: State = emptyState();
+  /** The watched resources written by the current request, and whether they still exist. */
+  readonly changes = new Map<string, ChangeState>();
 
   constructor(readonly defaults: Defaults) {}
+
+  /** Records that a watched resource changed (or is gone) in this request. */
+  touch(key: string, change: ChangeState = 'exists'): void {
+    if (this.changes.get(key) !== 'not_exists') this.changes.set(key, change);
+  }
+
+  /** The changes recorded since the last call. */
+  drainChanges(): Map<string, ChangeState> {
+    const out = new Map(this.changes);
+    this.changes.clear();
+    return out;
+  }
 
   /** The user of an email, created on first sight with a primary calendar and settings. */
   user(email: string): UserRecord {
@@ -42,18 +74,79 @@ export class Store {
     };
     state.events[email] = {};
     state.calendarList[email] = {};
+    this.addOwnerRule(email, email);
     this.addToList(email, email, {});
     return user;
   }
 
-  /** A calendar the user may use, `primary` meaning theirs; others' calendars are 404. */
-  calendar(user: UserRecord, calendarId: string): CalendarRecord {
+  /** The owner's own rule, present on every calendar from its creation. */
+  addOwnerRule(calendarId: string, owner: string): void {
+    const rules = this.state.acl[calendarId] ?? {};
+    this.state.acl[calendarId] = rules;
+    rules[`user:${owner}`] = {
+      id: `user:${owner}`,
+      revision: nextRevision(this.state),
+      deleted: false,
+      resource: { role: 'owner', scope: { type: 'user', value: owner } },
+    };
+  }
+
+  /**
+   * The user's role on a calendar: owner for its owner, else the strongest of the rules that
+   * name the user, the user's domain or everyone (`default`); `none` without one.
+   */
+  roleOf(email: string, calendar: CalendarRecord): Role {
+    if (calendar.owner === email) return 'owner';
+    const rules = this.state.acl[calendar.id] ?? {};
+    const domain = email.slice(email.lastIndexOf('@') + 1);
+    let best = 0;
+    for (const id of [`user:${email}`, `domain:${domain}`, 'default']) {
+      const rule = rules[id];
+      if (rule && !rule.deleted) best = Math.max(best, roleRank(rule.resource.role));
+    }
+    return ROLES[best] ?? 'none';
+  }
+
+  /**
+   * A calendar the user may use with at least the role `need`, `primary` meaning theirs.
+   * A calendar the user cannot see at all is 404 (Google hides it, never 403); one they see
+   * with too weak a role is Google's 403 `forbidden`.
+   */
+  calendar(user: UserRecord, calendarId: string, need: Role = 'freeBusyReader'): CalendarRecord {
     const id = calendarId === 'primary' ? user.email : calendarId;
     const calendar = this.state.calendars[id];
-    // Until ACL rules exist, only the owner reaches a calendar; Google answers 404, not 403,
-    // for a calendar the caller cannot see.
-    if (!calendar || calendar.owner !== user.email) throw notFound();
+    if (!calendar) throw notFound();
+    const role = this.roleOf(user.email, calendar);
+    if (role === 'none') throw notFound();
+    if (roleRank(role) < roleRank(need))
+      throw forbidden(
+        `You need to have ${need === 'writerWithoutPrivateAccess' ? 'writer' : need} access to this calendar.`,
+      );
     return calendar;
+  }
+
+  aclResource(rule: AclRecord): JsonObject {
+    return {
+      kind: 'calendar#aclRule',
+      etag: etagFor(this.state, rule.revision),
+      id: rule.id,
+      ...rule.resource,
+      ...(rule.deleted ? { role: 'none' } : {}),
+    };
+  }
+
+  /**
+   * After a sharing change: the entries of other users who list the calendar answer with the
+   * new access role (their revision moves, for sync), and leave the list when no access is left.
+   */
+  sharingChanged(calendar: CalendarRecord): void {
+    for (const [email, list] of Object.entries(this.state.calendarList)) {
+      const entry = list[calendar.id];
+      if (!entry || entry.deleted || email === calendar.owner) continue;
+      entry.revision = nextRevision(this.state);
+      if (this.roleOf(email, calendar) === 'none') entry.deleted = true;
+      this.touch(`calendarList:${email}`);
+    }
   }
 
   newSecondaryId(): string {
@@ -83,6 +176,7 @@ export class Store {
       resource: { ...(colorId ? { colorId } : {}), hidden: false, selected: true, ...settings },
     };
     list[calendarId] = this.withColors(entry);
+    this.touch(`calendarList:${email}`);
     return entry;
   }
 
@@ -113,7 +207,8 @@ export class Store {
       etag: etagFor(this.state, this.entryRevision(entry)),
       id: entry.calendarId,
     };
-    if (entry.deleted || !calendar) return { ...base, deleted: true };
+    const role = calendar ? this.roleOf(email, calendar) : 'none';
+    if (entry.deleted || !calendar || role === 'none') return { ...base, deleted: true };
     const { summary, timeZone, location } = calendar.resource;
     return {
       ...base,
@@ -121,7 +216,7 @@ export class Store {
       ...(timeZone !== undefined ? { timeZone } : {}),
       ...(location !== undefined ? { location } : {}),
       ...entry.resource,
-      accessRole: calendar.owner === email ? 'owner' : 'reader',
+      accessRole: role,
       ...(calendar.primary && calendar.owner === email ? { primary: true } : {}),
       defaultReminders: Array.isArray(entry.resource.defaultReminders) ? entry.resource.defaultReminders : [],
     };

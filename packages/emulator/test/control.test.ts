@@ -1,6 +1,7 @@
 /** The control plane: health, reset, dump and load of the state, quota. */
 import { describe, expect, it } from 'vitest';
-import { timedEvent, useEmulator } from './support/harness.ts';
+import { notImplementedOperations } from '../src/handlers/index.ts';
+import { spec, timedEvent, useEmulator } from './support/harness.ts';
 
 const emu = useEmulator({ users: { 'token-ana': 'ana@example.com', 'token-bo': 'bo@example.com' } });
 
@@ -8,7 +9,8 @@ describe('control plane', () => {
   it('health lists what is not implemented yet', async () => {
     const reply = await emu.call('GET', '/__emulator/health');
     expect(reply.body).toMatchObject({ status: 'ok', basePath: '/calendar/v3' });
-    expect(reply.body.notImplemented).toContain('acl.list');
+    expect(reply.body.notImplemented).toEqual(notImplementedOperations(spec));
+    expect(reply.body.notImplemented).toEqual([]);
   });
 
   it('reset empties the state and the quota', async () => {
@@ -36,6 +38,20 @@ describe('control plane', () => {
     });
     expect(sync.status).toBe(200);
     expect(sync.body.items).toEqual([]);
+  });
+
+  it("a state dumped before sharing rules existed loads with the owners' rules", async () => {
+    await emu.reset();
+    await emu.call('POST', '/calendars/primary/acl', {
+      body: { role: 'reader', scope: { type: 'user', value: 'bo@example.com' } },
+    });
+    const dump = (await emu.call('GET', '/__emulator/state')).body;
+    delete dump.acl;
+    expect((await emu.call('PUT', '/__emulator/state', { body: dump })).status).toBe(204);
+    const rules = await emu.call('GET', '/calendars/primary/acl');
+    expect(rules.body.items.map((rule: { id: string; role: string }) => [rule.id, rule.role])).toEqual([
+      ['user:ana@example.com', 'owner'],
+    ]);
   });
 
   it.each([

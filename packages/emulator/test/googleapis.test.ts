@@ -1,8 +1,10 @@
 /**
  * Google's own client (googleapis) against the emulator with only its rootUrl changed: create
- * a calendar, add events, change one, page, sync, move, delete. Every answer is checked
- * against the spec by the harness.
+ * a calendar, watch it, add events, change one, page, sync, move, delete, share, query
+ * free/busy, expand a recurring event. Every answer is checked against the spec by the harness.
  */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { google } from 'googleapis';
 import { describe, expect, it } from 'vitest';
 import { useEmulator } from './support/harness.ts';
@@ -20,6 +22,20 @@ describe('googleapis integration flow', () => {
     });
     const calendarId = created.data.id as string;
     expect(calendarId).toMatch(/@group\.calendar\.google\.com$/);
+
+    // A local receiver for the channel's notifications.
+    const states: string[] = [];
+    const receiver = createServer((request, response) => {
+      states.push(String(request.headers['x-goog-resource-state']));
+      response.end();
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    const hook = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+    const channel = await calendar.events.watch({
+      calendarId,
+      requestBody: { id: 'flow-channel', type: 'web_hook', address: hook, token: 'flow' },
+    });
+    expect(channel.data.resourceId).toBeTypeOf('string');
 
     const ids: string[] = [];
     for (const hour of ['09', '10', '11']) {
@@ -80,6 +96,45 @@ describe('googleapis integration flow', () => {
       } as never)
       .catch((error: { status?: number }) => error);
     expect((stale as { status?: number }).status).toBe(412);
+
+    const heard = Date.now() + 3000;
+    while (!states.includes('exists') && Date.now() < heard) await new Promise((r) => setTimeout(r, 5));
+    expect(states.slice(0, 2)).toEqual(['sync', 'exists']);
+    await calendar.channels.stop({
+      requestBody: { id: 'flow-channel', resourceId: channel.data.resourceId as string },
+    });
+    await new Promise<void>((resolve) => receiver.close(() => resolve()));
+
+    const rule = await calendar.acl.insert({
+      calendarId,
+      requestBody: { role: 'reader', scope: { type: 'user', value: 'sam@example.com' } },
+    });
+    expect(rule.data.id).toBe('user:sam@example.com');
+    const busy = await calendar.freebusy.query({
+      requestBody: {
+        timeMin: '2026-04-01T00:00:00Z',
+        timeMax: '2026-04-02T00:00:00Z',
+        items: [{ id: calendarId }],
+      },
+    });
+    expect(busy.data.calendars?.[calendarId]?.busy).toEqual([
+      { start: '2026-04-01T09:00:00Z', end: '2026-04-01T09:30:00Z' },
+    ]);
+    const series = await calendar.events.insert({
+      calendarId,
+      requestBody: {
+        summary: 'Weekly',
+        start: { dateTime: '2026-04-06T10:00:00+02:00', timeZone: 'Europe/Zurich' },
+        end: { dateTime: '2026-04-06T11:00:00+02:00', timeZone: 'Europe/Zurich' },
+        recurrence: ['RRULE:FREQ=WEEKLY;COUNT=3'],
+      },
+    });
+    const instances = await calendar.events.instances({ calendarId, eventId: series.data.id as string });
+    expect(instances.data.items?.map((item) => item.id)).toEqual([
+      `${series.data.id}_20260406T080000Z`,
+      `${series.data.id}_20260413T080000Z`,
+      `${series.data.id}_20260420T080000Z`,
+    ]);
 
     await calendar.calendars.delete({ calendarId });
     const gone = await calendar.calendars.get({ calendarId }).catch((error: { status?: number }) => error);

@@ -2,15 +2,15 @@
  * calendarList.*: the user's own view of the calendars they use (colors, hidden, selected,
  * reminders, notifications). Summary, time zone and location come from the calendar itself.
  */
-import { badRequest, duplicate, notFound } from '../errors.js';
+import { badRequest, duplicate } from '../errors.js';
 import type { JsonObject } from '../spec.js';
 import { type ListEntryRecord, nextRevision } from '../state.js';
+import { roleRank } from '../store.js';
 import { fingerprint, paginate, readSyncToken } from '../tokens.js';
 import { type Context, flag, type Handler, maxResults, text } from './context.js';
 import { refuseWithSync } from './sync.js';
 
 const ENTRY = '#/components/schemas/CalendarListEntry';
-const ROLES = ['freeBusyReader', 'reader', 'writerWithoutPrivateAccess', 'writer', 'owner'];
 
 /**
  * The user's settings from a body. RGB colors count only with colorRgbFormat=true, as on the
@@ -32,6 +32,7 @@ function save(context: Context, entry: ListEntryRecord, resource: JsonObject): J
   entry.resource = resource;
   entry.revision = nextRevision(context.store.state);
   context.store.withColors(entry);
+  context.store.touch(`calendarList:${context.user.email}`);
   return context.store.listEntryResource(context.user.email, entry);
 }
 
@@ -49,7 +50,7 @@ export const calendarListHandlers: Record<string, Handler> = {
       if (entry.resource.hidden === true && !flag(request.query, 'showHidden')) return false;
       if (minRole) {
         const role = store.listEntryResource(user.email, entry).accessRole;
-        if (ROLES.indexOf(String(role)) < ROLES.indexOf(minRole)) return false;
+        if (roleRank(role) < roleRank(minRole)) return false;
       }
       return true;
     });
@@ -85,9 +86,8 @@ export const calendarListHandlers: Record<string, Handler> = {
   'calendarList.insert'(context) {
     const { store, user } = context;
     const id = String(context.request.body?.id);
-    // Without ACL rules a user can reach only calendars they own; others are 404 as on Google.
-    const calendar = store.state.calendars[id];
-    if (!calendar || calendar.owner !== user.email) throw notFound();
+    // Any calendar the user can see (their own, or shared with them); others are 404 as on Google.
+    store.calendar(user, id, 'freeBusyReader');
     const existing = store.state.calendarList[user.email]?.[id];
     if (existing && !existing.deleted) throw duplicate(`The calendar ${id} is already in the calendar list`);
     const entry = store.addToList(user.email, id, settingsFrom(context));
@@ -115,6 +115,7 @@ export const calendarListHandlers: Record<string, Handler> = {
       );
     entry.deleted = true;
     entry.revision = nextRevision(store.state);
+    store.touch(`calendarList:${user.email}`);
     return {};
   },
 };

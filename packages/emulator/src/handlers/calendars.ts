@@ -5,6 +5,7 @@
 import { badRequest } from '../errors.js';
 import type { JsonObject } from '../spec.js';
 import { type CalendarRecord, etagFor, nextRevision, now } from '../state.js';
+import type { Role } from '../store.js';
 import type { Context, Handler } from './context.js';
 
 const CALENDAR = '#/components/schemas/Calendar';
@@ -12,7 +13,15 @@ const CALENDAR = '#/components/schemas/Calendar';
 function write(context: Context, calendar: CalendarRecord, resource: JsonObject): JsonObject {
   calendar.resource = resource;
   calendar.revision = nextRevision(context.store.state);
+  // Summary, time zone and location show in every list entry of the calendar.
+  for (const [email, list] of Object.entries(context.store.state.calendarList))
+    if (list[calendar.id] && !list[calendar.id]?.deleted) context.store.touch(`calendarList:${email}`);
   return context.store.calendarResource(calendar);
+}
+
+/** The calendar of the path, for a caller who needs at least `need`. */
+function calendarOf(context: Context, need: Role) {
+  return context.store.calendar(context.user, context.request.path.calendarId as string, need);
 }
 
 export const calendarHandlers: Record<string, Handler> = {
@@ -29,31 +38,32 @@ export const calendarHandlers: Record<string, Handler> = {
     };
     store.state.calendars[id] = calendar;
     store.state.events[id] = {};
+    store.addOwnerRule(id, user.email);
     store.addToList(user.email, id, {});
     return { body: store.calendarResource(calendar) };
   },
 
   'calendars.get'(context) {
-    const calendar = context.store.calendar(context.user, context.request.path.calendarId as string);
+    const calendar = calendarOf(context, 'freeBusyReader');
     return { body: context.store.calendarResource(calendar) };
   },
 
   'calendars.update'(context) {
-    const calendar = context.store.calendar(context.user, context.request.path.calendarId as string);
+    const calendar = calendarOf(context, 'owner');
     const body = context.tools.writable(context.request.body, CALENDAR);
     // update replaces the whole calendar, but a calendar always has a time zone.
     return { body: write(context, calendar, { timeZone: calendar.resource.timeZone ?? 'UTC', ...body }) };
   },
 
   'calendars.patch'(context) {
-    const calendar = context.store.calendar(context.user, context.request.path.calendarId as string);
+    const calendar = calendarOf(context, 'owner');
     const body = context.tools.writable(context.request.body ?? {}, CALENDAR);
     return { body: write(context, calendar, { ...calendar.resource, ...body }) };
   },
 
   'calendars.delete'(context) {
     const { store } = context;
-    const calendar = store.calendar(context.user, context.request.path.calendarId as string);
+    const calendar = calendarOf(context, 'owner');
     if (calendar.primary)
       throw badRequest(
         'cannotDeletePrimaryCalendar',
@@ -62,12 +72,16 @@ export const calendarHandlers: Record<string, Handler> = {
       );
     delete store.state.calendars[calendar.id];
     delete store.state.events[calendar.id];
+    delete store.state.acl[calendar.id];
+    store.touch(`events:${calendar.id}`, 'not_exists');
+    store.touch(`acl:${calendar.id}`, 'not_exists');
     // The calendar leaves every list it was on; the entries stay as deleted for sync.
-    for (const list of Object.values(store.state.calendarList)) {
+    for (const [email, list] of Object.entries(store.state.calendarList)) {
       const entry = list[calendar.id];
       if (entry && !entry.deleted) {
         entry.deleted = true;
         entry.revision = nextRevision(store.state);
+        store.touch(`calendarList:${email}`);
       }
     }
     return {};
@@ -75,7 +89,7 @@ export const calendarHandlers: Record<string, Handler> = {
 
   'calendars.clear'(context) {
     const { store } = context;
-    const calendar = store.calendar(context.user, context.request.path.calendarId as string);
+    const calendar = calendarOf(context, 'owner');
     if (!calendar.primary)
       throw badRequest(
         'invalid',
@@ -91,6 +105,7 @@ export const calendarHandlers: Record<string, Handler> = {
         etag: etagFor(store.state, event.revision),
         updated: now(store.state),
       };
+      store.touch(`events:${calendar.id}`);
     }
     return {};
   },

@@ -1,4 +1,5 @@
 /** What every operation handler gets and gives back. */
+import type { Notifier } from '../notifier.js';
 import type { SchemaTools } from '../schemas.js';
 import type { CalendarSpec, Json, JsonObject, OperationSpec } from '../spec.js';
 import type { UserRecord } from '../state.js';
@@ -12,6 +13,9 @@ export interface Context {
   user: UserRecord;
   op: OperationSpec;
   request: ValidRequest;
+  notifier: Notifier;
+  /** `http://<Host of the request>`: the emulator as the client reached it (for resourceUri). */
+  origin: string;
 }
 
 export interface Reply {

@@ -6,7 +6,9 @@ import { randomBytes } from 'node:crypto';
 import { ApiError, badRequest, conditionNotMet } from '../errors.js';
 import { isObject, type Json, type JsonObject } from '../spec.js';
 import { type CalendarRecord, type EventRecord, etagFor, nextRevision, now } from '../state.js';
+import { type Role, roleRank } from '../store.js';
 import type { Context } from './context.js';
+import { checkRecurrence } from './recurrence.js';
 
 export const EVENT = '#/components/schemas/Event';
 const BASE32HEX = '0123456789abcdefghijklmnopqrstuv';
@@ -76,6 +78,22 @@ export function checkIfMatch(context: Context, record: EventRecord): void {
   if (!tags.includes(String(record.resource.etag))) throw conditionNotMet();
 }
 
+/**
+ * An event as a caller with the given role sees it: a free/busy reader sees only when it is
+ * busy, and without private access a private event shows only its times.
+ */
+export function eventView(resource: JsonObject, role: Role): JsonObject {
+  const limited =
+    roleRank(role) < roleRank('reader') ||
+    (roleRank(role) < roleRank('writer') && resource.visibility === 'private');
+  if (!limited) return resource;
+  const out: JsonObject = {};
+  for (const key of ['kind', 'etag', 'id', 'status', 'start', 'end', 'recurringEventId', 'originalStartTime'])
+    if (resource[key] !== undefined) out[key] = resource[key] as Json;
+  if (resource.visibility !== undefined) out.visibility = resource.visibility;
+  return out;
+}
+
 /** What a client wrote of an event, without the server's bookkeeping; compares versions. */
 function content(resource: JsonObject): string {
   const { etag: _etag, updated: _updated, sequence: _sequence, ...rest } = resource;
@@ -111,9 +129,13 @@ export function storeEvent(context: Context, options: StoreEventOptions): EventR
   const { calendar, id, previous } = options;
   // The id is the record's, never the body's (an update cannot rename an event).
   const { id: _id, ...fields } = options.fields;
+  const before = previous?.resource;
+  // An exception (a changed instance) stays the instance of its recurring event.
+  const recurringEventId = typeof before?.recurringEventId === 'string' ? before.recurringEventId : undefined;
+  if (recurringEventId) delete fields.recurrence;
+  else checkRecurrence(fields, String(calendar.resource.timeZone ?? 'UTC'));
   const time = now(state);
   const revision = nextRevision(state);
-  const before = previous?.resource;
   const organizer =
     options.organizer ??
     (isObject(before?.organizer) ? before.organizer : undefined) ??
@@ -139,6 +161,10 @@ export function storeEvent(context: Context, options: StoreEventOptions): EventR
           : `${id}@google.com`,
     sequence: 0,
   };
+  if (recurringEventId) {
+    resource.recurringEventId = recurringEventId;
+    if (isObject(before?.originalStartTime)) resource.originalStartTime = before.originalStartTime;
+  }
   const current = typeof before?.sequence === 'number' ? before.sequence : 0;
   const grown = before && content(before) !== content(resource) ? current + 1 : current;
   resource.sequence = Math.max(grown, typeof fields.sequence === 'number' ? fields.sequence : 0);
@@ -146,12 +172,18 @@ export function storeEvent(context: Context, options: StoreEventOptions): EventR
   state.events[calendar.id] = events;
   const record: EventRecord = { id, seq: previous?.seq ?? state.nextSeq++, revision, resource };
   events[id] = record;
+  store.touch(`events:${calendar.id}`);
   return record;
 }
 
 /** Marks an event deleted: it stays for sync and showDeleted as `status: cancelled`. */
-export function cancelEvent(context: Context, record: EventRecord): void {
+export function cancelEvent(context: Context, calendarId: string, record: EventRecord): void {
   const { state } = context.store;
+  context.store.touch(`events:${calendarId}`);
+  // An instance of a recurring event that was not stored yet becomes a cancelled exception.
+  const events = state.events[calendarId] ?? {};
+  state.events[calendarId] = events;
+  events[record.id] = record;
   record.revision = nextRevision(state);
   record.resource = {
     ...record.resource,

@@ -1,13 +1,16 @@
 /**
- * events.list: the filters of the query, the orders, paging and incremental sync. Recurring
- * events are listed as their one stored event (no expansion yet, see README).
+ * events.list and events.instances: the filters of the query, the orders, paging and
+ * incremental sync. With singleEvents=true recurring events are expanded into their instances
+ * (exceptions in place of the instances they change); without it a recurring event is listed
+ * once, when one of its instances falls in the time window.
  */
-import { badRequest } from '../errors.js';
+import { alreadyDeleted, badRequest, notFound } from '../errors.js';
 import { isObject, type JsonObject } from '../spec.js';
 import type { EventRecord } from '../state.js';
 import { fingerprint, paginate, readSyncToken, type SortKey } from '../tokens.js';
 import { type Context, flag, type Handler, maxResults, strings, text } from './context.js';
-import { instant } from './event-model.js';
+import { eventView, instant } from './event-model.js';
+import { expand, isRecurring } from './recurrence.js';
 import { refuseWithSync } from './sync.js';
 
 /** Every text of an event that `q` searches, in lower case. */
@@ -39,7 +42,8 @@ function matchesProperties(event: JsonObject, scope: 'private' | 'shared', filte
   });
 }
 
-function filterEvents(context: Context, events: EventRecord[], syncing: boolean): EventRecord[] {
+/** The timeMin/timeMax window of a query, checked. */
+function windowOf(context: Context): { min?: number; max?: number } {
   const { query } = context.request;
   const timeMin = text(query, 'timeMin');
   const timeMax = text(query, 'timeMax');
@@ -47,6 +51,38 @@ function filterEvents(context: Context, events: EventRecord[], syncing: boolean)
   const max = timeMax ? Date.parse(timeMax) : undefined;
   if (min !== undefined && max !== undefined && max <= min)
     throw badRequest('invalid', 'timeMax must be later than timeMin', 'timeMax');
+  return { ...(min !== undefined ? { min } : {}), ...(max !== undefined ? { max } : {}) };
+}
+
+/** The instances of the recurring events among `events` (not cancelled) in the window, exceptions left to their own records. */
+function expandAll(
+  events: EventRecord[],
+  stored: Record<string, EventRecord>,
+  zone: string,
+  min?: number,
+  max?: number,
+): EventRecord[] {
+  const out: EventRecord[] = [];
+  for (const record of events) {
+    if (!isRecurring(record.resource) || record.resource.status === 'cancelled') {
+      out.push(record);
+      continue;
+    }
+    for (const one of expand(record.resource, zone, min, max))
+      if (!stored[one.id])
+        out.push({ id: one.id, seq: record.seq, revision: record.revision, resource: one.resource });
+  }
+  return out;
+}
+
+function filterEvents(
+  context: Context,
+  events: EventRecord[],
+  syncing: boolean,
+  zone: string,
+): EventRecord[] {
+  const { query } = context.request;
+  const { min, max } = windowOf(context);
   const updatedMin = text(query, 'updatedMin');
   const terms = (text(query, 'q') ?? '').toLowerCase().split(/\s+/).filter(Boolean);
   const uid = text(query, 'iCalUID');
@@ -57,8 +93,13 @@ function filterEvents(context: Context, events: EventRecord[], syncing: boolean)
     if (event.status === 'cancelled' && !syncing && !flag(query, 'showDeleted')) return false;
     if (uid !== undefined && event.iCalUID !== uid) return false;
     if (types.length > 0 && !types.includes(String(event.eventType ?? 'default'))) return false;
-    if (min !== undefined && (instant(event.end) ?? Number.POSITIVE_INFINITY) <= min) return false;
-    if (max !== undefined && (instant(event.start) ?? Number.NEGATIVE_INFINITY) >= max) return false;
+    if (isRecurring(event) && (min !== undefined || max !== undefined)) {
+      // A recurring event (not expanded) is listed when one of its instances is in the window.
+      if (expand(event, zone, min, max).length === 0) return false;
+    } else {
+      if (min !== undefined && (instant(event.end) ?? Number.POSITIVE_INFINITY) <= min) return false;
+      if (max !== undefined && (instant(event.start) ?? Number.NEGATIVE_INFINITY) >= max) return false;
+    }
     if (updatedMin && Date.parse(String(event.updated)) < Date.parse(updatedMin)) return false;
     if (terms.length > 0) {
       const haystack = searchable(event);
@@ -73,6 +114,7 @@ function filterEvents(context: Context, events: EventRecord[], syncing: boolean)
 export const eventsListHandler: Handler = (context) => {
   const { store, request, op } = context;
   const calendar = store.calendar(context.user, request.path.calendarId as string);
+  const role = store.roleOf(context.user.email, calendar);
   const syncToken = text(request.query, 'syncToken');
   const scope = `events:${calendar.id}`;
   if (syncToken !== undefined) refuseWithSync(context);
@@ -80,17 +122,21 @@ export const eventsListHandler: Handler = (context) => {
   const orderBy = text(request.query, 'orderBy');
   if (orderBy === 'startTime' && !flag(request.query, 'singleEvents'))
     throw badRequest('invalid', 'orderBy=startTime needs singleEvents=true', 'orderBy');
+  // Instances share their recurring event's seq; their start and id keep keys unique.
   const keyOf = (event: EventRecord): SortKey =>
     orderBy === 'startTime'
-      ? [instant(event.resource.start) ?? 0, event.seq]
+      ? [instant(event.resource.start) ?? 0, event.seq, event.id]
       : orderBy === 'updated'
-        ? [Date.parse(String(event.resource.updated)), event.seq]
-        : [event.seq];
-  const events = filterEvents(
-    context,
-    Object.values(store.state.events[calendar.id] ?? {}),
-    since !== undefined,
-  );
+        ? [Date.parse(String(event.resource.updated)), event.seq, event.id]
+        : [event.seq, instant(event.resource.start) ?? 0, event.id];
+  const zone = String(calendar.resource.timeZone ?? 'UTC');
+  const stored = store.state.events[calendar.id] ?? {};
+  let all = Object.values(stored);
+  if (flag(request.query, 'singleEvents')) {
+    const { min, max } = windowOf(context);
+    all = expandAll(all, stored, zone, min, max);
+  }
+  const events = filterEvents(context, all, since !== undefined, zone);
   const pageToken = text(request.query, 'pageToken');
   const page = paginate({
     state: store.state,
@@ -111,11 +157,74 @@ export const eventsListHandler: Handler = (context) => {
       summary: String(calendar.resource.summary ?? calendar.id),
       updated: new Date(latest).toISOString(),
       timeZone: String(calendar.resource.timeZone ?? 'UTC'),
-      accessRole: 'owner',
+      accessRole: role,
       defaultReminders: [],
-      items: page.items.map((event) => event.resource),
+      items: page.items.map((event) => eventView(event.resource, role)),
       ...(page.nextPageToken ? { nextPageToken: page.nextPageToken } : {}),
       ...(page.nextSyncToken ? { nextSyncToken: page.nextSyncToken } : {}),
+    },
+  };
+};
+
+/** events.instances: the instances of one recurring event, exceptions included, in time order. */
+export const eventsInstancesHandler: Handler = (context) => {
+  const { store, request } = context;
+  const calendar = store.calendar(context.user, request.path.calendarId as string);
+  const role = store.roleOf(context.user.email, calendar);
+  const stored = store.state.events[calendar.id] ?? {};
+  const parent = stored[request.path.eventId as string];
+  if (!parent) throw notFound();
+  if (parent.resource.status === 'cancelled') throw alreadyDeleted();
+  if (!isRecurring(parent.resource))
+    throw badRequest('invalid', `${parent.id} is not a recurring event; it has no instances`, 'eventId');
+  const zone = String(calendar.resource.timeZone ?? 'UTC');
+  const { min, max } = windowOf(context);
+  const originalStart = text(request.query, 'originalStart');
+  const showDeleted = flag(request.query, 'showDeleted');
+  const generated = expand(parent.resource, zone, min, max)
+    .filter((one) => !stored[one.id])
+    .map(
+      (one): EventRecord => ({
+        id: one.id,
+        seq: parent.seq,
+        revision: parent.revision,
+        resource: one.resource,
+      }),
+    );
+  const exceptions = Object.values(stored).filter((record) => {
+    if (record.resource.recurringEventId !== parent.id) return false;
+    if (record.resource.status === 'cancelled' && !showDeleted) return false;
+    const start = instant(record.resource.start) ?? 0;
+    const end = instant(record.resource.end) ?? start;
+    return (min === undefined || end > min) && (max === undefined || start < max);
+  });
+  const items = [...generated, ...exceptions].filter(
+    (record) =>
+      originalStart === undefined || instant(record.resource.originalStartTime) === Date.parse(originalStart),
+  );
+  const pageToken = text(request.query, 'pageToken');
+  const page = paginate({
+    state: store.state,
+    scope: `instances:${calendar.id}:${parent.id}`,
+    items,
+    revisionOf: (record) => record.revision,
+    keyOf: (record) => [instant(record.resource.originalStartTime) ?? 0, record.id],
+    maxResults: maxResults(context),
+    ...(pageToken !== undefined ? { pageToken } : {}),
+    fingerprint: fingerprint(request.query, []),
+  });
+  return {
+    body: {
+      kind: 'calendar#events',
+      etag: `"${store.state.epoch}-${store.state.revision}"`,
+      summary: String(calendar.resource.summary ?? calendar.id),
+      updated: new Date(Math.max(store.state.lastTime, 0)).toISOString(),
+      timeZone: text(request.query, 'timeZone') ?? zone,
+      accessRole: role,
+      defaultReminders: [],
+      items: page.items.map((record) => eventView(record.resource, role)),
+      // Instances have no incremental sync: no nextSyncToken on the last page.
+      ...(page.nextPageToken ? { nextPageToken: page.nextPageToken } : {}),
     },
   };
 };

@@ -6,6 +6,7 @@
 import { ApiError, alreadyDeleted, badRequest, duplicate, notFound } from '../errors.js';
 import { isObject, type JsonObject } from '../spec.js';
 import type { EventRecord } from '../state.js';
+import type { Role } from '../store.js';
 import { type Context, type Handler, text } from './context.js';
 import {
   calendarOrganizer,
@@ -14,25 +15,40 @@ import {
   checkIfMatch,
   checkTimes,
   EVENT,
+  eventView,
   newEventId,
   storeEvent,
   typeSpecificProperties,
 } from './event-model.js';
 import { parseQuickAdd } from './quick-add.js';
+import { findInstance, isRecurring, parseInstanceId } from './recurrence.js';
 
 const FALLBACK = 'nonDefaultEventTypeFallback';
 /** The response header naming a deprecated behaviour the emulator applied to the request. */
 export const DEPRECATED_BEHAVIOR_HEADER = 'x-emulator-deprecated-behavior';
 
-function calendarOf(context: Context) {
-  return context.store.calendar(context.user, context.request.path.calendarId as string);
+/** Writing events needs writer access (with or without private access). */
+const WRITE: Role = 'writerWithoutPrivateAccess';
+
+function calendarOf(context: Context, need: Role = WRITE) {
+  return context.store.calendar(context.user, context.request.path.calendarId as string, need);
 }
 
-function eventOf(context: Context): EventRecord {
-  const calendar = calendarOf(context);
-  const record = context.store.state.events[calendar.id]?.[context.request.path.eventId as string];
-  if (!record) throw notFound();
-  return record;
+/**
+ * The event of the path: a stored one, or an instance of a recurring event (not stored until
+ * it is changed or cancelled, when it becomes an exception under its instance id).
+ */
+function eventOf(context: Context, need: Role = WRITE): EventRecord {
+  const calendar = calendarOf(context, need);
+  const id = context.request.path.eventId as string;
+  const events = context.store.state.events[calendar.id] ?? {};
+  const record = events[id];
+  if (record) return record;
+  const parent = events[parseInstanceId(id)?.parentId ?? ''];
+  if (!parent || parent.resource.status === 'cancelled' || !isRecurring(parent.resource)) throw notFound();
+  const instance = findInstance(parent.resource, String(calendar.resource.timeZone ?? 'UTC'), id);
+  if (!instance) throw notFound();
+  return { id, seq: parent.seq, revision: parent.revision, resource: instance.resource };
 }
 
 function typeRestriction(context: Context, type: string): ApiError {
@@ -128,7 +144,9 @@ export const eventHandlers: Record<string, Handler> = {
   },
 
   'events.get'(context) {
-    return answer(eventOf(context));
+    const calendar = calendarOf(context, 'freeBusyReader');
+    const record = eventOf(context, 'freeBusyReader');
+    return { body: eventView(record.resource, context.store.roleOf(context.user.email, calendar)) };
   },
 
   'events.update'(context) {
@@ -149,7 +167,13 @@ export const eventHandlers: Record<string, Handler> = {
     const record = eventOf(context);
     checkIfMatch(context, record);
     if (record.resource.status === 'cancelled') throw alreadyDeleted();
-    cancelEvent(context, record);
+    const calendar = calendarOf(context);
+    cancelEvent(context, calendar.id, record);
+    // Deleting a recurring event deletes its changed instances too.
+    if (isRecurring(record.resource))
+      for (const other of Object.values(context.store.state.events[calendar.id] ?? {}))
+        if (other.resource.recurringEventId === record.id && other.resource.status !== 'cancelled')
+          cancelEvent(context, calendar.id, other);
     return {};
   },
 
@@ -159,6 +183,7 @@ export const eventHandlers: Record<string, Handler> = {
     const destination = context.store.calendar(
       context.user,
       text(context.request.query, 'destination') as string,
+      WRITE,
     );
     if (record.resource.status === 'cancelled') throw notFound();
     const type = String(record.resource.eventType ?? 'default');
@@ -170,7 +195,7 @@ export const eventHandlers: Record<string, Handler> = {
     const fields = context.tools.writable(record.resource, EVENT);
     delete fields.organizer;
     // The source keeps a cancelled copy, so that its sync sees the event leave.
-    cancelEvent(context, record);
+    cancelEvent(context, source.id, record);
     const moved = storeEvent(context, {
       calendar: destination,
       id: record.id,

@@ -4,19 +4,26 @@
  * step (a handler for an operation the spec does not have is a setup error).
  */
 import { type CalendarSpec, SpecError } from '../spec.js';
+import { aclHandlers } from './acl.js';
 import { calendarListHandlers } from './calendar-list.js';
 import { calendarHandlers } from './calendars.js';
 import type { Handler } from './context.js';
 import { eventHandlers } from './events.js';
-import { eventsListHandler } from './events-list.js';
+import { eventsInstancesHandler, eventsListHandler } from './events-list.js';
+import { freebusyHandlers } from './freebusy.js';
 import { settingsHandlers } from './settings.js';
+import { watchHandlers } from './watch.js';
 
 export const HANDLERS: Record<string, Handler> = {
+  ...aclHandlers,
   ...calendarHandlers,
   ...calendarListHandlers,
   ...eventHandlers,
   'events.list': eventsListHandler,
+  'events.instances': eventsInstancesHandler,
   ...settingsHandlers,
+  ...freebusyHandlers,
+  ...watchHandlers,
 };
 
 export function checkHandlers(spec: CalendarSpec, handlers: Record<string, Handler> = HANDLERS): void {

@@ -1,0 +1,75 @@
+/**
+ * Time zones without a library: IANA zones through Intl. A "wall" time is the clock reading
+ * in a zone, held as milliseconds as if that reading were UTC; it is what recurrence rules
+ * step through (a 09:00 meeting stays at 09:00 across a DST change).
+ */
+const formats = new Map<string, Intl.DateTimeFormat>();
+
+function format(zone: string): Intl.DateTimeFormat {
+  let out = formats.get(zone);
+  if (!out) {
+    out = new Intl.DateTimeFormat('en-US', {
+      timeZone: zone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      second: '2-digit',
+    });
+    formats.set(zone, out);
+  }
+  return out;
+}
+
+export function isTimeZone(zone: string): boolean {
+  try {
+    format(zone);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The zone's offset from UTC at an instant, in milliseconds. */
+export function offsetAt(zone: string, utc: number): number {
+  const parts: Record<string, number> = {};
+  for (const part of format(zone).formatToParts(new Date(utc)))
+    if (part.type !== 'literal') parts[part.type] = Number(part.value);
+  const wall = Date.UTC(
+    parts.year ?? 1970,
+    (parts.month ?? 1) - 1,
+    parts.day ?? 1,
+    parts.hour ?? 0,
+    parts.minute ?? 0,
+    parts.second ?? 0,
+  );
+  return wall - (utc - (((utc % 1000) + 1000) % 1000));
+}
+
+export const utcToWall = (utc: number, zone: string): number => utc + offsetAt(zone, utc);
+
+/** The instant of a wall time (two passes, so that the offset is the one at that instant). */
+export function wallToUtc(wall: number, zone: string): number {
+  const guess = wall - offsetAt(zone, wall);
+  return wall - offsetAt(zone, guess);
+}
+
+const pad = (n: number, width = 2) => String(Math.abs(n)).padStart(width, '0');
+
+/** RFC 3339 in a zone: `2026-03-02T10:00:00+01:00`, and `Z` where the offset is zero. */
+export function formatInZone(utc: number, zone: string): string {
+  const offset = offsetAt(zone, utc);
+  const wall = new Date(utc + offset).toISOString().slice(0, 19);
+  if (offset === 0) return `${wall}Z`;
+  const minutes = Math.round(Math.abs(offset) / 60000);
+  return `${wall}${offset < 0 ? '-' : '+'}${pad(Math.floor(minutes / 60))}:${pad(minutes % 60)}`;
+}
+
+/** `20261201T143000Z`: the basic UTC form Google puts in instance ids. */
+export const basicUtc = (utc: number): string =>
+  new Date(utc).toISOString().replace(/[-:]/g, '').replace(/\.\d+/, '');
+
+/** `20261201`: the basic date form, for all-day instances. */
+export const basicDate = (date: string): string => date.replace(/-/g, '');
