@@ -4,7 +4,8 @@
  *   tsx scripts/test-summary.ts [--check NAME=ok|failed ...]
  *
  * It reads the newest turbo run summary (.turbo/runs/*.json, written by `npm test`) and, for
- * every test task of that run, the vitest report the task wrote (reports/vitest.json). A
+ * every test task of that run, the vitest reports the task wrote (reports/vitest*.json: a
+ * task may run vitest more than once, as the contract tests do for each target). A
  * test counts once. A lint or typecheck task counts as one check, and so does a test task
  * that failed without a report (it crashed before running its tests). Extra checks of the
  * CI script are passed with --check. Exits 1 when anything failed.
