@@ -53,19 +53,21 @@ function main(): number {
     const ran = exitCode !== undefined && exitCode !== null;
     const ok = exitCode === 0;
     if (task.task === 'test') {
-      const reportFile = path.join(repoRoot, task.directory, 'reports', 'vitest.json');
-      if (ran && existsSync(reportFile)) {
-        const report = JSON.parse(readFileSync(reportFile, 'utf8')) as VitestReport;
-        const skippedHere = report.numPendingTests + report.numTodoTests;
-        rows.push([
-          task.taskId,
-          report.numPassedTests,
-          report.numFailedTests,
-          skippedHere,
-          ok ? '' : `exit ${exitCode}`,
-        ]);
-        passed += report.numPassedTests;
-        failed += report.numFailedTests + (ok || report.numFailedTests > 0 ? 0 : 1);
+      const reportsDir = path.join(repoRoot, task.directory, 'reports');
+      const reportFiles = existsSync(reportsDir)
+        ? readdirSync(reportsDir)
+            .filter((f) => /^vitest.*\.json$/.test(f))
+            .map((f) => path.join(reportsDir, f))
+        : [];
+      if (ran && reportFiles.length > 0) {
+        const reports = reportFiles.map((f) => JSON.parse(readFileSync(f, 'utf8')) as VitestReport);
+        const sum = (pick: (r: VitestReport) => number) => reports.reduce((n, r) => n + pick(r), 0);
+        const passedHere = sum((r) => r.numPassedTests);
+        const failedHere = sum((r) => r.numFailedTests);
+        const skippedHere = sum((r) => r.numPendingTests + r.numTodoTests);
+        rows.push([task.taskId, passedHere, failedHere, skippedHere, ok ? '' : `exit ${exitCode}`]);
+        passed += passedHere;
+        failed += failedHere + (ok || failedHere > 0 ? 0 : 1);
         skipped += skippedHere;
       } else {
         rows.push([task.taskId, 0, 1, 0, ran ? `exit ${exitCode}, no report` : 'did not run']);
