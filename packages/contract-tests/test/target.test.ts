@@ -1,9 +1,9 @@
 /** How the suite reads its target from the environment (CONTRACT_TARGET, CONTRACT_TOKEN, CONTRACT_ALLOW_WRITES). */
 import { describe, expect, it } from 'vitest';
-import { authCase, positiveCases } from './support/cases.ts';
+import { authCase, documentedCases, negativeCases, positiveCases } from './support/cases.ts';
 import { skipReason } from './support/run.ts';
 import { loadSpecs, operationsOf } from './support/spec.ts';
-import { EMULATOR_NOT_READY, MOCK_TOKEN, SKIP, targetFromEnv } from './support/target.ts';
+import { EMULATOR_TOKEN, isStateful, MOCK_TOKEN, SKIP, targetFromEnv } from './support/target.ts';
 
 describe('the target', () => {
   it('is the mock by default and with CONTRACT_TARGET=mock', () => {
@@ -11,9 +11,11 @@ describe('the target', () => {
     expect(targetFromEnv({ CONTRACT_TARGET: 'mock' }).kind).toBe('mock');
   });
 
-  it('refuses the emulator, which does not cover every operation yet, with a clear message', () => {
-    expect(() => targetFromEnv({ CONTRACT_TARGET: 'emulator' })).toThrow(EMULATOR_NOT_READY);
-    expect(EMULATOR_NOT_READY).toMatch(/does not cover the whole Calendar API yet/);
+  it('is the emulator with CONTRACT_TARGET=emulator: started by the run, stateful, writable', () => {
+    const target = targetFromEnv({ CONTRACT_TARGET: 'emulator' });
+    expect(target).toEqual({ kind: 'emulator', token: EMULATOR_TOKEN, allowWrites: true });
+    expect(isStateful(target)).toBe(true);
+    expect(isStateful(targetFromEnv({}))).toBe(false);
   });
 
   it('is the live services at a base URL, with a token, read-only unless CONTRACT_ALLOW_WRITES=1', () => {
@@ -86,5 +88,42 @@ describe('what runs against the live services', () => {
     if (!op) throw new Error('events.list is missing');
     const prefer = positiveCases(op).find((c) => c.request.prefer !== undefined);
     expect(prefer && skipReason(prefer, live)).toBe(SKIP.mockOnly);
+  });
+});
+
+describe('what runs against the emulator', () => {
+  const emulator = { kind: 'emulator' as const, origin: 'http://127.0.0.1:1', token: 't', allowWrites: true };
+  const ops = new Map(
+    loadSpecs()
+      .flatMap(operationsOf)
+      .map((op) => [op.operationId, op]),
+  );
+  const get = (id: string) => {
+    const op = ops.get(id);
+    if (!op) throw new Error(`${id} is missing`);
+    return op;
+  };
+
+  it('skips every Search Ads 360 case, whatever its kind', () => {
+    for (const id of ['conversion.get', 'reports.getIdMappingFile', 'savedColumns.list']) {
+      const op = get(id);
+      for (const c of [...positiveCases(op), ...negativeCases(op), authCase(op)])
+        expect(skipReason(c, emulator)).toBe(SKIP.emulatorNoSearchAds360);
+    }
+    expect(SKIP.emulatorNoSearchAds360).toBe('the emulator does not serve Search Ads 360 yet');
+  });
+
+  it('skips the Prefer cases: documented answers and named success examples', () => {
+    const op = get('events.list');
+    const prefer = [...positiveCases(op), ...documentedCases(op)].filter((c) => c.request.prefer);
+    expect(prefer.length).toBeGreaterThan(1);
+    for (const c of prefer) expect(skipReason(c, emulator)).toBe('Prefer is a mock feature');
+  });
+
+  it('runs the Calendar positive, negative and no-token cases, writes included', () => {
+    const op = get('events.insert');
+    const cases = [...positiveCases(op).filter((c) => !c.request.prefer), ...negativeCases(op), authCase(op)];
+    expect(cases.length).toBeGreaterThan(10);
+    for (const c of cases) expect(skipReason(c, emulator)).toBeUndefined();
   });
 });
