@@ -2,19 +2,21 @@
 /**
  * gspec-emulator: a stateful Google Calendar API v3 on this machine.
  *
- *   gspec-emulator [--port N] [--host H] [--users FILE] [--state FILE] [--verbose]
+ *   gspec-emulator [--port N] [--host H] [--users FILE] [--state FILE] [--seed FILE] [--verbose]
  *
  * The port comes from --port, else PORT, else 4011; 0 picks a free port.
  */
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { CONTROL_PREFIX } from './control.js';
+import { applySeed, readSeedFile, type Seed, SeedError, seedUserMap } from './seed.js';
 import { createEmulator, type Emulator } from './server.js';
 import { SpecError } from './spec.js';
 import { createStateChecker, StateFileError } from './state-file.js';
 import { readUserMapFile, type UserMap, UsersFileError } from './users.js';
 
-const USAGE = 'usage: gspec-emulator [--port N] [--host H] [--users FILE] [--state FILE] [--verbose]';
+const USAGE =
+  'usage: gspec-emulator [--port N] [--host H] [--users FILE] [--state FILE] [--seed FILE] [--verbose]';
 
 function fail(message: string): never {
   process.stderr.write(`gspec-emulator: ${message}\n`);
@@ -41,6 +43,7 @@ async function main(): Promise<void> {
     host?: string;
     users?: string;
     state?: string;
+    seed?: string;
     verbose?: boolean;
     help?: boolean;
   };
@@ -51,6 +54,7 @@ async function main(): Promise<void> {
         host: { type: 'string' },
         users: { type: 'string' },
         state: { type: 'string' },
+        seed: { type: 'string' },
         verbose: { type: 'boolean', short: 'v', default: false },
         help: { type: 'boolean', short: 'h', default: false },
       },
@@ -70,6 +74,11 @@ async function main(): Promise<void> {
   let users: UserMap = {};
   try {
     if (values.users) users = readUserMapFile(values.users);
+    let seed: Seed | undefined;
+    if (values.seed) {
+      seed = readSeedFile(values.seed);
+      users = seedUserMap(seed, users, values.seed);
+    }
     emulator = createEmulator({
       users,
       ...(values.verbose ? { log: (line: string) => process.stderr.write(`${line}\n`) } : {}),
@@ -93,9 +102,12 @@ async function main(): Promise<void> {
         throw new StateFileError(`${values.state}: ${(error as Error).message}`);
       }
     }
+    // The seed goes on top of the loaded state, if any.
+    if (seed && values.seed) applySeed(emulator, seed, values.seed);
   } catch (error) {
     if (error instanceof UsersFileError) fail(`invalid --users file: ${error.message}`);
     if (error instanceof StateFileError) fail(`invalid --state file: ${error.message}`);
+    if (error instanceof SeedError) fail(`invalid --seed file: ${error.message}`);
     if (error instanceof SpecError) fail(`invalid spec: ${error.message}`);
     throw error;
   }
@@ -117,6 +129,7 @@ async function main(): Promise<void> {
       ? [`Users from ${values.users} (${Object.keys(users).length}); any other token works too`]
       : []),
     ...(values.state ? [`State loaded from ${values.state}`] : []),
+    ...(values.seed ? [`Seeded from ${values.seed}`] : []),
     'Press Ctrl-C to stop.',
   ];
   process.stdout.write(`${lines.join('\n')}\n`);

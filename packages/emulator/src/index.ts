@@ -5,7 +5,24 @@ export { notImplementedOperations } from './handlers/index.js';
 export { MAX_INSTANCES } from './handlers/recurrence.js';
 export type { Channel, Notifier, NotifierOptions } from './notifier.js';
 export { QUOTA_COST_HEADER, QUOTA_USED_HEADER, type QuotaReport } from './quota.js';
-export { createEmulator, type Emulator, type EmulatorOptions, type Exchange } from './server.js';
+export {
+  applySeed,
+  parseSeed,
+  readSeedFile,
+  type Seed,
+  type SeedCalendar,
+  SeedError,
+  type SeedUser,
+  seedUserMap,
+} from './seed.js';
+export {
+  createEmulator,
+  type Emulator,
+  type EmulatorOptions,
+  type Exchange,
+  type InvokeInput,
+  type InvokeResult,
+} from './server.js';
 export {
   type CalendarSpec,
   loadCalendarSpec,

@@ -9,17 +9,18 @@ import type { AddressInfo } from 'node:net';
 import { CONTROL_PREFIX, handleControl } from './control.js';
 import { readDefaults } from './defaults.js';
 import { ApiError, methodNotAllowed, notImplemented, pathNotFound } from './errors.js';
-import type { Context } from './handlers/context.js';
+import type { Context, Reply } from './handlers/context.js';
 import { checkHandlers, HANDLERS, notImplementedOperations } from './handlers/index.js';
 import { Notifier, type NotifierOptions } from './notifier.js';
 import { QUOTA_COST_HEADER, QUOTA_USED_HEADER, QuotaMeter } from './quota.js';
 import { createRouter } from './router.js';
 import { createSchemaTools } from './schemas.js';
-import { type CalendarSpec, loadCalendarSpec } from './spec.js';
+import { type CalendarSpec, type JsonObject, loadCalendarSpec, type OperationSpec } from './spec.js';
+import type { UserRecord } from './state.js';
 import { createStateChecker } from './state-file.js';
 import { Store } from './store.js';
 import { emailForToken, readBearer, type UserMap } from './users.js';
-import { validateRequest } from './validate.js';
+import { type RawRequest, validateRequest } from './validate.js';
 
 const MAX_BODY_BYTES = 10 * 1024 * 1024;
 
@@ -45,12 +46,29 @@ export interface EmulatorOptions {
   notifications?: Omit<NotifierOptions, 'log'>;
 }
 
+/** An operation called in-process (`emulator.invoke`), as an HTTP request would carry it. */
+export interface InvokeInput {
+  path?: Record<string, string>;
+  query?: Record<string, string | number | boolean>;
+  body?: unknown;
+}
+
+export interface InvokeResult {
+  status: number;
+  body?: JsonObject;
+}
+
 export interface Emulator {
   server: Server;
   spec: CalendarSpec;
   store: Store;
   quota: QuotaMeter;
   notifier: Notifier;
+  /**
+   * Runs an operation as the user `email`, in-process, validated and handled as over HTTP
+   * (no quota charged); a refusal throws the ApiError the request would get.
+   */
+  invoke(email: string, operationId: string, input?: InvokeInput): InvokeResult;
   listen(port: number, host?: string): Promise<string>;
   close(): Promise<void>;
 }
@@ -101,6 +119,45 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
     notImplemented: notImplementedOperations(spec),
   };
 
+  /** Validates a request of an operation and runs its handler; refusals throw ApiError. */
+  function run(op: OperationSpec, user: UserRecord, raw: RawRequest, origin: string): Reply {
+    const valid = validateRequest(op, raw, tools);
+    const handler = HANDLERS[op.id];
+    if (!handler) throw notImplemented(op.id);
+    const context: Context = { spec, tools, store, user, op, request: valid, notifier, origin };
+    // Changes made before the handler (a new user's calendar list) are told before it runs,
+    // so that a channel the handler opens hears only of later ones.
+    notifier.dispatch(store.drainChanges());
+    try {
+      return handler(context);
+    } finally {
+      // Notifications go out after the answer, whatever the handler wrote before any refusal.
+      const changes = store.drainChanges();
+      setImmediate(() => notifier.dispatch(changes));
+    }
+  }
+
+  function invoke(email: string, operationId: string, input: InvokeInput = {}): InvokeResult {
+    const op = spec.byId.get(operationId);
+    if (!op) throw new Error(`no operation ${operationId} in the spec`);
+    const query = new URLSearchParams();
+    for (const [key, value] of Object.entries(input.query ?? {})) query.append(key, String(value));
+    const reply = run(
+      op,
+      store.user(email),
+      {
+        pathParams: input.path ?? {},
+        query,
+        headers: {},
+        body: input.body === undefined ? undefined : JSON.stringify(input.body),
+        contentType: 'application/json',
+      },
+      'http://127.0.0.1',
+    );
+    const status = reply.status ?? op.successStatus;
+    return { status, ...(reply.body !== undefined && status !== 204 ? { body: reply.body } : {}) };
+  }
+
   async function answerApi(request: IncomingMessage, url: URL): Promise<Answer> {
     const method = (request.method ?? 'GET').toUpperCase();
     const route = router.route(method, url.pathname.slice(spec.basePath.length));
@@ -113,32 +170,15 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
       const user = store.user(emailForToken(token, users));
       const used = quota.charge(user.email, op.id, op.quotaCost);
       quotaHeaders = { [QUOTA_COST_HEADER]: String(op.quotaCost), [QUOTA_USED_HEADER]: String(used) };
-      const valid = validateRequest(
-        op,
-        {
-          pathParams: route.pathParams,
-          query: url.searchParams,
-          headers: request.headers,
-          body: await readBody(request),
-          contentType: request.headers['content-type'],
-        },
-        tools,
-      );
-      const handler = HANDLERS[op.id];
-      if (!handler) throw notImplemented(op.id);
+      const raw: RawRequest = {
+        pathParams: route.pathParams,
+        query: url.searchParams,
+        headers: request.headers,
+        body: await readBody(request),
+        contentType: request.headers['content-type'],
+      };
       const origin = `http://${request.headers.host ?? '127.0.0.1'}`;
-      const context: Context = { spec, tools, store, user, op, request: valid, notifier, origin };
-      // Changes made before the handler (a new user's calendar list) are told before it runs,
-      // so that a channel the handler opens hears only of later ones.
-      notifier.dispatch(store.drainChanges());
-      let reply: ReturnType<typeof handler>;
-      try {
-        reply = handler(context);
-      } finally {
-        // Notifications go out after the answer, whatever the handler wrote before any refusal.
-        const changes = store.drainChanges();
-        setImmediate(() => notifier.dispatch(changes));
-      }
+      const reply = run(op, user, raw, origin);
       const status = reply.status ?? op.successStatus;
       return {
         status,
@@ -235,6 +275,7 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
     store,
     quota,
     notifier,
+    invoke,
     listen(port, host = '127.0.0.1') {
       return new Promise((resolve, reject) => {
         server.once('error', reject);

@@ -6,10 +6,12 @@
 import { randomBytes } from 'node:crypto';
 import type { Defaults } from './defaults.js';
 import { forbidden, notFound } from './errors.js';
+import { EventTimeIndex } from './event-index.js';
 import type { JsonObject } from './spec.js';
 import {
   type AclRecord,
   type CalendarRecord,
+  type EventRecord,
   emptyState,
   etagFor,
   type ListEntryRecord,
@@ -39,7 +41,31 @@ export class Store {
   /** The watched resources written by the current request, and whether they still exist. */
   readonly changes = new Map<string, ChangeState>();
 
+  /**
+   * The time index of each calendar's events, keyed by the events object itself: an object
+   * replaced (reset, loaded state, deleted calendar) leaves its index unused and collected.
+   */
+  private readonly timeIndexes = new WeakMap<Record<string, EventRecord>, EventTimeIndex>();
+
+  /** Off, events.list scans every event of the calendar for a time window (for the benchmark's comparison). */
+  useTimeIndex = true;
+
   constructor(readonly defaults: Defaults) {}
+
+  /** The time index of a calendar's events, built on first use. */
+  timeIndex(events: Record<string, EventRecord>): EventTimeIndex {
+    let index = this.timeIndexes.get(events);
+    if (!index) {
+      index = new EventTimeIndex(events);
+      this.timeIndexes.set(events, index);
+    }
+    return index;
+  }
+
+  /** Tells the time index (if built) that an event was written; every event write calls it. */
+  eventWritten(events: Record<string, EventRecord>, record: EventRecord): void {
+    this.timeIndexes.get(events)?.update(record.id, record.resource);
+  }
 
   /** Records that a watched resource changed (or is gone) in this request. */
   touch(key: string, change: ChangeState = 'exists'): void {

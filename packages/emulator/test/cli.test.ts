@@ -3,10 +3,12 @@
  * message and status when the port is taken, and a clean stop on SIGTERM.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 
 const CLI = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'dist', 'cli.js');
 const running: ChildProcess[] = [];
@@ -88,5 +90,59 @@ describe('gspec-emulator CLI', () => {
     const run = start(args);
     expect(await run.exited).toBe(1);
     expect(run.output().err).toContain(message);
+  });
+});
+
+describe('gspec-emulator --seed', () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'gspec-emulator-seed-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('starts with the seed: its tokens, calendars and events', async () => {
+    const file = path.join(dir, 'seed.json');
+    writeFileSync(
+      file,
+      JSON.stringify({
+        users: [{ email: 'ana@example.com', tokens: ['token-ana'] }],
+        calendars: [
+          {
+            id: 'primary',
+            owner: 'ana@example.com',
+            events: [
+              {
+                id: 'seeded001',
+                summary: 'Seeded',
+                start: { date: '2026-03-03' },
+                end: { date: '2026-03-04' },
+              },
+            ],
+          },
+        ],
+      }),
+    );
+    const run = start(['--port', '0', '--seed', file]);
+    const origin = await run.ready;
+    expect(run.output().out).toContain(`Seeded from ${file}`);
+    const reply = await fetch(`${origin}/calendar/v3/calendars/primary/events/seeded001`, {
+      headers: { authorization: 'Bearer token-ana' },
+    });
+    expect(reply.status).toBe(200);
+    expect(((await reply.json()) as { summary: string }).summary).toBe('Seeded');
+    run.child.kill('SIGTERM');
+    expect(await run.exited).toBe(0);
+  });
+
+  it('exits 1 naming the entry at fault', async () => {
+    const file = path.join(dir, 'bad.json');
+    writeFileSync(
+      file,
+      JSON.stringify({
+        calendars: [{ id: 'primary', owner: 'ana@example.com', events: [{ summary: 'No times' }] }],
+      }),
+    );
+    const run = start(['--port', '0', '--seed', file]);
+    expect(await run.exited).toBe(1);
+    expect(run.output().err).toContain(
+      `invalid --seed file: ${file}: calendars[0].events[0] ("No times"): 400`,
+    );
   });
 });

@@ -172,6 +172,7 @@ export function storeEvent(context: Context, options: StoreEventOptions): EventR
   state.events[calendar.id] = events;
   const record: EventRecord = { id, seq: previous?.seq ?? state.nextSeq++, revision, resource };
   events[id] = record;
+  store.eventWritten(events, record);
   store.touch(`events:${calendar.id}`);
   return record;
 }
@@ -191,4 +192,5 @@ export function cancelEvent(context: Context, calendarId: string, record: EventR
     etag: etagFor(state, record.revision),
     updated: now(state),
   };
+  context.store.eventWritten(events, record);
 }

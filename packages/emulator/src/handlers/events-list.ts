@@ -131,11 +131,18 @@ export const eventsListHandler: Handler = (context) => {
         : [event.seq, instant(event.resource.start) ?? 0, event.id];
   const zone = String(calendar.resource.timeZone ?? 'UTC');
   const stored = store.state.events[calendar.id] ?? {};
-  let all = Object.values(stored);
-  if (flag(request.query, 'singleEvents')) {
-    const { min, max } = windowOf(context);
-    all = expandAll(all, stored, zone, min, max);
-  }
+  const { min, max } = windowOf(context);
+  // With a time window, only the events the time index places near it (a superset; the
+  // filters below decide), instead of every event of the calendar.
+  let all =
+    store.useTimeIndex && (min !== undefined || max !== undefined)
+      ? store
+          .timeIndex(stored)
+          .candidates(min, max)
+          .map((id) => stored[id])
+          .filter((record): record is EventRecord => record !== undefined)
+      : Object.values(stored);
+  if (flag(request.query, 'singleEvents')) all = expandAll(all, stored, zone, min, max);
   const events = filterEvents(context, all, since !== undefined, zone);
   const pageToken = text(request.query, 'pageToken');
   const page = paginate({
