@@ -5,7 +5,7 @@
  * the real client packages, so a spec or client change that breaks one fails the tests.
  */
 import type { OpenApiDocument } from './apis.ts';
-import { resolve, type SpecOperation, sampleBody, sampleValue, successResponse } from './operations.ts';
+import { type SpecOperation, sampleBody, sampleValue, successResponse } from './operations.ts';
 
 export interface CodeSample {
   lang: 'Shell' | 'TypeScript';
@@ -139,10 +139,3 @@ export function codeSamples(doc: OpenApiDocument, apiId: string, op: SpecOperati
     { lang: 'TypeScript', label: client?.pkg ?? 'TypeScript', source: typescriptSample(doc, apiId, op) },
   ];
 }
-
-/** Exported for the try-it page and tests: the documented 2xx status of an operation. */
-export function documentedStatus(doc: OpenApiDocument, op: SpecOperation): number {
-  return successResponse(doc, op).status;
-}
-
-export { resolve };
