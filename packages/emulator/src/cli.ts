@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * gspec-emulator: a stateful Google Calendar API v3 on this machine.
+ * gspec-emulator: stateful Google Calendar API v3 and Search Ads 360 API v2 on this machine.
  *
  *   gspec-emulator [--port N] [--host H] [--users FILE] [--state FILE] [--seed FILE] [--verbose]
  *
@@ -14,6 +14,11 @@ import { createEmulator, type Emulator } from './server.js';
 import { SpecError } from './spec.js';
 import { createStateChecker, StateFileError } from './state-file.js';
 import { readUserMapFile, type UserMap, UsersFileError } from './users.js';
+
+const API_TITLES: Record<string, string> = {
+  calendar: 'Google Calendar API',
+  searchads360: 'Search Ads 360 API',
+};
 
 const USAGE =
   'usage: gspec-emulator [--port N] [--host H] [--users FILE] [--state FILE] [--seed FILE] [--verbose]';
@@ -123,7 +128,12 @@ async function main(): Promise<void> {
   }
   const lines = [
     `gspec emulator listening on ${origin}`,
-    `  Google Calendar API   ${origin}${emulator.spec.basePath}`,
+    ...emulator.services.list.map(
+      (s) =>
+        `  ${(API_TITLES[s.name] ?? s.name).padEnd(22)}${origin}${s.spec.basePath}${
+          s.notImplemented.length > 0 ? ` (${s.notImplemented.length} operations answer 501)` : ''
+        }`,
+    ),
     `  Control plane         ${origin}${CONTROL_PREFIX}/health`,
     ...(values.users
       ? [`Users from ${values.users} (${Object.keys(users).length}); any other token works too`]

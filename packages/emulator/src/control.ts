@@ -4,7 +4,7 @@
  */
 import { ApiError } from './errors.js';
 import type { QuotaMeter } from './quota.js';
-import type { CalendarSpec } from './spec.js';
+import type { Services } from './services.js';
 import { emptyState, type State } from './state.js';
 import type { StateFileError } from './state-file.js';
 import type { Store } from './store.js';
@@ -12,11 +12,10 @@ import type { Store } from './store.js';
 export const CONTROL_PREFIX = '/__emulator';
 
 export interface ControlDeps {
-  spec: CalendarSpec;
+  services: Services;
   store: Store;
   quota: QuotaMeter;
   checkState(value: unknown): State;
-  notImplemented: string[];
   /** Called when the state is replaced (reset or load): watch channels close. */
   onReset(): void;
 }
@@ -42,9 +41,17 @@ export function handleControl(
         status: 200,
         body: {
           status: 'ok',
-          basePath: deps.spec.basePath,
+          apis: Object.fromEntries(
+            deps.services.list.map((s) => [
+              s.name,
+              {
+                basePath: s.spec.basePath,
+                operations: s.spec.operations.length,
+                notImplemented: s.notImplemented,
+              },
+            ]),
+          ),
           users: Object.keys(deps.store.state.users).length,
-          notImplemented: deps.notImplemented,
         },
       };
     case 'POST /reset':

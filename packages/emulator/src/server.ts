@@ -1,6 +1,7 @@
 /**
- * The emulator's HTTP server: the Calendar API at its live base path (`/calendar/v3`), and
- * the control plane under `/__emulator`. A request is routed by the spec, authenticated,
+ * The emulator's HTTP server: each API at its live base path (`/calendar/v3`,
+ * `/doubleclicksearch/v2`), and the control plane under `/__emulator`. A request is routed by
+ * its API's spec, authenticated,
  * charged its quota, validated against the spec and handed to its operation's handler; every
  * refusal is Google's error envelope.
  */
@@ -10,12 +11,10 @@ import { CONTROL_PREFIX, handleControl } from './control.js';
 import { readDefaults } from './defaults.js';
 import { ApiError, methodNotAllowed, notImplemented, pathNotFound } from './errors.js';
 import type { Context, Reply } from './handlers/context.js';
-import { checkHandlers, HANDLERS, notImplementedOperations } from './handlers/index.js';
 import { Notifier, type NotifierOptions } from './notifier.js';
 import { QUOTA_COST_HEADER, QUOTA_USED_HEADER, QuotaMeter } from './quota.js';
-import { createRouter } from './router.js';
-import { createSchemaTools } from './schemas.js';
-import { type CalendarSpec, type JsonObject, loadCalendarSpec, type OperationSpec } from './spec.js';
+import { createServices, type Service, type Services } from './services.js';
+import type { ApiName, ApiSpec, JsonObject, OperationSpec } from './spec.js';
 import type { UserRecord } from './state.js';
 import { createStateChecker } from './state-file.js';
 import { Store } from './store.js';
@@ -33,10 +32,15 @@ export interface Exchange {
   status: number;
   headers: Record<string, string>;
   body?: unknown;
+  /** A body that is not JSON, as sent (the ID-mapping CSV). */
+  text?: string;
 }
 
 export interface EmulatorOptions {
-  spec?: CalendarSpec;
+  /** The Calendar spec; loaded from @gspec/specs when not given. */
+  spec?: ApiSpec;
+  /** The Search Ads 360 spec; loaded from @gspec/specs when not given. */
+  searchAdsSpec?: ApiSpec;
   /** Token to email; other tokens still work (see users.ts). */
   users?: UserMap;
   onResponse?: (exchange: Exchange) => void;
@@ -56,11 +60,16 @@ export interface InvokeInput {
 export interface InvokeResult {
   status: number;
   body?: JsonObject;
+  /** A body that is not JSON (the ID-mapping CSV). */
+  text?: string;
 }
 
 export interface Emulator {
   server: Server;
-  spec: CalendarSpec;
+  /** The Calendar spec. */
+  spec: ApiSpec;
+  /** Every API served: Calendar and Search Ads 360. */
+  services: Services;
   store: Store;
   quota: QuotaMeter;
   notifier: Notifier;
@@ -77,6 +86,7 @@ interface Answer {
   status: number;
   headers: Record<string, string>;
   body?: unknown;
+  text?: { contentType: string; body: string };
   operationId?: string;
 }
 
@@ -99,16 +109,18 @@ async function readBody(request: IncomingMessage): Promise<string | undefined> {
 }
 
 export function createEmulator(options: EmulatorOptions = {}): Emulator {
-  const spec = options.spec ?? loadCalendarSpec();
-  checkHandlers(spec);
-  const tools = createSchemaTools(spec);
+  const given: Partial<Record<ApiName, ApiSpec>> = {};
+  if (options.spec) given.calendar = options.spec;
+  if (options.searchAdsSpec) given.searchads360 = options.searchAdsSpec;
+  const services = createServices(given);
+  const calendar = services.list.find((s) => s.name === 'calendar') as Service;
+  const spec = calendar.spec;
   const store = new Store(readDefaults(spec));
   const quota = new QuotaMeter();
-  const router = createRouter(spec.operations);
   const users = options.users ?? {};
   const notifier = new Notifier({ ...options.notifications, ...(options.log ? { log: options.log } : {}) });
   const control = {
-    spec,
+    services,
     store,
     quota,
     onReset: () => {
@@ -116,13 +128,19 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
       store.changes.clear();
     },
     checkState: createStateChecker(spec),
-    notImplemented: notImplementedOperations(spec),
   };
 
   /** Validates a request of an operation and runs its handler; refusals throw ApiError. */
-  function run(op: OperationSpec, user: UserRecord, raw: RawRequest, origin: string): Reply {
+  function run(
+    service: Service,
+    op: OperationSpec,
+    user: UserRecord,
+    raw: RawRequest,
+    origin: string,
+  ): Reply {
+    const { spec, tools } = service;
     const valid = validateRequest(op, raw, tools);
-    const handler = HANDLERS[op.id];
+    const handler = service.handlers[op.id];
     if (!handler) throw notImplemented(op.id);
     const context: Context = { spec, tools, store, user, op, request: valid, notifier, origin };
     // Changes made before the handler (a new user's calendar list) are told before it runs,
@@ -138,11 +156,13 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
   }
 
   function invoke(email: string, operationId: string, input: InvokeInput = {}): InvokeResult {
-    const op = spec.byId.get(operationId);
-    if (!op) throw new Error(`no operation ${operationId} in the spec`);
+    const found = services.operation(operationId);
+    if (!found) throw new Error(`no operation ${operationId} in the specs`);
+    const { service, op } = found;
     const query = new URLSearchParams();
     for (const [key, value] of Object.entries(input.query ?? {})) query.append(key, String(value));
     const reply = run(
+      service,
       op,
       store.user(email),
       {
@@ -155,12 +175,14 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
       'http://127.0.0.1',
     );
     const status = reply.status ?? op.successStatus;
-    return { status, ...(reply.body !== undefined && status !== 204 ? { body: reply.body } : {}) };
+    if (status === 204) return { status };
+    if (reply.text) return { status, text: reply.text.body };
+    return { status, ...(reply.body !== undefined ? { body: reply.body } : {}) };
   }
 
-  async function answerApi(request: IncomingMessage, url: URL): Promise<Answer> {
+  async function answerApi(request: IncomingMessage, url: URL, service: Service): Promise<Answer> {
     const method = (request.method ?? 'GET').toUpperCase();
-    const route = router.route(method, url.pathname.slice(spec.basePath.length));
+    const route = service.router.route(method, url.pathname.slice(service.spec.basePath.length));
     if (route.kind === 'noPath') throw pathNotFound(url.pathname);
     if (route.kind === 'noMethod') throw methodNotAllowed(method, url.pathname, route.allowed);
     const op = route.operation;
@@ -178,12 +200,12 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
         contentType: request.headers['content-type'],
       };
       const origin = `http://${request.headers.host ?? '127.0.0.1'}`;
-      const reply = run(op, user, raw, origin);
+      const reply = run(service, op, user, raw, origin);
       const status = reply.status ?? op.successStatus;
       return {
         status,
         headers: { ...quotaHeaders, ...reply.headers },
-        ...(status === 204 ? {} : { body: reply.body }),
+        ...(status === 204 ? {} : reply.text ? { text: reply.text } : { body: reply.body }),
         operationId: op.id,
       };
     } catch (error) {
@@ -208,7 +230,8 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
         const result = handleControl(control, method, url.pathname, await readBody(request));
         return { status: result.status, headers: {}, body: result.body };
       }
-      if (url.pathname.startsWith(`${spec.basePath}/`)) return await answerApi(request, url);
+      const service = services.forPath(url.pathname);
+      if (service) return await answerApi(request, url, service);
       throw pathNotFound(url.pathname);
     } catch (error) {
       if (error instanceof ApiError) {
@@ -237,7 +260,11 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
       ...result.headers,
     };
     let text: string | undefined;
-    if (result.body !== undefined) {
+    if (result.text) {
+      text = result.text.body;
+      headers['content-type'] = result.text.contentType;
+      headers['content-length'] = String(Buffer.byteLength(text));
+    } else if (result.body !== undefined) {
       text = JSON.stringify(result.body);
       headers['content-type'] = 'application/json; charset=UTF-8';
       headers['content-length'] = String(Buffer.byteLength(text));
@@ -254,7 +281,7 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
       ...(result.operationId ? { operationId: result.operationId } : {}),
       status: result.status,
       headers,
-      ...(result.body !== undefined ? { body: result.body } : {}),
+      ...(result.text ? { text: result.text.body } : result.body !== undefined ? { body: result.body } : {}),
     });
   }
 
@@ -272,6 +299,7 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
   return {
     server,
     spec,
+    services,
     store,
     quota,
     notifier,

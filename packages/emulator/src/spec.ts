@@ -1,6 +1,6 @@
 /**
- * The Calendar spec as the emulator reads it: the bundled document (specs/dist/calendar.json)
- * turned into a table of operations with everything behaviour is driven by (parameters, body,
+ * A spec as the emulator reads it: a bundled document (specs/dist/calendar.json,
+ * specs/dist/searchads360.json) turned into a table of operations with everything behaviour is driven by (parameters, body,
  * success status, x-quota-cost, x-pagination, x-sync, x-event-types, x-deprecated-behavior).
  * Nothing here is written per operation; a new operation in the spec shows up by itself.
  */
@@ -40,6 +40,10 @@ export interface OperationSpec {
   quotaCost: number;
   pagination?: { pageTokenParameter: string; nextPageTokenField: string; itemsField: string };
   sync?: { syncTokenParameter: string; nextSyncTokenField: string; incompatibleParameters: string[] };
+  /** The OAuth scopes of the operation's security requirement; any one of them allows it. */
+  scopes: string[];
+  /** Marked `deprecated: true` in the spec. */
+  deprecated: boolean;
   /** x-event-types: the event types the operation takes; undefined means all. */
   eventTypes?: string[];
   deprecatedBehaviors: DeprecatedBehavior[];
@@ -49,13 +53,20 @@ export interface OperationSpec {
   where: string;
 }
 
-export interface CalendarSpec {
+export interface ApiSpec {
   document: JsonObject;
-  /** The live base path, from `servers[0].url`: `/calendar/v3`. */
+  /** The live base path, from `servers[0].url`: `/calendar/v3`, `/doubleclicksearch/v2`. */
   basePath: string;
   operations: OperationSpec[];
   byId: Map<string, OperationSpec>;
 }
+
+/** The Calendar spec; the name predates the second API. */
+export type CalendarSpec = ApiSpec;
+
+/** The APIs the emulator serves, by the name of their bundled spec in @gspec/specs. */
+export const API_NAMES = ['calendar', 'searchads360'] as const;
+export type ApiName = (typeof API_NAMES)[number];
 
 export class SpecError extends Error {
   override name = 'SpecError';
@@ -143,6 +154,12 @@ function readOperation(
   const cost = operation['x-quota-cost'];
   if (typeof cost !== 'number' || !Number.isInteger(cost) || cost < 0)
     throw new SpecError(`${where}.x-quota-cost: expected a whole number, found ${JSON.stringify(cost)}`);
+  const security = Array.isArray(operation.security) ? operation.security : document.security;
+  const scopes = new Set<string>();
+  for (const requirement of Array.isArray(security) ? security : [])
+    if (isObject(requirement))
+      for (const list of Object.values(requirement))
+        if (Array.isArray(list)) for (const scope of list) if (typeof scope === 'string') scopes.add(scope);
   const spec: OperationSpec = {
     id: operation.operationId,
     method: method.toUpperCase(),
@@ -150,6 +167,8 @@ function readOperation(
     parameters: [...parameters.values()],
     successStatus: Number(success),
     quotaCost: cost,
+    scopes: [...scopes],
+    deprecated: operation.deprecated === true,
     deprecatedBehaviors: (Array.isArray(operation['x-deprecated-behavior'])
       ? operation['x-deprecated-behavior']
       : []) as unknown as DeprecatedBehavior[],
@@ -165,8 +184,8 @@ function readOperation(
   return spec;
 }
 
-/** Builds the operation table of a parsed Calendar document; a SpecError names the place at fault. */
-export function readCalendarSpec(document: unknown, source = 'calendar.json'): CalendarSpec {
+/** Builds the operation table of a parsed document; a SpecError names the place at fault. */
+export function readApiSpec(document: unknown, source = 'openapi.json'): ApiSpec {
   try {
     if (!isObject(document) || !isObject(document.paths))
       throw new SpecError('expected an OpenAPI document with paths');
@@ -190,14 +209,17 @@ export function readCalendarSpec(document: unknown, source = 'calendar.json'): C
   }
 }
 
-/** The bundled Calendar spec of @gspec/specs (built by `npm run build`). */
-export function loadCalendarSpec(file?: string): CalendarSpec {
+export const readCalendarSpec = (document: unknown, source = 'calendar.json'): ApiSpec =>
+  readApiSpec(document, source);
+
+/** A bundled spec of @gspec/specs (built by `npm run build`), or the document in `file`. */
+export function loadApiSpec(name: ApiName, file?: string): ApiSpec {
   let path = file;
   if (!path) {
     try {
-      path = createRequire(import.meta.url).resolve('@gspec/specs/calendar.json');
+      path = createRequire(import.meta.url).resolve(`@gspec/specs/${name}.json`);
     } catch {
-      throw new SpecError('the bundled Calendar spec was not found; run `npm run build` first');
+      throw new SpecError(`the bundled ${name} spec was not found; run \`npm run build\` first`);
     }
   }
   let text: string;
@@ -212,5 +234,8 @@ export function loadCalendarSpec(file?: string): CalendarSpec {
   } catch (error) {
     throw new SpecError(`${path}: not valid JSON (${(error as Error).message})`);
   }
-  return readCalendarSpec(document, path);
+  return readApiSpec(document, path);
 }
+
+/** The bundled Calendar spec of @gspec/specs. */
+export const loadCalendarSpec = (file?: string): ApiSpec => loadApiSpec('calendar', file);

@@ -8,9 +8,15 @@ const emu = useEmulator({ users: { 'token-ana': 'ana@example.com', 'token-bo': '
 describe('control plane', () => {
   it('health lists what is not implemented yet', async () => {
     const reply = await emu.call('GET', '/__emulator/health');
-    expect(reply.body).toMatchObject({ status: 'ok', basePath: '/calendar/v3' });
-    expect(reply.body.notImplemented).toEqual(notImplementedOperations(spec));
-    expect(reply.body.notImplemented).toEqual([]);
+    expect(reply.body).toMatchObject({
+      status: 'ok',
+      apis: {
+        calendar: { basePath: '/calendar/v3', operations: 37 },
+        searchads360: { basePath: '/doubleclicksearch/v2', operations: 7 },
+      },
+    });
+    expect(reply.body.apis.calendar.notImplemented).toEqual(notImplementedOperations(spec));
+    expect(reply.body.apis.calendar.notImplemented).toEqual([]);
   });
 
   it('reset empties the state and the quota', async () => {

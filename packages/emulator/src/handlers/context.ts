@@ -1,13 +1,14 @@
 /** What every operation handler gets and gives back. */
 import type { Notifier } from '../notifier.js';
 import type { SchemaTools } from '../schemas.js';
-import type { CalendarSpec, Json, JsonObject, OperationSpec } from '../spec.js';
+import type { ApiSpec, Json, JsonObject, OperationSpec } from '../spec.js';
 import type { UserRecord } from '../state.js';
 import type { Store } from '../store.js';
 import type { ValidRequest } from '../validate.js';
 
 export interface Context {
-  spec: CalendarSpec;
+  /** The spec of the API the operation belongs to. */
+  spec: ApiSpec;
   tools: SchemaTools;
   store: Store;
   user: UserRecord;
@@ -22,6 +23,8 @@ export interface Reply {
   /** Defaults to the operation's documented success status. */
   status?: number;
   body?: JsonObject;
+  /** A body that is not JSON (the ID-mapping CSV): sent as it is, with its content type. */
+  text?: { contentType: string; body: string };
   headers?: Record<string, string>;
 }
 

@@ -3,7 +3,7 @@
  * 501 in Google's envelope, naming itself; `checkHandlers` keeps this table and the spec in
  * step (a handler for an operation the spec does not have is a setup error).
  */
-import { type CalendarSpec, SpecError } from '../spec.js';
+import { type ApiName, type ApiSpec, SpecError } from '../spec.js';
 import { aclHandlers } from './acl.js';
 import { calendarListHandlers } from './calendar-list.js';
 import { calendarHandlers } from './calendars.js';
@@ -26,7 +26,16 @@ export const HANDLERS: Record<string, Handler> = {
   ...watchHandlers,
 };
 
-export function checkHandlers(spec: CalendarSpec, handlers: Record<string, Handler> = HANDLERS): void {
+/**
+ * The handlers of each API. Search Ads 360 has none yet: its operations are routed, validated
+ * and answered 501 until they do.
+ */
+export const HANDLERS_BY_API: Record<ApiName, Record<string, Handler>> = {
+  calendar: HANDLERS,
+  searchads360: {},
+};
+
+export function checkHandlers(spec: ApiSpec, handlers: Record<string, Handler> = HANDLERS): void {
   for (const id of Object.keys(handlers)) {
     if (!spec.byId.has(id))
       throw new SpecError(`the emulator has a handler for ${id}, which the spec does not have`);
@@ -34,6 +43,9 @@ export function checkHandlers(spec: CalendarSpec, handlers: Record<string, Handl
 }
 
 /** The operations of the spec without a handler yet. */
-export function notImplementedOperations(spec: CalendarSpec): string[] {
-  return spec.operations.map((op) => op.id).filter((id) => !(id in HANDLERS));
+export function notImplementedOperations(
+  spec: ApiSpec,
+  handlers: Record<string, Handler> = HANDLERS,
+): string[] {
+  return spec.operations.map((op) => op.id).filter((id) => !(id in handlers));
 }
