@@ -100,7 +100,7 @@ export class Notifier {
   }
 
   /** Tells every open channel on a changed collection. */
-  dispatch(changes: Map<string, ChangeState>): void {
+  dispatch(changes: ReadonlyMap<string, ChangeState>): void {
     if (changes.size === 0) return;
     for (const channel of [...this.channels.values()]) {
       const change = changes.get(channel.key);

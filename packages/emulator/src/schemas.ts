@@ -5,7 +5,7 @@
  */
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
-import { type CalendarSpec, follow, isObject, type Json, type JsonObject } from './spec.js';
+import { type ApiSpec, follow, isObject, type Json, type JsonObject } from './spec.js';
 
 export const SPEC_ID = 'calendar.json';
 
@@ -38,21 +38,37 @@ export function createAjv(): Ajv2020 {
   return ajv;
 }
 
-export function createSchemaTools(spec: CalendarSpec): SchemaTools {
+export function createSchemaTools(spec: ApiSpec): SchemaTools {
   const ajv = createAjv();
   ajv.addSchema(spec.document, SPEC_ID);
   const compiled = new Map<string, ValidateFunction>();
 
+  // $ref targets by reference: the same few refs are followed on every write.
+  const targets = new Map<string, Json>();
   const resolveNode = (node: Json, where: string): JsonObject => {
     let current = node;
-    while (isObject(current) && typeof current.$ref === 'string')
-      current = follow(spec.document, current.$ref, where);
+    while (isObject(current) && typeof current.$ref === 'string') {
+      const ref = current.$ref;
+      let target = targets.get(ref);
+      if (target === undefined) {
+        target = follow(spec.document, ref, where);
+        targets.set(ref, target);
+      }
+      current = target;
+    }
     return isObject(current) ? current : {};
   };
 
-  /** The declared properties of a schema, through $ref and allOf. */
+  /**
+   * The declared properties of a schema, through $ref and allOf; kept per schema object, as
+   * the document does not change and every write walks the same schemas.
+   */
+  const declaredCache = new WeakMap<JsonObject, Map<string, JsonObject>>();
   const properties = (schema: JsonObject, where: string): Map<string, JsonObject> => {
+    const cached = declaredCache.get(schema);
+    if (cached) return cached;
     const out = new Map<string, JsonObject>();
+    declaredCache.set(schema, out);
     const visit = (node: Json): void => {
       const s = resolveNode(node, where);
       if (isObject(s.properties))

@@ -36,6 +36,8 @@ export const roleRank = (role: unknown): number => ROLES.indexOf(role as Role);
 /** What a watch channel watches: `events:<calendarId>`, `acl:<calendarId>`, `calendarList:<email>`, `settings:<email>`. */
 export type ChangeState = 'exists' | 'not_exists';
 
+const NO_CHANGES: ReadonlyMap<string, ChangeState> = new Map();
+
 export class Store {
   state: State = emptyState();
   /** The watched resources written by the current request, and whether they still exist. */
@@ -73,7 +75,8 @@ export class Store {
   }
 
   /** The changes recorded since the last call. */
-  drainChanges(): Map<string, ChangeState> {
+  drainChanges(): ReadonlyMap<string, ChangeState> {
+    if (this.changes.size === 0) return NO_CHANGES;
     const out = new Map(this.changes);
     this.changes.clear();
     return out;

@@ -14,8 +14,21 @@ export const EVENT = '#/components/schemas/Event';
 const BASE32HEX = '0123456789abcdefghijklmnopqrstuv';
 const EVENT_ID = /^[a-v0-9]{5,1024}$/;
 
+// Random bytes are drawn a pool at a time: one randomBytes call per id cost more than the rest
+// of an events.insert.
+const POOL_SIZE = 26 * 256;
+let pool = randomBytes(POOL_SIZE);
+let poolAt = 0;
+
 export function newEventId(): string {
-  return [...randomBytes(26)].map((byte) => BASE32HEX[byte % 32]).join('');
+  if (poolAt + 26 > POOL_SIZE) {
+    pool = randomBytes(POOL_SIZE);
+    poolAt = 0;
+  }
+  let id = '';
+  for (let i = 0; i < 26; i++) id += BASE32HEX[(pool[poolAt + i] as number) & 31];
+  poolAt += 26;
+  return id;
 }
 
 export function checkEventId(id: string): void {
@@ -27,12 +40,19 @@ export function checkEventId(id: string): void {
     );
 }
 
+// Parsed times by start/end object. Stored resources are never changed in place (a write
+// puts a new resource object), so an object's time stays what was parsed.
+const instants = new WeakMap<JsonObject, number | undefined>();
+
 /** A start or end as milliseconds; an all-day date counts from midnight UTC. */
 export function instant(value: Json | undefined): number | undefined {
   if (!isObject(value)) return undefined;
-  if (typeof value.dateTime === 'string') return Date.parse(value.dateTime);
-  if (typeof value.date === 'string') return Date.parse(`${value.date}T00:00:00Z`);
-  return undefined;
+  if (instants.has(value)) return instants.get(value);
+  let time: number | undefined;
+  if (typeof value.dateTime === 'string') time = Date.parse(value.dateTime);
+  else if (typeof value.date === 'string') time = Date.parse(`${value.date}T00:00:00Z`);
+  instants.set(value, time);
+  return time;
 }
 
 /** start and end must each be a date or a time, of the same kind, and end not before start. */

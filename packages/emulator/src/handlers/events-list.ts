@@ -5,7 +5,8 @@
  * once, when one of its instances falls in the time window.
  */
 import { alreadyDeleted, badRequest, notFound } from '../errors.js';
-import { isObject, type JsonObject } from '../spec.js';
+import { storedItems } from '../json.js';
+import { isObject, type Json, type JsonObject } from '../spec.js';
 import type { EventRecord } from '../state.js';
 import { fingerprint, paginate, readSyncToken, type SortKey } from '../tokens.js';
 import { type Context, flag, type Handler, maxResults, strings, text } from './context.js';
@@ -27,10 +28,9 @@ function searchable(event: JsonObject): string {
     .toLowerCase();
 }
 
-/** `name=value` filters on extendedProperties.private or .shared. */
-function matchesProperties(event: JsonObject, scope: 'private' | 'shared', filters: string[]): boolean {
-  const extended = isObject(event.extendedProperties) ? event.extendedProperties[scope] : undefined;
-  return filters.every((filter) => {
+/** The `name=value` filters of privateExtendedProperty or sharedExtendedProperty, checked. */
+function propertyFilters(query: Record<string, Json>, scope: 'private' | 'shared'): [string, string][] {
+  return strings(query, `${scope}ExtendedProperty`).map((filter) => {
     const at = filter.indexOf('=');
     if (at < 1)
       throw badRequest(
@@ -38,8 +38,19 @@ function matchesProperties(event: JsonObject, scope: 'private' | 'shared', filte
         `expected name=value, found ${JSON.stringify(filter)}`,
         `${scope}ExtendedProperty`,
       );
-    return isObject(extended) && extended[filter.slice(0, at)] === filter.slice(at + 1);
+    return [filter.slice(0, at), filter.slice(at + 1)];
   });
+}
+
+/** Whether an event's extendedProperties.private or .shared has every name=value of the filters. */
+function matchesProperties(
+  event: JsonObject,
+  scope: 'private' | 'shared',
+  filters: [string, string][],
+): boolean {
+  if (filters.length === 0) return true;
+  const extended = isObject(event.extendedProperties) ? event.extendedProperties[scope] : undefined;
+  return isObject(extended) && filters.every(([name, value]) => extended[name] === value);
 }
 
 /** The timeMin/timeMax window of a query, checked. */
@@ -87,10 +98,12 @@ function filterEvents(
   const terms = (text(query, 'q') ?? '').toLowerCase().split(/\s+/).filter(Boolean);
   const uid = text(query, 'iCalUID');
   const types = strings(query, 'eventTypes');
-  const privateFilters = strings(query, 'privateExtendedProperty');
-  const sharedFilters = strings(query, 'sharedExtendedProperty');
+  const privateFilters = propertyFilters(query, 'private');
+  const sharedFilters = propertyFilters(query, 'shared');
+  const hideDeleted = !syncing && !flag(query, 'showDeleted');
+  const updatedAfter = updatedMin ? Date.parse(updatedMin) : undefined;
   return events.filter(({ resource: event }) => {
-    if (event.status === 'cancelled' && !syncing && !flag(query, 'showDeleted')) return false;
+    if (hideDeleted && event.status === 'cancelled') return false;
     if (uid !== undefined && event.iCalUID !== uid) return false;
     if (types.length > 0 && !types.includes(String(event.eventType ?? 'default'))) return false;
     if (isRecurring(event) && (min !== undefined || max !== undefined)) {
@@ -100,7 +113,7 @@ function filterEvents(
       if (min !== undefined && (instant(event.end) ?? Number.POSITIVE_INFINITY) <= min) return false;
       if (max !== undefined && (instant(event.start) ?? Number.NEGATIVE_INFINITY) >= max) return false;
     }
-    if (updatedMin && Date.parse(String(event.updated)) < Date.parse(updatedMin)) return false;
+    if (updatedAfter !== undefined && Date.parse(String(event.updated)) < updatedAfter) return false;
     if (terms.length > 0) {
       const haystack = searchable(event);
       if (!terms.every((term) => haystack.includes(term))) return false;
@@ -166,7 +179,7 @@ export const eventsListHandler: Handler = (context) => {
       timeZone: String(calendar.resource.timeZone ?? 'UTC'),
       accessRole: role,
       defaultReminders: [],
-      items: page.items.map((event) => eventView(event.resource, role)),
+      items: storedItems(page.items.map((event) => eventView(event.resource, role))),
       ...(page.nextPageToken ? { nextPageToken: page.nextPageToken } : {}),
       ...(page.nextSyncToken ? { nextSyncToken: page.nextSyncToken } : {}),
     },
