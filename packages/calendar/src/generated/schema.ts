@@ -2283,8 +2283,11 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description The calendar's id, as returned by `calendarList.list`. Use `primary` for the primary calendar of the signed-in user. */
-                calendarId: components["parameters"]["CalendarId"];
+                /**
+                 * @description The primary calendar to empty: `primary`, or the id of a primary calendar the user owns. A secondary calendar's id is refused with `400`; delete or edit its events instead.
+                 * @example primary
+                 */
+                calendarId: string;
             };
             cookie?: never;
         };
@@ -3826,8 +3829,11 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description The calendar's id, as returned by `calendarList.list`. Use `primary` for the primary calendar of the signed-in user. */
-                calendarId: components["parameters"]["CalendarId"];
+                /**
+                 * @description The calendar to take off the list: one the user added or was given, not their own primary calendar, which stays on its owner's list.
+                 * @example c_1f0a8e6d4b2c9a7e5f3d1b0c@group.calendar.google.com
+                 */
+                calendarId: string;
             };
             cookie?: never;
         };
