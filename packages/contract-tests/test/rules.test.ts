@@ -5,13 +5,13 @@
  *   answers, examples, extensions); runs on every target;
  * - target: the documented answers asked of the target; on the mock also with `Prefer`
  *   (skipped elsewhere: only the mock understands it). On the emulator the resources the
- *   examples name are created first (support/fixtures.ts); its Search Ads 360 is not served
- *   yet, so those are skipped there;
+ *   examples name are created first (support/fixtures.ts), for both APIs;
  * - behaviour: the rule itself, with state (create, change, read back); on the mock it is
  *   skipped with "needs a stateful target". On the live services it writes only with
  *   CONTRACT_ALLOW_WRITES=1, only inside secondary calendars it creates and deletes itself,
  *   never in the primary calendar and never on conversions.
  */
+import { randomUUID } from 'node:crypto';
 import { afterAll, describe, expect, it, type TestContext } from 'vitest';
 import { baseRequest, type RequestPlan } from './support/cases.ts';
 import { loadSeedTables } from './support/coverage.ts';
@@ -106,10 +106,9 @@ function examplesNotLive(ctx: TestContext): void {
   if (currentTarget().kind === 'live') ctx.skip(SKIP.liveOwnCalendarOnly);
 }
 
-/** Search Ads 360: the mock serves it, the emulator not yet, the live services are never touched. */
+/** Search Ads 360: the mock and the emulator serve it; conversions are never touched on the live services. */
 function searchAds360(ctx: TestContext, options: { conversions?: boolean } = {}): void {
   const target = currentTarget();
-  if (target.kind === 'emulator') ctx.skip(SKIP.emulatorNoSearchAds360);
   if (target.kind === 'live' && options.conversions) ctx.skip(SKIP.liveNoConversions);
 }
 
@@ -542,6 +541,142 @@ describe('rule: the deprecated conversion operations still answer and are marked
       await expectCall(operationId, 200);
     });
   }
+
+  it(
+    'behaviour: inserted conversions are read back by both, in time order, within their date window only',
+    meta('conversion.get'),
+    async (ctx) => {
+      stateful(ctx, { conversions: true });
+      const [first, second] = ownConversions('read back', '2031-01-15T10:00:00Z', 2) as [Json, Json];
+      await expectCall('conversion.insert', 200, { body: { conversion: [second, first] } });
+      const day = { startDate: 20310115, endDate: 20310115, startRow: 0, rowCount: 1000 };
+      const byEngine = await expectCall('conversion.get', 200, { query: day });
+      expect(conversionIds(byEngine)).toEqual([first.conversionId, second.conversionId]);
+      const byCustomer = await expectCall('conversion.getByCustomerId', 200, { query: day });
+      expect(conversionIds(byCustomer)).toEqual(conversionIds(byEngine));
+      const paged = await expectCall('conversion.get', 200, { query: { ...day, startRow: 1, rowCount: 1 } });
+      expect(conversionIds(paged)).toEqual([second.conversionId]);
+      const dayBefore = { ...day, startDate: 20310114, endDate: 20310114 };
+      expect(conversionIds(await expectCall('conversion.get', 200, { query: dayBefore }))).toEqual([]);
+    },
+  );
+});
+
+/** The conversions of the first conversion.insert example, with ids and times of their own. */
+function ownConversions(tag: string, iso: string, count: number): Json[] {
+  const rows = (baseRequest(op('conversion.insert')).body as Json).conversion as Json[];
+  const run = randomUUID().slice(0, 8);
+  return Array.from({ length: count }, (_, i) => ({
+    ...structuredClone(rows[i % rows.length]),
+    conversionId: `gspec-${tag.replace(/\W+/g, '-')}-${run}-${i}`,
+    conversionTimestamp: String(Date.parse(iso) + i * 1000),
+  }));
+}
+
+function conversionIds(list: Json): string[] {
+  return (list.conversion ?? []).map((c: Json) => c.conversionId);
+}
+
+function errorLocations(body: Json): string[] {
+  return (body?.error?.errors ?? []).map((e: Json) => `${e.location} ${e.reason}`);
+}
+
+describe('rule: conversion and availability batches are all or nothing', () => {
+  const batches = [
+    ['conversion.insert', /^conversion\[\d+\]\.\w+$/],
+    ['conversion.update', /^conversion\[\d+\]\.\w+$/],
+    ['conversion.updateAvailability', /^availabilities\[\d+\]\.\w+$/],
+  ] as const;
+
+  for (const [operationId, location] of batches) {
+    it(
+      `spec: ${operationId} documents a 400 whose examples name each refused row and field`,
+      meta(operationId),
+      () => {
+        const refused = documentedResponse(op(operationId), 400)?.response;
+        const examples = Object.values<Json>(refused?.content?.['application/json']?.examples ?? {});
+        expect(examples.length).toBeGreaterThan(0);
+        for (const example of examples) {
+          const items = follow(op(operationId).api.doc, example).value.value.error.errors as Json[];
+          for (const item of items) expect(item.location).toMatch(location);
+        }
+      },
+    );
+  }
+
+  const window = (day: number) => ({ startDate: day, endDate: day, startRow: 0, rowCount: 1000 });
+
+  it(
+    'behaviour: a conversion stored before is refused as duplicate, and the rest of its batch is not stored',
+    meta('conversion.insert'),
+    async (ctx) => {
+      stateful(ctx, { conversions: true });
+      const [kept, fresh] = ownConversions('duplicate', '2031-02-10T10:00:00Z', 2) as [Json, Json];
+      await expectCall('conversion.insert', 200, { body: { conversion: [kept] } });
+      const refused = await expectCall('conversion.insert', 400, { body: { conversion: [fresh, kept] } });
+      expect(errorLocations(refused)).toEqual(['conversion[1].conversionId duplicate']);
+      const stored = await expectCall('conversion.get', 200, { query: window(20310210) });
+      expect(conversionIds(stored)).toEqual([kept.conversionId]);
+    },
+  );
+
+  it(
+    'behaviour: a partly failing batch names each refused row and stores none of the batch',
+    meta('conversion.insert'),
+    async (ctx) => {
+      stateful(ctx, { conversions: true });
+      const [fine, unknownActivity, noTime] = ownConversions('partly failing', '2031-03-05T10:00:00Z', 3) as [
+        Json,
+        Json,
+        Json,
+      ];
+      const originals = structuredClone([fine, unknownActivity, noTime]);
+      unknownActivity.segmentationName = 'No such activity';
+      delete unknownActivity.segmentationId;
+      delete noTime.conversionTimestamp;
+      const refused = await expectCall('conversion.insert', 400, {
+        body: { conversion: [fine, unknownActivity, noTime] },
+      });
+      expect(errorLocations(refused)).toEqual([
+        'conversion[1].segmentationName notFound',
+        'conversion[2].conversionTimestamp required',
+      ]);
+      expect(conversionIds(await expectCall('conversion.get', 200, { query: window(20310305) }))).toEqual([]);
+      // Fixed, the whole batch goes through.
+      await expectCall('conversion.insert', 200, { body: { conversion: originals } });
+      expect(
+        conversionIds(await expectCall('conversion.get', 200, { query: window(20310305) })),
+      ).toHaveLength(3);
+    },
+  );
+
+  it(
+    'behaviour: an update finds conversions by their keys, changes what may change and refuses the rest',
+    meta('conversion.update'),
+    async (ctx) => {
+      stateful(ctx, { conversions: true });
+      const [sale] = ownConversions('update', '2031-04-01T10:00:00Z', 1) as [Json];
+      const inserted = await expectCall('conversion.insert', 200, { body: { conversion: [sale] } });
+      const changed = await expectCall('conversion.update', 200, {
+        body: { conversion: [{ ...sale, revenueMicros: '1000000', state: 'REMOVED' }] },
+      });
+      expect(changed.conversion[0]).toMatchObject({
+        revenueMicros: '1000000',
+        state: 'REMOVED',
+        dsConversionId: inserted.conversion[0].dsConversionId,
+      });
+      const unknown = await expectCall('conversion.update', 400, {
+        body: { conversion: [{ ...sale, conversionId: `${sale.conversionId}-unknown` }] },
+      });
+      expect(errorLocations(unknown)).toEqual(['conversion[0].conversionId notFound']);
+      const retyped = await expectCall('conversion.update', 400, {
+        body: { conversion: [{ ...sale, type: sale.type === 'ACTION' ? 'TRANSACTION' : 'ACTION' }] },
+      });
+      expect(errorLocations(retyped)).toContain('conversion[0].type invalid');
+      const stored = await expectCall('conversion.get', 200, { query: window(20310401) });
+      expect(stored.conversion).toEqual(changed.conversion);
+    },
+  );
 });
 
 describe('rule: the ID-mapping file is CSV', () => {

@@ -5,7 +5,12 @@
  */
 import type { ErrorObject } from 'ajv';
 import { createAjv, SPEC_ID } from './schemas.js';
-import type { CalendarSpec } from './spec.js';
+import {
+  checkSearchAds360Links,
+  SEARCHADS360_SPEC_ID,
+  searchAds360StateSchema,
+} from './searchads360/state-schema.js';
+import { type ApiSpec, type CalendarSpec, loadApiSpec } from './spec.js';
 import type { State } from './state.js';
 
 export class StateFileError extends Error {
@@ -88,6 +93,8 @@ const STATE_SCHEMA = {
         },
       }),
     ),
+    // Optional: absent until Search Ads 360 is first written (and in states dumped before it).
+    searchads360: searchAds360StateSchema(SEARCHADS360_SPEC_ID),
   },
 };
 
@@ -98,9 +105,13 @@ const where = (error: ErrorObject) =>
       : ''
   }`;
 
-export function createStateChecker(spec: CalendarSpec): (value: unknown) => State {
+export function createStateChecker(
+  spec: CalendarSpec,
+  searchAdsSpec: ApiSpec = loadApiSpec('searchads360'),
+): (value: unknown) => State {
   const ajv = createAjv();
   ajv.addSchema(spec.document, SPEC_ID);
+  ajv.addSchema(searchAdsSpec.document, SEARCHADS360_SPEC_ID);
   const validate = ajv.compile(STATE_SCHEMA);
   return (value) => {
     if (!validate(value))
@@ -135,6 +146,10 @@ export function createStateChecker(spec: CalendarSpec): (value: unknown) => Stat
       if (!state.calendars[email]?.primary)
         throw new StateFileError(`invalid state: /users/${email}: no primary calendar ${email}`);
     }
+    if (state.searchads360)
+      checkSearchAds360Links(state.searchads360, (message) => {
+        throw new StateFileError(`invalid state: ${message}`);
+      });
     return state;
   };
 }

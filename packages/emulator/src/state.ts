@@ -8,6 +8,7 @@
  * current ones.
  */
 import { randomBytes } from 'node:crypto';
+import type { SearchAds360State } from './searchads360/state.js';
 import type { JsonObject } from './spec.js';
 
 export interface UserRecord {
@@ -70,6 +71,11 @@ export interface State {
   calendarList: Record<string, Record<string, ListEntryRecord>>;
   /** Calendar id to rule id to sharing rule; the owner's own rule is among them. */
   acl: Record<string, Record<string, AclRecord>>;
+  /**
+   * Search Ads 360: entities, conversions and availabilities (src/searchads360/state.ts).
+   * Absent until the first write: the entities of the spec's examples are read meanwhile.
+   */
+  searchads360?: SearchAds360State;
 }
 
 export function newEpoch(): string {

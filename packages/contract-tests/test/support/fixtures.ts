@@ -16,7 +16,10 @@
  * - a watch body: a channel id of its own (an id can be open only once) and, as the address,
  *   an unknown path of the target itself, so that no notification leaves this machine;
  * - channels.stop: a channel opened first on the primary calendar's events;
- * - calendarList.insert: a calendar created and taken off the list, so that it can be added.
+ * - calendarList.insert: a calendar created and taken off the list, so that it can be added;
+ * - Search Ads 360: a fresh emulator knows the entities the examples name, but a conversion
+ *   can be inserted once only: the examples' conversion ids get a suffix of their own per
+ *   case, and conversion.update first inserts the conversions it changes.
  *
  * What cannot be made honest is a skip with its reason.
  */
@@ -44,9 +47,16 @@ function calendarApi(): { api: ApiSpec; ops: Map<string, Operation> } {
   return calendar;
 }
 
+let allOps: Map<string, Operation> | undefined;
+/** An operation of any API of the specs. */
 function op(operationId: string): Operation {
-  const found = calendarApi().ops.get(operationId);
-  if (!found) throw new Error(`${operationId} is not in the calendar spec`);
+  allOps ??= new Map(
+    loadSpecs()
+      .flatMap(operationsOf)
+      .map((o) => [o.operationId, o]),
+  );
+  const found = allOps.get(operationId);
+  if (!found) throw new Error(`${operationId} is not in the specs`);
   return found;
 }
 
@@ -109,6 +119,7 @@ export async function prepareOnStatefulTarget(
   operation: Operation,
   request: RequestPlan,
 ): Promise<{ request: RequestPlan } | { skip: string }> {
+  if (operation.api.id === 'searchads360') return { request: await prepareConversions(operation, request) };
   if (operation.api.id !== 'calendar') return { request };
   const plan = structuredClone(request);
   const { path, query, header } = plan.params;
@@ -157,4 +168,37 @@ export async function prepareOnStatefulTarget(
   }
 
   return { request: plan };
+}
+
+/** The conversion ids of the conversion batches' body examples. */
+function exampleConversionIds(): Set<unknown> {
+  const ids = new Set<unknown>();
+  for (const operationId of ['conversion.insert', 'conversion.update'])
+    for (const [, body] of requestBodyOf(op(operationId))?.examples ?? [])
+      for (const conversion of (body as Json).conversion ?? []) ids.add(conversion.conversionId);
+  return ids;
+}
+
+/**
+ * A conversion batch with the examples' conversion ids made its own (each case inserts anew);
+ * for conversion.update, the conversions it changes are inserted first.
+ */
+async function prepareConversions(operation: Operation, request: RequestPlan): Promise<RequestPlan> {
+  const body = request.body as Json;
+  if (
+    !['conversion.insert', 'conversion.update'].includes(operation.operationId) ||
+    !Array.isArray(body?.conversion)
+  )
+    return request;
+  const plan = structuredClone(request);
+  const examples = exampleConversionIds();
+  const suffix = randomUUID().slice(0, 8);
+  const conversions = (plan.body as Json).conversion as Json[];
+  const renamed = conversions.filter((c) => examples.has(c.conversionId));
+  for (const conversion of renamed) conversion.conversionId = `${conversion.conversionId}-${suffix}`;
+  if (operation.operationId === 'conversion.update' && renamed.length > 0) {
+    const inserted = renamed.map(({ state: _state, ...conversion }) => conversion);
+    await fixture('conversion.insert', { body: { conversion: inserted } });
+  }
+  return plan;
 }

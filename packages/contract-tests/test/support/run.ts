@@ -93,7 +93,6 @@ export async function send(
 /** Why a case cannot run against this target, or undefined when it can. */
 export function skipReason(c: ContractCase, target: Target): string | undefined {
   if (target.kind === 'mock') return undefined;
-  if (target.kind === 'emulator' && c.api.id !== 'calendar') return SKIP.emulatorNoSearchAds360;
   if (c.request.prefer !== undefined || c.kind === 'documented') return SKIP.mockOnly;
   if (target.kind === 'live') {
     if (c.op.operationId.startsWith('conversion.')) return SKIP.liveNoConversions;

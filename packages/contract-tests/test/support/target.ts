@@ -3,8 +3,7 @@
  *
  * - `CONTRACT_TARGET` unset or `mock`: the mock CLI, started and stopped by the run;
  * - `CONTRACT_TARGET=emulator`: the emulator CLI (`packages/emulator`), started and stopped by
- *   the run; stateful, so the rules' behaviour checks run. It serves Calendar only: the Search
- *   Ads 360 cases are skipped there ({@link SKIP}`.emulatorNoSearchAds360`);
+ *   the run; stateful, so the rules' behaviour checks run, for both APIs;
  * - `CONTRACT_TARGET=<base URL>` (`https://www.googleapis.com`) with `CONTRACT_TOKEN`: the
  *   live services, at that origin plus the live base paths (`/calendar/v3`, ...). Writes
  *   only with `CONTRACT_ALLOW_WRITES=1`, and then only in a secondary calendar the run
@@ -76,7 +75,6 @@ export function isStateful(target: Target): boolean {
 export const SKIP = {
   stateless: 'needs a stateful target',
   mockOnly: 'Prefer is a mock feature',
-  emulatorNoSearchAds360: 'the emulator does not serve Search Ads 360 yet',
   liveReadOnly: 'writes on the live services need CONTRACT_ALLOW_WRITES=1',
   liveOwnCalendarOnly:
     'on the live services the suite writes only inside the secondary calendar it creates itself',

@@ -3,6 +3,7 @@
  * 501 in Google's envelope, naming itself; `checkHandlers` keeps this table and the spec in
  * step (a handler for an operation the spec does not have is a setup error).
  */
+import { searchAds360Handlers } from '../searchads360/handlers.js';
 import { type ApiName, type ApiSpec, SpecError } from '../spec.js';
 import { aclHandlers } from './acl.js';
 import { calendarListHandlers } from './calendar-list.js';
@@ -26,13 +27,10 @@ export const HANDLERS: Record<string, Handler> = {
   ...watchHandlers,
 };
 
-/**
- * The handlers of each API. Search Ads 360 has none yet: its operations are routed, validated
- * and answered 501 until they do.
- */
+/** The handlers of each API; Search Ads 360's are in src/searchads360. */
 export const HANDLERS_BY_API: Record<ApiName, Record<string, Handler>> = {
   calendar: HANDLERS,
-  searchads360: {},
+  searchads360: searchAds360Handlers,
 };
 
 export function checkHandlers(spec: ApiSpec, handlers: Record<string, Handler> = HANDLERS): void {

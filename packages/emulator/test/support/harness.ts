@@ -4,16 +4,17 @@
  * spec fails the test that caused it.
  */
 import { afterAll, afterEach, beforeAll, expect } from 'vitest';
-import { notImplementedOperations } from '../../src/handlers/index.ts';
-import { createEmulator, type Emulator, type EmulatorOptions } from '../../src/server.ts';
-import { loadCalendarSpec } from '../../src/spec.ts';
-import { createResponseCheck } from './spec-check.ts';
+import { createEmulator, type Emulator, type EmulatorOptions, type Exchange } from '../../src/server.ts';
+import { type ApiName, loadCalendarSpec } from '../../src/spec.ts';
+import { createResponseCheck, type ResponseCheck } from './spec-check.ts';
 
 export interface Reply {
   status: number;
   headers: Headers;
   // biome-ignore lint/suspicious/noExplicitAny: test answers are read freely; the spec check types them.
   body: any;
+  /** The body as sent; `body` is it parsed when the answer is JSON, else undefined. */
+  text: string;
 }
 
 export interface CallOptions {
@@ -21,6 +22,8 @@ export interface CallOptions {
   query?: Record<string, string | number | boolean | string[]>;
   body?: unknown;
   headers?: Record<string, string>;
+  /** The API whose base path `path` is under; Calendar when not given. */
+  api?: ApiName;
 }
 
 export interface Harness {
@@ -29,20 +32,30 @@ export interface Harness {
   base: string;
   call(method: string, path: string, options?: CallOptions): Promise<Reply>;
   reset(): Promise<void>;
+  /** The spec violations of the answers so far in the running test; emptied after each test. */
+  violations: string[];
 }
 
 export const spec = loadCalendarSpec();
 
 export function useEmulator(options: EmulatorOptions = {}): Harness {
-  const check = createResponseCheck(spec, notImplementedOperations(spec));
   const violations: string[] = [];
-  const harness = {} as Harness;
+  const harness = { violations } as Harness;
+  // Each API's answers against its own spec; paths under no API's base path by the first.
+  let checks: { basePath: string; check: ResponseCheck }[] = [];
+  const checkOf = (exchange: Exchange) =>
+    (checks.find((c) => exchange.path.startsWith(`${c.basePath}/`)) ?? (checks[0] as (typeof checks)[number]))
+      .check;
   beforeAll(async () => {
     harness.emulator = createEmulator({
       ...options,
       spec,
-      onResponse: (exchange) => violations.push(...check(exchange)),
+      onResponse: (exchange) => violations.push(...checkOf(exchange)(exchange)),
     });
+    checks = harness.emulator.services.list.map((s) => ({
+      basePath: s.spec.basePath,
+      check: createResponseCheck(s.spec, s.notImplemented),
+    }));
     harness.origin = await harness.emulator.listen(0);
     harness.base = `${harness.origin}${spec.basePath}`;
   });
@@ -54,7 +67,9 @@ export function useEmulator(options: EmulatorOptions = {}): Harness {
     expect(found, 'answers that break the spec').toEqual([]);
   });
   harness.call = async (method, path, callOptions = {}) => {
-    const url = new URL(path.startsWith('/__') ? `${harness.origin}${path}` : `${harness.base}${path}`);
+    const api = harness.emulator.services.list.find((s) => s.name === callOptions.api);
+    const base = api ? `${harness.origin}${api.spec.basePath}` : harness.base;
+    const url = new URL(path.startsWith('/__') ? `${harness.origin}${path}` : `${base}${path}`);
     for (const [key, value] of Object.entries(callOptions.query ?? {})) {
       for (const one of Array.isArray(value) ? value : [value]) url.searchParams.append(key, String(one));
     }
@@ -68,7 +83,9 @@ export function useEmulator(options: EmulatorOptions = {}): Harness {
     }
     const response = await fetch(url, { method, headers, ...(body !== undefined ? { body } : {}) });
     const text = await response.text();
-    return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : undefined };
+    const json = /json/.test(response.headers.get('content-type') ?? '');
+    const parsed = text && json ? JSON.parse(text) : undefined;
+    return { status: response.status, headers: response.headers, body: parsed, text };
   };
   harness.reset = async () => {
     const reply = await harness.call('POST', '/__emulator/reset');

@@ -1,10 +1,15 @@
 /**
  * Checks an answer of the emulator against the spec, strictly: the status must be documented
  * for the operation (501 is allowed only for the operations the emulator does not implement
- * yet), a 204 has no body, and a JSON body must be valid against the documented schema with
- * no undeclared property anywhere (every object schema in a value position gets
- * `unevaluatedProperties: false` unless it says otherwise, which sees through $ref and allOf).
+ * yet, and 413 and 415 for any operation: refusals of the HTTP layer, a body over the size
+ * limit or not JSON, which no operation of Google's documents either), a 204 has no body, and a
+ * JSON body must be valid against the documented schema with no undeclared property anywhere
+ * (every object schema in a value position gets `unevaluatedProperties: false` unless it says
+ * otherwise, which sees through $ref and allOf).
+ * An answer that is not JSON (the ID-mapping CSV) must have a documented content type, and its
+ * text is checked against that media type's schema.
  */
+import type { ErrorObject } from 'ajv';
 import { createAjv } from '../../src/schemas.ts';
 import type { Exchange } from '../../src/server.ts';
 import {
@@ -17,15 +22,22 @@ import {
 } from '../../src/spec.ts';
 
 const STRICT_ID = 'strict-calendar.json';
+/** Refusals of the HTTP layer, before the operation reads the request: body too large, not JSON. */
+const HTTP_LEVEL = [413, 415];
 
 function close(schema: Json, valuePosition: boolean): void {
   if (!isObject(schema)) return;
   const type = schema.type;
   const mayBeObject =
     type === undefined || type === 'object' || (Array.isArray(type) && type.includes('object'));
+  // A schema that constrains nothing (no type, properties, $ref or parts) takes any value, as
+  // the spec says of such fields (workingLocationProperties.homeOffice: "with any value").
+  const anyValue =
+    type === undefined && !['properties', '$ref', 'allOf', 'anyOf', 'oneOf'].some((key) => key in schema);
   if (
     valuePosition &&
     mayBeObject &&
+    !anyValue &&
     schema.additionalProperties === undefined &&
     schema.unevaluatedProperties === undefined
   )
@@ -61,20 +73,34 @@ function strictCopy(document: JsonObject): JsonObject {
 
 export type ResponseCheck = (exchange: Exchange) => string[];
 
+/** The names of the undeclared properties among Ajv's errors, which its own text leaves out. */
+function unevaluated(errors: ErrorObject[] | null | undefined): string {
+  const names = (errors ?? [])
+    .map((error) => (error.params as { unevaluatedProperty?: string }).unevaluatedProperty)
+    .filter((name) => name !== undefined);
+  return names.length > 0 ? ` (${names.join(', ')})` : '';
+}
+
 export function createResponseCheck(spec: CalendarSpec, notImplemented: string[]): ResponseCheck {
   const ajv = createAjv();
   ajv.addSchema(strictCopy(spec.document), STRICT_ID);
   const errorSchema = ajv.compile({ $ref: `${STRICT_ID}#/components/schemas/GoogleErrorResponse` });
 
-  /** The pointer of the documented JSON schema; null when the status has no body; undefined when undocumented. */
-  const bodySchemaPointer = (opId: string, status: number): string | null | undefined => {
+  /**
+   * The documented media types of an answer, each with the pointer of its schema; null when
+   * the status has no body; undefined when the status is not documented.
+   */
+  const documentedContent = (opId: string, status: number): Map<string, string> | null | undefined => {
     const op = spec.byId.get(opId);
     const response = op?.responses[String(status)];
     if (!op || !isObject(response)) return undefined;
     const ref = typeof response.$ref === 'string' ? response.$ref : undefined;
     const base = ref ?? `#/paths/${pointerToken(op.path)}/${op.method.toLowerCase()}/responses/${status}`;
     const target = ref ? follow(spec.document, ref, op.where) : response;
-    return isObject(target) && isObject(target.content) ? `${base}/content/application~1json/schema` : null;
+    if (!isObject(target) || !isObject(target.content)) return null;
+    return new Map(
+      Object.keys(target.content).map((media) => [media, `${base}/content/${pointerToken(media)}/schema`]),
+    );
   };
 
   return (exchange) => {
@@ -94,19 +120,29 @@ export function createResponseCheck(spec: CalendarSpec, notImplemented: string[]
       if (!errorSchema(exchange.body)) problems.push(`${where}: not Google's error envelope`);
       return problems;
     }
-    const pointer = bodySchemaPointer(exchange.operationId, exchange.status);
-    if (pointer === undefined) return [`${where}: status not documented for ${exchange.operationId}`];
-    if (pointer === null) {
-      if (exchange.body !== undefined) problems.push(`${where}: a body where the spec documents none`);
+    if (HTTP_LEVEL.includes(exchange.status)) {
+      if (!errorSchema(exchange.body)) problems.push(`${where}: not Google's error envelope`);
       return problems;
     }
-    if (!String(exchange.headers['content-type']).startsWith('application/json'))
-      problems.push(`${where}: not JSON`);
+    const content = documentedContent(exchange.operationId, exchange.status);
+    if (content === undefined) return [`${where}: status not documented for ${exchange.operationId}`];
+    if (content === null) {
+      if (exchange.body !== undefined || exchange.text !== undefined)
+        problems.push(`${where}: a body where the spec documents none`);
+      return problems;
+    }
+    const media = String(exchange.headers['content-type']).split(';')[0]?.trim().toLowerCase() ?? '';
+    const pointer = content.get(media);
+    if (!pointer) {
+      problems.push(`${where}: content type ${media} is not documented (${[...content.keys()].join(', ')})`);
+      return problems;
+    }
+    const value = media.endsWith('json') ? exchange.body : exchange.text;
     const validate =
       ajv.getSchema(`${STRICT_ID}${pointer}`) ?? ajv.compile({ $ref: `${STRICT_ID}${pointer}` });
-    if (!validate(exchange.body))
+    if (!validate(value))
       problems.push(
-        `${where}: body breaks the spec: ${ajv.errorsText(validate.errors, { separator: '; ' })}`,
+        `${where}: body breaks the spec: ${ajv.errorsText(validate.errors, { separator: '; ' })}${unevaluated(validate.errors)}`,
       );
     return problems;
   };

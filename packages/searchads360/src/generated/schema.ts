@@ -807,12 +807,12 @@ export interface components {
         QuotaUser: string;
         /**
          * @description The first day of the period whose conversions are returned, included, written as the integer `yyyymmdd`. It cannot be earlier than 1 November 2009 (`20091101`) and must not be after `endDate`.
-         * @example 20261101
+         * @example 20251101
          */
         StartDate: number;
         /**
          * @description The last day of the period whose conversions are returned, included, written as the integer `yyyymmdd`. It must not be before `startDate`.
-         * @example 20261130
+         * @example 20251130
          */
         EndDate: number;
         /**
@@ -872,12 +872,12 @@ export interface operations {
                 quotaUser?: components["parameters"]["QuotaUser"];
                 /**
                  * @description The first day of the period whose conversions are returned, included, written as the integer `yyyymmdd`. It cannot be earlier than 1 November 2009 (`20091101`) and must not be after `endDate`.
-                 * @example 20261101
+                 * @example 20251101
                  */
                 startDate: components["parameters"]["StartDate"];
                 /**
                  * @description The last day of the period whose conversions are returned, included, written as the integer `yyyymmdd`. It must not be before `startDate`.
-                 * @example 20261130
+                 * @example 20251130
                  */
                 endDate: components["parameters"]["EndDate"];
                 /**
@@ -973,12 +973,12 @@ export interface operations {
                 quotaUser?: components["parameters"]["QuotaUser"];
                 /**
                  * @description The first day of the period whose conversions are returned, included, written as the integer `yyyymmdd`. It cannot be earlier than 1 November 2009 (`20091101`) and must not be after `endDate`.
-                 * @example 20261101
+                 * @example 20251101
                  */
                 startDate: components["parameters"]["StartDate"];
                 /**
                  * @description The last day of the period whose conversions are returned, included, written as the integer `yyyymmdd`. It must not be before `startDate`.
-                 * @example 20261130
+                 * @example 20251130
                  */
                 endDate: components["parameters"]["EndDate"];
                 /**

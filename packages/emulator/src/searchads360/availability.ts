@@ -1,0 +1,90 @@
+/**
+ * conversion.updateAvailability: for each Floodlight activity of the batch, the moment up to
+ * which its conversions are uploaded, recorded per advertiser and activity (a later call for
+ * the same activity replaces the moment, also within one batch: rows are applied in order).
+ * All or nothing, like the conversion batches; the answer has each availability as recorded,
+ * with the activity's id and name and the advertiser's customer id when it has one.
+ */
+
+import type { Handler } from '../handlers/context.js';
+import { own } from '../own.js';
+import { isObject, type JsonObject } from '../spec.js';
+import { nextRevision } from '../state.js';
+import { activityOf, BatchProblems, field, isCount } from './batch.js';
+import { readWorld, writableWorld } from './state.js';
+
+const REQUEST = '#/components/schemas/UpdateAvailabilityRequest';
+
+const updateAvailability: Handler = (context) => {
+  const body = context.tools.writable(context.request.body ?? {}, REQUEST);
+  const rows = Array.isArray(body.availabilities) ? body.availabilities.filter(isObject) : [];
+  const world = readWorld(context.store.state, context.spec);
+  const problems = new BatchProblems('availabilities', 'availabilities');
+  const recorded: { advertiserId: string; activityId: string; availability: JsonObject }[] = [];
+  rows.forEach((row, i) => {
+    for (const name of ['agencyId', 'advertiserId', 'segmentationType', 'availabilityTimestamp'])
+      if (!field(row, name)) problems.required(i, name);
+    const timestamp = field(row, 'availabilityTimestamp');
+    if (timestamp && !isCount(timestamp))
+      problems.add(
+        i,
+        'availabilityTimestamp',
+        'invalid',
+        `availabilityTimestamp must be milliseconds since 1970 in digits, not "${timestamp}"`,
+      );
+    const agencyId = field(row, 'agencyId');
+    const advertiserId = field(row, 'advertiserId');
+    if (!agencyId || !advertiserId) return;
+    const agency = own(world.agencies, agencyId);
+    const advertiser = own(agency?.advertisers, advertiserId);
+    if (!agency) {
+      problems.add(i, 'agencyId', 'notFound', `Agency ${agencyId} is not found.`);
+      return;
+    }
+    if (!advertiser) {
+      problems.add(
+        i,
+        'advertiserId',
+        'notFound',
+        `Advertiser ${advertiserId} is not found in agency ${agencyId}.`,
+      );
+      return;
+    }
+    const customerId = field(row, 'customerId');
+    if (customerId && customerId !== advertiser.customerId)
+      problems.add(
+        i,
+        'customerId',
+        'invalid',
+        `Advertiser ${advertiserId} has customer id ${advertiser.customerId ?? '(none)'}, not ${customerId}.`,
+      );
+    const activity = activityOf(advertiser.floodlightActivities, row, i, problems);
+    if (problems.has(i) || !activity || !timestamp) return;
+    recorded.push({
+      advertiserId,
+      activityId: activity.id,
+      availability: {
+        agencyId,
+        advertiserId,
+        ...(advertiser.customerId ? { customerId: advertiser.customerId } : {}),
+        segmentationType: 'FLOODLIGHT',
+        segmentationId: activity.id,
+        segmentationName: activity.name,
+        availabilityTimestamp: timestamp,
+      },
+    });
+  });
+  problems.throwIfAny(rows.length);
+
+  const writable = writableWorld(context.store, context.spec);
+  nextRevision(context.store.state);
+  for (const { advertiserId, activityId, availability } of recorded) {
+    writable.availabilities[advertiserId] ??= {};
+    (writable.availabilities[advertiserId] as Record<string, JsonObject>)[activityId] = availability;
+  }
+  return { body: { availabilities: recorded.map((r) => r.availability) } };
+};
+
+export const availabilityHandlers: Record<string, Handler> = {
+  'conversion.updateAvailability': updateAvailability,
+};

@@ -1,0 +1,562 @@
+/**
+ * conversion.insert and conversion.update: batches checked row by row against the entities
+ * of the state, all or nothing (decision 0021), as the operations' descriptions say:
+ *
+ * - a conversion is identified within its advertiser by `conversionId` with
+ *   `conversionTimestamp`; insert refuses a stored pair and a `conversionId` repeated in the
+ *   batch for the same advertiser (`duplicate`), update refuses keys that match nothing
+ *   (`notFound`);
+ * - the Floodlight activity is found by `segmentationId` or `segmentationName`; the click by
+ *   `clickId`, or the attribution by `engineAccountId` (or `customerId`) with the entity ids;
+ *   unknown ones are `notFound`, contradicting ones `invalid`;
+ * - a TRANSACTION carries `revenueMicros` (its currency defaults to the advertiser's), an
+ *   ACTION carries `countMillis` and no revenue;
+ * - update replaces the changeable fields and refuses a change of any other (decision 0023).
+ *
+ * The service fills in the attribution of the click, the activity's id and name,
+ * `dsConversionId`, `conversionModifiedTimestamp`, `state` and `attributionModel`.
+ */
+
+import { ApiError } from '../errors.js';
+import type { Context, Handler } from '../handlers/context.js';
+import { own } from '../own.js';
+import { isObject, type Json, type JsonObject } from '../spec.js';
+import { nextRevision, now } from '../state.js';
+import { activityOf, BatchProblems, field, isCount } from './batch.js';
+import {
+  type AdvertiserRecord,
+  conversionKey,
+  type EngineAccountRecord,
+  type EntityRecord,
+  type EntityType,
+  findClick,
+  readWorld,
+  type SearchAds360State,
+  writableWorld,
+} from './state.js';
+
+const CONVERSION_LIST = '#/components/schemas/ConversionList';
+export const CONVERSION_LIST_KIND = 'doubleclicksearch#conversionList';
+
+/** A Conversion's fields in the order the service answers them (the spec's examples). */
+const FIELD_ORDER = [
+  'agencyId',
+  'advertiserId',
+  'engineAccountId',
+  'customerId',
+  'campaignId',
+  'adGroupId',
+  'criterionId',
+  'adId',
+  'productGroupId',
+  'clickId',
+  'conversionId',
+  'conversionTimestamp',
+  'conversionModifiedTimestamp',
+  'dsConversionId',
+  'segmentationType',
+  'segmentationId',
+  'segmentationName',
+  'type',
+  'state',
+  'revenueMicros',
+  'currencyCode',
+  'quantityMillis',
+  'countMillis',
+  'floodlightOrderId',
+  'channel',
+  'storeId',
+  'inventoryAccountId',
+  'productId',
+  'productCountry',
+  'productLanguage',
+  'deviceType',
+  'attributionModel',
+  'adUserDataConsent',
+  'customDimension',
+  'customMetric',
+];
+
+/** The attribution of a conversion besides the click: fixed once stored. */
+const ATTRIBUTION = [
+  'engineAccountId',
+  'customerId',
+  'campaignId',
+  'adGroupId',
+  'criterionId',
+  'adId',
+  'productGroupId',
+] as const;
+
+/** What conversion.update takes from the request (decision 0023). */
+const CHANGEABLE = [
+  'revenueMicros',
+  'currencyCode',
+  'quantityMillis',
+  'countMillis',
+  'floodlightOrderId',
+  'customDimension',
+  'customMetric',
+  'state',
+];
+
+/** Fields that describe the sale or the user: kept as inserted, since update may not change them. */
+const DESCRIPTIVE = [
+  'adUserDataConsent',
+  'channel',
+  'storeId',
+  'inventoryAccountId',
+  'productId',
+  'productCountry',
+  'productLanguage',
+];
+
+/** The attribution ids naming entities, with the entity type they name. */
+const ENTITY_FIELDS: [field: string, type: EntityType, label: string][] = [
+  ['campaignId', 'CAMPAIGN', 'Campaign'],
+  ['adGroupId', 'AD_GROUP', 'Ad group'],
+  ['adId', 'AD', 'Ad'],
+  ['criterionId', 'KEYWORD', 'Criterion'],
+  ['productGroupId', 'PRODUCT_GROUP', 'Product group'],
+];
+
+const CURRENCIES = new Set(Intl.supportedValuesOf('currency'));
+
+function ordered(value: JsonObject): JsonObject {
+  const out: JsonObject = {};
+  for (const key of FIELD_ORDER) if (value[key] !== undefined) out[key] = value[key] as Json;
+  for (const [key, entry] of Object.entries(value)) if (!(key in out)) out[key] = entry;
+  return out;
+}
+
+/** The conversions of the body with what a client may write (read-only and unknown fields dropped). */
+function rowsOf(context: Context): JsonObject[] {
+  const body = context.tools.writable(context.request.body ?? {}, CONVERSION_LIST);
+  const rows = Array.isArray(body.conversion) ? body.conversion.filter(isObject) : [];
+  if (rows.length === 0)
+    throw new ApiError(400, [
+      {
+        domain: 'global',
+        reason: 'required',
+        message: 'Required field: conversion (a batch of at least one conversion)',
+        location: 'conversion',
+        locationType: 'parameter',
+      },
+    ]);
+  // attributionModel is the service's to set; it is ignored, as the spec says.
+  return rows.map(({ attributionModel: _ignored, ...row }) => row);
+}
+
+/** The keys of a row, and its agency and advertiser; undefined when they cannot be found. */
+function advertiserOfRow(
+  world: SearchAds360State,
+  row: JsonObject,
+  i: number,
+  problems: BatchProblems,
+): AdvertiserRecord | undefined {
+  for (const name of ['agencyId', 'advertiserId', 'conversionId', 'conversionTimestamp'])
+    if (!field(row, name)) problems.required(i, name);
+  const timestamp = field(row, 'conversionTimestamp');
+  if (timestamp && !isCount(timestamp))
+    problems.add(
+      i,
+      'conversionTimestamp',
+      'invalid',
+      `conversionTimestamp must be milliseconds since 1970 in digits, not "${timestamp}"`,
+    );
+  const agencyId = field(row, 'agencyId');
+  const advertiserId = field(row, 'advertiserId');
+  if (!agencyId || !advertiserId) return undefined;
+  const agency = own(world.agencies, agencyId);
+  if (!agency) {
+    problems.add(i, 'agencyId', 'notFound', `Agency ${agencyId} is not found.`);
+    return undefined;
+  }
+  const advertiser = own(agency.advertisers, advertiserId);
+  if (!advertiser)
+    problems.add(
+      i,
+      'advertiserId',
+      'notFound',
+      `Advertiser ${advertiserId} is not found in agency ${agencyId}.`,
+    );
+  return advertiser;
+}
+
+/** The value fields of a conversion of `type`: revenue for a TRANSACTION, a count for an ACTION. */
+function checkValues(row: JsonObject, type: string, i: number, problems: BatchProblems): void {
+  for (const [name, unit] of [
+    ['revenueMicros', 'micros'],
+    ['quantityMillis', 'millis'],
+    ['countMillis', 'millis'],
+  ] as const) {
+    const value = field(row, name);
+    if (value !== undefined && !isCount(value))
+      problems.add(
+        i,
+        name,
+        'invalid',
+        `${name} must be a whole number of ${unit} of at least 0, not "${value}"`,
+      );
+  }
+  if (type === 'TRANSACTION') {
+    if (!field(row, 'revenueMicros'))
+      problems.required(i, 'revenueMicros', 'revenueMicros (a TRANSACTION carries its revenue)');
+    if (row.countMillis !== undefined)
+      problems.add(
+        i,
+        'countMillis',
+        'invalid',
+        'countMillis counts the actions of an ACTION; a TRANSACTION gives revenueMicros and quantityMillis',
+      );
+    const currency = field(row, 'currencyCode');
+    if (currency !== undefined && !CURRENCIES.has(currency))
+      problems.add(
+        i,
+        'currencyCode',
+        'invalid',
+        `currencyCode "${currency}" is not an ISO 4217 currency code`,
+      );
+  } else if (type === 'ACTION') {
+    if (!field(row, 'countMillis'))
+      problems.required(i, 'countMillis', 'countMillis (an ACTION carries its count)');
+    for (const name of ['revenueMicros', 'currencyCode', 'quantityMillis'])
+      if (row[name] !== undefined)
+        problems.add(
+          i,
+          name,
+          'invalid',
+          `An ACTION carries no ${name}; a conversion with revenue is a TRANSACTION`,
+        );
+  }
+}
+
+/** The attribution of a new conversion, from its click or from its engine account and entity ids. */
+function attributionOfRow(
+  advertiser: AdvertiserRecord,
+  row: JsonObject,
+  i: number,
+  problems: BatchProblems,
+): JsonObject | undefined {
+  const clickId = field(row, 'clickId');
+  if (clickId) {
+    const found = findClick(advertiser, clickId);
+    if (!found) {
+      problems.add(
+        i,
+        'clickId',
+        'notFound',
+        `Click id ${clickId} is not found for advertiser ${advertiser.id}.`,
+      );
+      return undefined;
+    }
+    const { engineAccount, click } = found;
+    const out: JsonObject = {
+      clickId,
+      engineAccountId: engineAccount.id,
+      ...(engineAccount.customerId ? { customerId: engineAccount.customerId } : {}),
+      ...click,
+    };
+    let fits = true;
+    for (const name of ATTRIBUTION) {
+      const given = row[name];
+      if (given !== undefined && given !== out[name]) {
+        fits = false;
+        problems.add(
+          i,
+          name,
+          'invalid',
+          `Click ${clickId} has ${name} ${String(out[name] ?? '(none)')}, not ${String(given)}; leave it out to take the click's.`,
+        );
+      }
+    }
+    const device = field(row, 'deviceType');
+    if (device && click.deviceType && device !== click.deviceType) {
+      fits = false;
+      problems.add(
+        i,
+        'deviceType',
+        'invalid',
+        `Click ${clickId} was on a ${click.deviceType} device, not ${device}.`,
+      );
+    }
+    if (device && !click.deviceType) out.deviceType = device;
+    return fits ? out : undefined;
+  }
+
+  const engineAccountId = field(row, 'engineAccountId');
+  const customerId = field(row, 'customerId');
+  if (!engineAccountId && !customerId) {
+    problems.required(
+      i,
+      'clickId',
+      'clickId, or engineAccountId (or customerId) with the ids of the entities the conversion is attributed to',
+    );
+    return undefined;
+  }
+  const accounts = Object.values(advertiser.engineAccounts);
+  let account: EngineAccountRecord | undefined;
+  if (engineAccountId) {
+    account = own(advertiser.engineAccounts, engineAccountId);
+    if (!account) {
+      problems.add(
+        i,
+        'engineAccountId',
+        'notFound',
+        `Engine account ${engineAccountId} is not found for advertiser ${advertiser.id}.`,
+      );
+      return undefined;
+    }
+    if (customerId && account.customerId !== customerId) {
+      problems.add(
+        i,
+        'customerId',
+        'invalid',
+        `Engine account ${engineAccountId} has customer id ${account.customerId ?? '(none)'}, not ${customerId}.`,
+      );
+      return undefined;
+    }
+  } else {
+    account = accounts.find((a) => a.customerId === customerId);
+    if (!account) {
+      problems.add(
+        i,
+        'customerId',
+        'notFound',
+        `Customer id ${customerId} is not an account of advertiser ${advertiser.id}.`,
+      );
+      return undefined;
+    }
+  }
+  const entities = new Map(account.entities.map((e) => [e.id, e]));
+  const given = new Map<string, EntityRecord>();
+  let fits = true;
+  for (const [name, type, label] of ENTITY_FIELDS) {
+    const id = field(row, name);
+    if (!id) continue;
+    const entity = entities.get(id);
+    if (!entity || entity.type !== type) {
+      fits = false;
+      problems.add(i, name, 'notFound', `${label} ${id} is not found in engine account ${account.id}.`);
+    } else given.set(name, entity);
+  }
+  if (!fits) return undefined;
+  // An ad, a keyword and a product group name their ad group; an ad group names its campaign.
+  let adGroupId = given.get('adGroupId')?.id;
+  for (const [name, , label] of ENTITY_FIELDS.slice(2)) {
+    const entity = given.get(name);
+    if (!entity) continue;
+    if (adGroupId === undefined) adGroupId = entity.parentId;
+    else if (entity.parentId !== adGroupId) {
+      fits = false;
+      problems.add(
+        i,
+        name,
+        'invalid',
+        `${label} ${entity.id} is in ad group ${entity.parentId ?? '(none)'}, not in ad group ${adGroupId} of the other attribution ids.`,
+      );
+    }
+  }
+  const adGroup = adGroupId ? entities.get(adGroupId) : undefined;
+  const campaignId = field(row, 'campaignId');
+  if (campaignId && adGroup && adGroup.parentId !== campaignId) {
+    fits = false;
+    problems.add(
+      i,
+      'campaignId',
+      'invalid',
+      `Ad group ${adGroup.id} is in campaign ${adGroup.parentId ?? '(none)'}, not ${campaignId}.`,
+    );
+  }
+  if (!fits) return undefined;
+  const out: JsonObject = { engineAccountId: account.id };
+  if (account.customerId) out.customerId = account.customerId;
+  const campaign = campaignId ?? adGroup?.parentId;
+  if (campaign) out.campaignId = campaign;
+  if (adGroupId) out.adGroupId = adGroupId;
+  for (const name of ['criterionId', 'adId', 'productGroupId']) {
+    const id = field(row, name);
+    if (id) out[name] = id;
+  }
+  const device = field(row, 'deviceType');
+  if (device) out.deviceType = device;
+  return out;
+}
+
+/** The currency a TRANSACTION is stored in: its own, else the advertiser's. */
+function withCurrency(conversion: JsonObject, advertiser: AdvertiserRecord): JsonObject {
+  if (conversion.type === 'TRANSACTION' && conversion.currencyCode === undefined)
+    conversion.currencyCode = advertiser.currencyCode;
+  return conversion;
+}
+
+const sameJson = (a: Json | undefined, b: Json | undefined): boolean =>
+  JSON.stringify(a) === JSON.stringify(b);
+
+/** Stamps written conversions: the next dsConversionIds (insert) and the modification time. */
+function stamp(
+  context: Context,
+  conversion: JsonObject,
+  world: SearchAds360State,
+  isNew: boolean,
+): JsonObject {
+  if (isNew) {
+    conversion.dsConversionId = world.nextDsConversionId;
+    world.nextDsConversionId = String(BigInt(world.nextDsConversionId) + 1n);
+  }
+  conversion.conversionModifiedTimestamp = String(Date.parse(now(context.store.state)));
+  return ordered(conversion);
+}
+
+const answer = (conversions: JsonObject[]) => ({
+  body: { kind: CONVERSION_LIST_KIND, conversion: conversions },
+});
+
+const insert: Handler = (context) => {
+  const rows = rowsOf(context);
+  const world = readWorld(context.store.state, context.spec);
+  const problems = new BatchProblems('conversion', 'conversions');
+  const firstOfId = new Map<string, number>();
+  const prepared: { advertiser: AdvertiserRecord; conversion: JsonObject }[] = [];
+  rows.forEach((row, i) => {
+    const advertiser = advertiserOfRow(world, row, i, problems);
+    const type = field(row, 'type');
+    if (!type) problems.required(i, 'type');
+    else checkValues(row, type, i, problems);
+    if (!advertiser) return;
+    if (!field(row, 'segmentationType')) problems.required(i, 'segmentationType');
+    const activity = activityOf(advertiser.floodlightActivities, row, i, problems);
+    const attribution = attributionOfRow(advertiser, row, i, problems);
+    const conversionId = field(row, 'conversionId');
+    const timestamp = field(row, 'conversionTimestamp');
+    if (conversionId) {
+      const key = JSON.stringify([advertiser.id, conversionId]);
+      const first = firstOfId.get(key);
+      if (first !== undefined)
+        problems.add(
+          i,
+          'conversionId',
+          'duplicate',
+          `conversion[${first}] has conversionId ${conversionId} already; every conversion of a request needs its own conversionId.`,
+        );
+      else firstOfId.set(key, i);
+      if (timestamp && own(own(world.conversions, advertiser.id), conversionKey(timestamp, conversionId)))
+        problems.add(
+          i,
+          'conversionId',
+          'duplicate',
+          `A conversion with conversionId ${conversionId} and this conversionTimestamp exists for the advertiser.`,
+        );
+    }
+    if (problems.has(i) || !activity || !attribution) return;
+    const conversion: JsonObject = {
+      ...row,
+      ...attribution,
+      segmentationType: 'FLOODLIGHT',
+      segmentationId: activity.id,
+      segmentationName: activity.name,
+      state: row.state ?? 'ACTIVE',
+      ...(advertiser.attributionModel ? { attributionModel: advertiser.attributionModel } : {}),
+    };
+    prepared.push({ advertiser, conversion: withCurrency(conversion, advertiser) });
+  });
+  problems.throwIfAny(rows.length);
+
+  const writable = writableWorld(context.store, context.spec);
+  nextRevision(context.store.state);
+  const stored = prepared.map(({ advertiser, conversion }) => {
+    const written = stamp(context, conversion, writable, true);
+    writable.conversions[advertiser.id] ??= {};
+    const list = writable.conversions[advertiser.id] as Record<string, JsonObject>;
+    list[conversionKey(String(written.conversionTimestamp), String(written.conversionId))] = written;
+    return written;
+  });
+  return answer(stored);
+};
+
+const update: Handler = (context) => {
+  const rows = rowsOf(context);
+  const world = readWorld(context.store.state, context.spec);
+  const problems = new BatchProblems('conversion', 'conversions');
+  const firstOfId = new Map<string, number>();
+  const prepared: { advertiser: AdvertiserRecord; key: string; conversion: JsonObject }[] = [];
+  rows.forEach((row, i) => {
+    const advertiser = advertiserOfRow(world, row, i, problems);
+    if (!field(row, 'type')) problems.required(i, 'type');
+    if (!field(row, 'clickId') && !field(row, 'engineAccountId') && !field(row, 'customerId'))
+      problems.required(i, 'clickId', 'clickId, or the attribution ids the conversion was inserted with');
+    if (!advertiser) return;
+    const conversionId = field(row, 'conversionId');
+    const timestamp = field(row, 'conversionTimestamp');
+    if (!conversionId || !timestamp || !isCount(timestamp)) return;
+    const idKey = JSON.stringify([advertiser.id, conversionId]);
+    const first = firstOfId.get(idKey);
+    if (first !== undefined)
+      problems.add(
+        i,
+        'conversionId',
+        'invalid',
+        `conversion[${first}] has conversionId ${conversionId} already; every conversion of a request needs its own conversionId.`,
+      );
+    else firstOfId.set(idKey, i);
+    const key = conversionKey(timestamp, conversionId);
+    const stored = own(own(world.conversions, advertiser.id), key);
+    if (!stored) {
+      problems.add(
+        i,
+        'conversionId',
+        'notFound',
+        `No conversion with conversionId ${conversionId} and this conversionTimestamp exists for the advertiser.`,
+      );
+      return;
+    }
+    const type = field(row, 'type');
+    // The values are checked against the stored type; a new type is refused on its own.
+    if (type && type !== stored.type)
+      problems.add(
+        i,
+        'type',
+        'invalid',
+        'The type of a stored conversion cannot be changed; remove it and insert a new conversion instead.',
+      );
+    else checkValues(row, String(stored.type), i, problems);
+    if (!field(row, 'segmentationType')) problems.required(i, 'segmentationType');
+    const activity = activityOf(advertiser.floodlightActivities, row, i, problems);
+    if (activity && activity.id !== stored.segmentationId)
+      problems.add(
+        i,
+        field(row, 'segmentationId') ? 'segmentationId' : 'segmentationName',
+        'invalid',
+        `The Floodlight activity of a stored conversion cannot be changed (it is "${String(stored.segmentationName)}"); remove it and insert a new conversion instead.`,
+      );
+    for (const name of ['clickId', ...ATTRIBUTION, 'deviceType', ...DESCRIPTIVE]) {
+      if (row[name] !== undefined && !sameJson(row[name], stored[name]))
+        problems.add(
+          i,
+          name,
+          'invalid',
+          `The ${name} of a stored conversion cannot be changed (it is ${stored[name] === undefined ? 'not set' : JSON.stringify(stored[name])}); remove it and insert a new conversion instead.`,
+        );
+    }
+    if (problems.has(i)) return;
+    const kept = Object.fromEntries(Object.entries(stored).filter(([name]) => !CHANGEABLE.includes(name)));
+    const changed = Object.fromEntries(Object.entries(row).filter(([name]) => CHANGEABLE.includes(name)));
+    const conversion = withCurrency({ ...kept, ...changed, state: row.state ?? 'ACTIVE' }, advertiser);
+    prepared.push({ advertiser, key, conversion });
+  });
+  problems.throwIfAny(rows.length);
+
+  const writable = writableWorld(context.store, context.spec);
+  nextRevision(context.store.state);
+  const stored = prepared.map(({ advertiser, key, conversion }) => {
+    const written = stamp(context, conversion, writable, false);
+    (writable.conversions[advertiser.id] as Record<string, JsonObject>)[key] = written;
+    return written;
+  });
+  return answer(stored);
+};
+
+export const conversionWriteHandlers: Record<string, Handler> = {
+  'conversion.insert': insert,
+  'conversion.update': update,
+};
