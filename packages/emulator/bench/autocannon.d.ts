@@ -8,8 +8,19 @@ declare module 'autocannon' {
     max: number;
     total: number;
   }
+  /** One request of a sequence each connection goes through in order, again and again. */
+  export interface Request {
+    method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+    path?: string;
+    body?: string;
+    headers?: Record<string, string>;
+    /** Changes the request before it is sent (a fresh id); returns the request to send. */
+    setupRequest?: (request: Request, context: Record<string, unknown>) => Request;
+    onResponse?: (status: number, body: string, context: Record<string, unknown>) => void;
+  }
   export interface Options {
     url: string;
+    requests?: Request[];
     method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
     body?: string;
     connections?: number;

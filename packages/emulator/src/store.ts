@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import type { Defaults } from './defaults.js';
 import { forbidden, notFound } from './errors.js';
 import { EventTimeIndex } from './event-index.js';
+import { own } from './own.js';
 import type { JsonObject } from './spec.js';
 import {
   type AclRecord,
@@ -84,7 +85,7 @@ export class Store {
 
   /** The user of an email, created on first sight with a primary calendar and settings. */
   user(email: string): UserRecord {
-    const existing = this.state.users[email];
+    const existing = own(this.state.users, email);
     if (existing) return existing;
     const state = this.state;
     const user: UserRecord = {
@@ -143,7 +144,7 @@ export class Store {
    */
   calendar(user: UserRecord, calendarId: string, need: Role = 'freeBusyReader'): CalendarRecord {
     const id = calendarId === 'primary' ? user.email : calendarId;
-    const calendar = this.state.calendars[id];
+    const calendar = own(this.state.calendars, id);
     if (!calendar) throw notFound();
     const role = this.roleOf(user.email, calendar);
     if (role === 'none') throw notFound();
@@ -254,7 +255,7 @@ export class Store {
   /** A user's entry for a calendar that is on their list (not removed). */
   listEntry(user: UserRecord, calendarId: string): ListEntryRecord {
     const id = calendarId === 'primary' ? user.email : calendarId;
-    const entry = this.state.calendarList[user.email]?.[id];
+    const entry = own(this.state.calendarList[user.email], id);
     if (!entry || entry.deleted) throw notFound();
     return entry;
   }

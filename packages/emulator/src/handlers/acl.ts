@@ -5,6 +5,7 @@
  * Managing rules needs owner access; the roles are enforced by Store.calendar.
  */
 import { ApiError, badRequest, notFound } from '../errors.js';
+import { own } from '../own.js';
 import { isObject, type JsonObject } from '../spec.js';
 import { type AclRecord, type CalendarRecord, nextRevision } from '../state.js';
 import { fingerprint, paginate, readSyncToken } from '../tokens.js';
@@ -18,7 +19,7 @@ function calendarOf(context: Context): CalendarRecord {
 }
 
 function ruleOf(context: Context, calendar: CalendarRecord): AclRecord {
-  const rule = context.store.state.acl[calendar.id]?.[context.request.path.ruleId as string];
+  const rule = own(context.store.state.acl[calendar.id], context.request.path.ruleId as string);
   if (!rule || rule.deleted) throw notFound();
   return rule;
 }

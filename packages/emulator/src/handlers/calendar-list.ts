@@ -3,6 +3,7 @@
  * reminders, notifications). Summary, time zone and location come from the calendar itself.
  */
 import { badRequest, duplicate } from '../errors.js';
+import { own } from '../own.js';
 import type { JsonObject } from '../spec.js';
 import { type ListEntryRecord, nextRevision } from '../state.js';
 import { roleRank } from '../store.js';
@@ -88,7 +89,7 @@ export const calendarListHandlers: Record<string, Handler> = {
     const id = String(context.request.body?.id);
     // Any calendar the user can see (their own, or shared with them); others are 404 as on Google.
     store.calendar(user, id, 'freeBusyReader');
-    const existing = store.state.calendarList[user.email]?.[id];
+    const existing = own(store.state.calendarList[user.email], id);
     if (existing && !existing.deleted) throw duplicate(`The calendar ${id} is already in the calendar list`);
     const entry = store.addToList(user.email, id, settingsFrom(context));
     return { body: store.listEntryResource(user.email, entry) };

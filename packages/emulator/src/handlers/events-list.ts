@@ -6,6 +6,7 @@
  */
 import { alreadyDeleted, badRequest, notFound } from '../errors.js';
 import { storedItems } from '../json.js';
+import { own } from '../own.js';
 import { isObject, type Json, type JsonObject } from '../spec.js';
 import type { EventRecord } from '../state.js';
 import { fingerprint, paginate, readSyncToken, type SortKey } from '../tokens.js';
@@ -192,7 +193,7 @@ export const eventsInstancesHandler: Handler = (context) => {
   const calendar = store.calendar(context.user, request.path.calendarId as string);
   const role = store.roleOf(context.user.email, calendar);
   const stored = store.state.events[calendar.id] ?? {};
-  const parent = stored[request.path.eventId as string];
+  const parent = own(stored, request.path.eventId as string);
   if (!parent) throw notFound();
   if (parent.resource.status === 'cancelled') throw alreadyDeleted();
   if (!isRecurring(parent.resource))

@@ -4,6 +4,7 @@
  * `nonDefaultEventTypeFallback` turns a refusal into the conversion to `default`.
  */
 import { ApiError, alreadyDeleted, badRequest, duplicate, notFound } from '../errors.js';
+import { own } from '../own.js';
 import { isObject, type JsonObject } from '../spec.js';
 import type { EventRecord } from '../state.js';
 import type { Role } from '../store.js';
@@ -42,9 +43,9 @@ function eventOf(context: Context, need: Role = WRITE): EventRecord {
   const calendar = calendarOf(context, need);
   const id = context.request.path.eventId as string;
   const events = context.store.state.events[calendar.id] ?? {};
-  const record = events[id];
+  const record = own(events, id);
   if (record) return record;
-  const parent = events[parseInstanceId(id)?.parentId ?? ''];
+  const parent = own(events, parseInstanceId(id)?.parentId ?? '');
   if (!parent || parent.resource.status === 'cancelled' || !isRecurring(parent.resource)) throw notFound();
   const instance = findInstance(parent.resource, String(calendar.resource.timeZone ?? 'UTC'), id);
   if (!instance) throw notFound();

@@ -6,6 +6,7 @@
  * `errors` entry instead of failing the request.
  */
 import { ApiError, badRequest } from '../errors.js';
+import { setOwn } from '../own.js';
 import { isObject, type JsonObject } from '../spec.js';
 import type { CalendarRecord } from '../state.js';
 import { formatInZone, isTimeZone } from '../time.js';
@@ -66,7 +67,10 @@ export const freebusyHandlers: Record<string, Handler> = {
     items.forEach((item, index) => {
       const id = isObject(item) ? String(item.id) : '';
       if (index >= cap) {
-        calendars[id] = { busy: [], errors: [{ domain: 'global', reason: 'tooManyCalendarsRequested' }] };
+        setOwn(calendars, id, {
+          busy: [],
+          errors: [{ domain: 'global', reason: 'tooManyCalendarsRequested' }],
+        });
         return;
       }
       let calendar: CalendarRecord;
@@ -74,15 +78,15 @@ export const freebusyHandlers: Record<string, Handler> = {
         calendar = context.store.calendar(context.user, id, 'freeBusyReader');
       } catch (error) {
         if (!(error instanceof ApiError)) throw error;
-        calendars[id] = { busy: [], errors: [{ domain: 'global', reason: 'notFound' }] };
+        setOwn(calendars, id, { busy: [], errors: [{ domain: 'global', reason: 'notFound' }] });
         return;
       }
-      calendars[id] = {
+      setOwn(calendars, id, {
         busy: busyOf(context, calendar, min, max).map(([start, end]) => ({
           start: formatInZone(start, zone),
           end: formatInZone(end, zone),
         })),
-      };
+      });
     });
     return {
       body: {

@@ -1,5 +1,6 @@
 /** settings.list, settings.get and colors.get: read-only, from the spec's examples. */
 import { notFound } from '../errors.js';
+import { own } from '../own.js';
 import { etagFor } from '../state.js';
 import { fingerprint, paginate, readSyncToken } from '../tokens.js';
 import { type Context, type Handler, maxResults, text } from './context.js';
@@ -44,7 +45,7 @@ export const settingsHandlers: Record<string, Handler> = {
 
   'settings.get'(context) {
     const id = context.request.path.setting as string;
-    const value = context.user.settings[id];
+    const value = own(context.user.settings, id);
     if (value === undefined) throw notFound(`No setting ${id}`);
     return { body: setting(context, id, value) };
   },
