@@ -2,18 +2,28 @@
 /**
  * gspec-emulator: stateful Google Calendar API v3 and Search Ads 360 API v2 on this machine.
  *
- *   gspec-emulator [--port N] [--host H] [--users FILE] [--state FILE] [--seed FILE] [--verbose]
+ *   gspec-emulator [--port N] [--host H] [--users FILE] [--state FILE] [--seed FILE] [--persist FILE] [--verbose]
+ *
+ *   [--strict] [--rate-limit N [--rate-limit-status 403|429]]
  *
  * The port comes from --port, else PORT, else 4011; 0 picks a free port.
  */
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { CONTROL_PREFIX } from './control.js';
-import { applySeed, readSeedFile, type Seed, SeedError, seedUserMap } from './seed.js';
+import { PersistError } from './persist.js';
+import { applySeed, readSeedFile, type Seed, SeedError, seedScopeMap, seedUserMap } from './seed.js';
 import { createEmulator, type Emulator } from './server.js';
 import { SpecError } from './spec.js';
 import { createStateChecker, StateFileError } from './state-file.js';
-import { readUserMapFile, type UserMap, UsersFileError } from './users.js';
+import {
+  AccessConfigError,
+  LIVE_RATE_LIMIT_STATUS,
+  type RateLimitOptions,
+  type RateLimitStatus,
+  unusedScopes,
+} from './strict.js';
+import { readUsersFile, type ScopeMap, type UserMap, UsersFileError } from './users.js';
 
 const API_TITLES: Record<string, string> = {
   calendar: 'Google Calendar API',
@@ -21,11 +31,50 @@ const API_TITLES: Record<string, string> = {
 };
 
 const USAGE =
-  'usage: gspec-emulator [--port N] [--host H] [--users FILE] [--state FILE] [--seed FILE] [--verbose]';
+  'usage: gspec-emulator [--port N] [--host H] [--users FILE] [--state FILE] [--seed FILE] [--persist FILE] [--verbose]\n       [--strict] [--rate-limit N [--rate-limit-status 403|429]]';
 
 function fail(message: string): never {
   process.stderr.write(`gspec-emulator: ${message}\n`);
   process.exit(1);
+}
+
+/** `--rate-limit N` and `--rate-limit-status`, checked; exits with the problem named. */
+function rateLimitOption(
+  units: string | undefined,
+  status: string | undefined,
+): RateLimitOptions | undefined {
+  if (units === undefined) {
+    if (status !== undefined) fail(`--rate-limit-status needs --rate-limit N\n${USAGE}`);
+    return undefined;
+  }
+  if (!/^\d+$/.test(units) || !Number.isSafeInteger(Number(units)) || Number(units) === 0)
+    fail(
+      `invalid --rate-limit ${JSON.stringify(units)}: expected a whole number of quota units per user per minute, such as 60`,
+    );
+  if (status !== undefined && status !== '403' && status !== '429')
+    fail(`invalid --rate-limit-status ${JSON.stringify(status)}: expected 403 or 429`);
+  return { units: Number(units), ...(status ? { status: Number(status) as RateLimitStatus } : {}) };
+}
+
+function strictLines(emulator: Emulator, users: UserMap, scopes: ScopeMap): string[] {
+  const limited = Object.keys(scopes).filter((token) => Object.hasOwn(users, token)).length;
+  return [
+    `Strict mode: only the ${Object.keys(users).length} tokens of --users and the seed are accepted, ${limited} with only the scopes given to them (the others have every scope)`,
+    ...unusedScopes(emulator.services, scopes).map(
+      ({ scope, tokens }) =>
+        `  note: scope ${scope} (${tokens} token${tokens === 1 ? '' : 's'}) allows no operation of these APIs`,
+    ),
+  ];
+}
+
+function rateLimitLine(options: RateLimitOptions): string {
+  const answer = (api: 'calendar' | 'searchads360') => {
+    const status = options.status ?? LIVE_RATE_LIMIT_STATUS[api];
+    return `${status} ${status === 403 ? 'userRateLimitExceeded' : 'rateLimitExceeded (with Retry-After)'}`;
+  };
+  return `Rate limit: ${options.units} quota units per user per minute and API; over it Calendar answers ${answer(
+    'calendar',
+  )}, Search Ads 360 ${answer('searchads360')}`;
 }
 
 let emulator: Emulator | undefined;
@@ -49,8 +98,12 @@ async function main(): Promise<void> {
     users?: string;
     state?: string;
     seed?: string;
+    persist?: string;
     verbose?: boolean;
     help?: boolean;
+    strict?: boolean;
+    'rate-limit'?: string;
+    'rate-limit-status'?: string;
   };
   try {
     ({ values } = parseArgs({
@@ -60,8 +113,12 @@ async function main(): Promise<void> {
         users: { type: 'string' },
         state: { type: 'string' },
         seed: { type: 'string' },
+        persist: { type: 'string' },
         verbose: { type: 'boolean', short: 'v', default: false },
         help: { type: 'boolean', short: 'h', default: false },
+        strict: { type: 'boolean', default: false },
+        'rate-limit': { type: 'string' },
+        'rate-limit-status': { type: 'string' },
       },
     }));
   } catch (error) {
@@ -76,18 +133,37 @@ async function main(): Promise<void> {
   if (!/^\d+$/.test(portText) || Number(portText) > 65535)
     fail(`invalid port ${JSON.stringify(portText)}: expected 0-65535`);
   const host = values.host ?? '127.0.0.1';
+  const rateLimit = rateLimitOption(values['rate-limit'], values['rate-limit-status']);
+  if (values.persist === '') fail(`--persist needs a file name\n${USAGE}`);
   let users: UserMap = {};
+  let scopes: ScopeMap = {};
   try {
-    if (values.users) users = readUserMapFile(values.users);
+    if (values.users) ({ users, scopes } = readUsersFile(values.users));
     let seed: Seed | undefined;
     if (values.seed) {
       seed = readSeedFile(values.seed);
       users = seedUserMap(seed, users, values.seed);
+      scopes = seedScopeMap(seed, scopes, values.seed);
     }
+    if (values.strict && Object.keys(users).length === 0)
+      fail(
+        `--strict accepts only the tokens of --users and of the seed's users, and none were given; add --users FILE or "tokens" to the seed's users`,
+      );
     emulator = createEmulator({
       users,
+      ...(values.strict ? { strict: true, scopes } : {}),
+      ...(rateLimit ? { rateLimit } : {}),
+      // Failed saves are always told: the requests that waited for them were answered 503.
+      ...(values.persist
+        ? { persist: { file: values.persist, onError: (line: string) => process.stderr.write(`${line}\n`) } }
+        : {}),
       ...(values.verbose ? { log: (line: string) => process.stderr.write(`${line}\n`) } : {}),
     });
+    const restored = emulator.persistence?.restored ?? false;
+    if (values.state && restored)
+      fail(
+        `--state ${values.state} and --persist ${values.persist}: ${values.persist} holds a state already; drop --state to go on from it, or delete it to start from ${values.state}`,
+      );
     if (values.state) {
       let text: string;
       try {
@@ -107,13 +183,18 @@ async function main(): Promise<void> {
         throw new StateFileError(`${values.state}: ${(error as Error).message}`);
       }
     }
-    // The seed goes on top of the loaded state, if any.
-    if (seed && values.seed) applySeed(emulator, seed, values.seed);
+    // The seed goes on top of the loaded state, if any; a restored state had it applied when it began.
+    if (seed && values.seed && !restored) applySeed(emulator, seed, values.seed);
+    // The starting state is saved before listening: a restart then never seeds twice.
+    await emulator.persistence?.flush().catch((error: Error) => fail(error.message));
   } catch (error) {
     if (error instanceof UsersFileError) fail(`invalid --users file: ${error.message}`);
     if (error instanceof StateFileError) fail(`invalid --state file: ${error.message}`);
+    if (error instanceof PersistError) fail(`invalid --persist file: ${error.message} (left as it is)`);
     if (error instanceof SeedError) fail(`invalid --seed file: ${error.message}`);
     if (error instanceof SpecError) fail(`invalid spec: ${error.message}`);
+    if (error instanceof AccessConfigError && error.option === 'rateLimit.units')
+      fail(`invalid --rate-limit ${values['rate-limit']}: ${error.detail}`);
     throw error;
   }
   let origin: string;
@@ -126,6 +207,7 @@ async function main(): Promise<void> {
     if (code === 'EACCES') fail(`no permission to listen on port ${portText}`);
     fail(`cannot listen on ${host}:${portText}: ${(error as Error).message}`);
   }
+  const { persistence } = emulator;
   const lines = [
     `gspec emulator listening on ${origin}`,
     ...emulator.services.list.map(
@@ -136,10 +218,28 @@ async function main(): Promise<void> {
     ),
     `  Control plane         ${origin}${CONTROL_PREFIX}/health`,
     ...(values.users
-      ? [`Users from ${values.users} (${Object.keys(users).length}); any other token works too`]
+      ? [
+          `Users from ${values.users} (${Object.keys(users).length})${values.strict ? '' : '; any other token works too'}`,
+        ]
       : []),
+    ...(values.strict ? strictLines(emulator, users, scopes) : []),
+    ...(!values.strict && Object.keys(scopes).length > 0
+      ? [`The scopes given to ${Object.keys(scopes).length} tokens are enforced only with --strict`]
+      : []),
+    ...(rateLimit ? [rateLimitLine(rateLimit)] : []),
     ...(values.state ? [`State loaded from ${values.state}`] : []),
-    ...(values.seed ? [`Seeded from ${values.seed}`] : []),
+    ...(values.seed && !persistence?.restored ? [`Seeded from ${values.seed}`] : []),
+    ...(persistence
+      ? [
+          ...(persistence.removedTemp ? [`Removed ${persistence.temp}, left by an interrupted save`] : []),
+          persistence.restored
+            ? `State restored from ${persistence.file} (revision ${emulator.store.state.revision})${
+                values.seed ? `; seed ${values.seed} not written again, its tokens apply` : ''
+              }`
+            : `State saved to ${persistence.file} (new file)`,
+          'Every change is saved there before it is answered; watch channels are not kept',
+        ]
+      : []),
     'Press Ctrl-C to stop.',
   ];
   process.stdout.write(`${lines.join('\n')}\n`);

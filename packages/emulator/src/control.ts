@@ -8,6 +8,7 @@ import type { Services } from './services.js';
 import { emptyState, type State } from './state.js';
 import type { StateFileError } from './state-file.js';
 import type { Store } from './store.js';
+import type { RateLimiter } from './strict.js';
 
 export const CONTROL_PREFIX = '/__emulator';
 
@@ -15,6 +16,8 @@ export interface ControlDeps {
   services: Services;
   store: Store;
   quota: QuotaMeter;
+  /** The rate limit, when one is set: reported with the quota and emptied with it. */
+  limiter?: Pick<RateLimiter, 'snapshot' | 'reset'>;
   checkState(value: unknown): State;
   /** Called when the state is replaced (reset or load): watch channels close. */
   onReset(): void;
@@ -57,6 +60,7 @@ export function handleControl(
     case 'POST /reset':
       deps.store.state = emptyState();
       deps.quota.reset();
+      deps.limiter?.reset();
       deps.onReset();
       return { status: 204 };
     case 'GET /state':
@@ -78,9 +82,13 @@ export function handleControl(
       return { status: 204 };
     }
     case 'GET /quota':
-      return { status: 200, body: deps.quota.snapshot() };
+      return {
+        status: 200,
+        body: { ...deps.quota.snapshot(), ...(deps.limiter ? { rateLimit: deps.limiter.snapshot() } : {}) },
+      };
     case 'POST /quota/reset':
       deps.quota.reset();
+      deps.limiter?.reset();
       return { status: 204 };
     default:
       throw problem(

@@ -24,8 +24,10 @@ const CANONICAL_STATUS: Record<number, string> = {
   410: 'FAILED_PRECONDITION',
   412: 'FAILED_PRECONDITION',
   413: 'INVALID_ARGUMENT',
+  429: 'RESOURCE_EXHAUSTED',
   500: 'INTERNAL',
   501: 'UNIMPLEMENTED',
+  503: 'UNAVAILABLE',
 };
 
 export class ApiError extends Error {

@@ -13,10 +13,15 @@ import { readFileSync } from 'node:fs';
 import type { ErrorObject } from 'ajv';
 import { ApiError } from './errors.js';
 import { createAjv } from './schemas.js';
+import {
+  applySearchAds360Seed,
+  SEARCHADS360_SEED_SCHEMA,
+  type SearchAds360Seed,
+} from './searchads360/seed.js';
 import type { Emulator } from './server.js';
 import type { JsonObject } from './spec.js';
 import { nextRevision } from './state.js';
-import { parseUserMap, type UserMap } from './users.js';
+import { expandScope, parseUserMap, type ScopeMap, type UserMap } from './users.js';
 
 export class SeedError extends Error {
   override name = 'SeedError';
@@ -26,6 +31,11 @@ export interface SeedUser {
   email: string;
   /** Bearer tokens that mean this user (besides the email itself, which always does). */
   tokens?: string[];
+  /**
+   * OAuth scopes granted to the user's tokens (full or short names, `calendar.readonly`);
+   * without it they have every scope. Only strict mode enforces scopes.
+   */
+  scopes?: string[];
   /** Setting id to value, over the defaults (`timezone` also sets the primary calendar's zone). */
   settings?: Record<string, string>;
 }
@@ -49,6 +59,8 @@ export interface SeedCalendar {
 export interface Seed {
   users?: SeedUser[];
   calendars?: SeedCalendar[];
+  /** Search Ads 360 entities and conversions (src/searchads360/seed.ts). */
+  searchads360?: SearchAds360Seed;
 }
 
 const EMAIL = { type: 'string', pattern: '^[^\\s@]+@[^\\s@]+\\.[^\\s@]+$' };
@@ -66,6 +78,7 @@ const SEED_SCHEMA = {
         properties: {
           email: EMAIL,
           tokens: { type: 'array', items: { type: 'string', pattern: '^\\S+$' } },
+          scopes: { type: 'array', items: { type: 'string', pattern: '^\\S+$' } },
           settings: { type: 'object', additionalProperties: { type: 'string' } },
         },
       },
@@ -77,7 +90,8 @@ const SEED_SCHEMA = {
         required: ['owner'],
         additionalProperties: false,
         properties: {
-          id: { type: 'string', pattern: '^[^\\s/?#]+$' },
+          // `__proto__` cannot be a key of the state's plain objects (see own.ts).
+          id: { type: 'string', pattern: '^[^\\s/?#]+$', not: { const: '__proto__' } },
           owner: EMAIL,
           summary: { type: 'string' },
           description: { type: 'string' },
@@ -89,6 +103,7 @@ const SEED_SCHEMA = {
         },
       },
     },
+    searchads360: SEARCHADS360_SEED_SCHEMA,
   },
 };
 
@@ -106,6 +121,7 @@ function describe(error: ErrorObject): string {
   const at = place(error.instancePath) || '(the document)';
   if (error.keyword === 'additionalProperties')
     return `${at}: unknown field ${JSON.stringify((error.params as { additionalProperty: string }).additionalProperty)}`;
+  if (error.keyword === 'not') return `${at}: ${JSON.stringify(error.data)} cannot be an id`;
   if (error.keyword === 'pattern' && /email|owner|listedBy/.test(error.instancePath))
     return `${at}: expected an email address, found ${JSON.stringify(error.data)}`;
   return `${at}: ${error.message ?? 'invalid'}`;
@@ -177,6 +193,32 @@ export function seedUserMap(seed: Seed, users: UserMap = {}, source = 'seed'): U
           `${source}: users[${i}].tokens: ${JSON.stringify(token)} already means ${out[token]}`,
         );
       out[token] = email;
+    }
+  });
+  return out;
+}
+
+/**
+ * The scopes of the seed's users merged into a token-to-scopes map (the `--users` file's): each
+ * of a user's tokens gets the user's `scopes`. A token granted other scopes elsewhere is an
+ * error, as is `scopes` without a token to grant them to.
+ */
+export function seedScopeMap(seed: Seed, scopes: ScopeMap = {}, source = 'seed'): ScopeMap {
+  const out = { ...scopes };
+  (seed.users ?? []).forEach((user, i) => {
+    if (user.scopes === undefined) return;
+    if ((user.tokens ?? []).length === 0)
+      throw new SeedError(
+        `${source}: users[${i}].scopes: scopes are granted to the user's tokens, and the user has none (add "tokens")`,
+      );
+    const granted = [...new Set(user.scopes.map(expandScope))];
+    for (const token of user.tokens ?? []) {
+      const before = out[token];
+      if (before && [...new Set(before)].sort().join(' ') !== [...granted].sort().join(' '))
+        throw new SeedError(
+          `${source}: users[${i}].scopes: token ${JSON.stringify(token)} already has the scopes ${before.join(', ') || '(none)'}`,
+        );
+      out[token] = granted;
     }
   });
   return out;
@@ -286,6 +328,10 @@ export function applySeed(emulator: Emulator, seed: Seed, source = 'seed'): void
         emulator.invoke(owner, 'events.insert', { path: { calendarId: id }, body: event });
       });
     });
+    if (seed.searchads360)
+      applySearchAds360Seed(emulator, seed.searchads360, (place) => {
+        at = place;
+      });
   } catch (error) {
     store.state = before;
     throw new SeedError(`${source}: ${at}: ${error instanceof SeedError ? error.message : refusal(error)}`);

@@ -5,20 +5,29 @@
  * charged its quota, validated against the spec and handed to its operation's handler; every
  * refusal is Google's error envelope.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import {
+  createServer,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+  STATUS_CODES,
+} from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { CONTROL_PREFIX, handleControl } from './control.js';
 import { readDefaults } from './defaults.js';
 import { ApiError, methodNotAllowed, notImplemented, pathNotFound } from './errors.js';
 import type { Context, Reply } from './handlers/context.js';
+import { stringifyBody } from './json.js';
 import { Notifier, type NotifierOptions } from './notifier.js';
+import { Persistence, type PersistOptions, type StateMark } from './persist.js';
 import { QUOTA_COST_HEADER, QUOTA_USED_HEADER, QuotaMeter } from './quota.js';
 import { createServices, type Service, type Services } from './services.js';
 import type { ApiName, ApiSpec, JsonObject, OperationSpec } from './spec.js';
 import type { UserRecord } from './state.js';
 import { createStateChecker } from './state-file.js';
 import { Store } from './store.js';
-import { emailForToken, readBearer, type UserMap } from './users.js';
+import { AccessPolicy, type RateLimitOptions } from './strict.js';
+import { readBearer, type ScopeMap, type UserMap } from './users.js';
 import { type RawRequest, validateRequest } from './validate.js';
 
 const MAX_BODY_BYTES = 10 * 1024 * 1024;
@@ -41,13 +50,28 @@ export interface EmulatorOptions {
   spec?: ApiSpec;
   /** The Search Ads 360 spec; loaded from @gspec/specs when not given. */
   searchAdsSpec?: ApiSpec;
-  /** Token to email; other tokens still work (see users.ts). */
+  /** Token to email; other tokens still work (see users.ts), except in strict mode. */
   users?: UserMap;
+  /**
+   * Strict mode (strict.ts): only the tokens of `users` are accepted (others are 401), and each
+   * operation needs one of its spec's scopes among the token's `scopes` (else 403).
+   */
+  strict?: boolean;
+  /** Token to the OAuth scopes it was granted (full or short names); a token not in it has all. */
+  scopes?: ScopeMap;
+  /** Quota units per user and API in any rolling window (a minute unless `windowMs`); over it, 403 or 429. */
+  rateLimit?: RateLimitOptions;
   onResponse?: (exchange: Exchange) => void;
   /** One line per request, when set. */
   log?: (line: string) => void;
   /** Push notification delivery: retry delays and timeout. */
   notifications?: Omit<NotifierOptions, 'log'>;
+  /**
+   * Keeps the state in this file (persist.ts): loaded now when it exists (a file that fails to
+   * load throws PersistError), and every request that changes the state is answered once the
+   * change is saved.
+   */
+  persist?: string | PersistOptions;
 }
 
 /** An operation called in-process (`emulator.invoke`), as an HTTP request would carry it. */
@@ -73,6 +97,8 @@ export interface Emulator {
   store: Store;
   quota: QuotaMeter;
   notifier: Notifier;
+  /** With the `persist` option: the file, and `flush()` to save in-process changes (`invoke`). */
+  persistence?: Persistence;
   /**
    * Runs an operation as the user `email`, in-process, validated and handled as over HTTP
    * (no quota charged); a refusal throws the ApiError the request would get.
@@ -91,20 +117,25 @@ interface Answer {
 }
 
 async function readBody(request: IncomingMessage): Promise<string | undefined> {
+  // Without Content-Length or Transfer-Encoding an HTTP/1.1 request has no body.
+  if (request.headers['content-length'] === undefined && request.headers['transfer-encoding'] === undefined)
+    return undefined;
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of request) {
     size += (chunk as Buffer).length;
-    if (size > MAX_BODY_BYTES)
-      throw new ApiError(413, [
-        {
-          domain: 'global',
-          reason: 'uploadTooLarge',
-          message: `The request body is larger than ${MAX_BODY_BYTES} bytes`,
-        },
-      ]);
-    chunks.push(chunk as Buffer);
+    // Past the limit the rest is read and dropped: refusing mid-body would reset the
+    // connection under a client still sending, which would then never see the 413.
+    if (size <= MAX_BODY_BYTES) chunks.push(chunk as Buffer);
   }
+  if (size > MAX_BODY_BYTES)
+    throw new ApiError(413, [
+      {
+        domain: 'global',
+        reason: 'uploadTooLarge',
+        message: `The request body is larger than ${MAX_BODY_BYTES} bytes`,
+      },
+    ]);
   return chunks.length > 0 ? Buffer.concat(chunks).toString('utf8') : undefined;
 }
 
@@ -118,17 +149,30 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
   const store = new Store(readDefaults(spec));
   const quota = new QuotaMeter();
   const users = options.users ?? {};
+  const access = new AccessPolicy(services, {
+    users,
+    ...(options.strict ? { strict: true } : {}),
+    ...(options.scopes ? { scopes: options.scopes } : {}),
+    ...(options.rateLimit ? { rateLimit: options.rateLimit } : {}),
+  });
   const notifier = new Notifier({ ...options.notifications, ...(options.log ? { log: options.log } : {}) });
   const control = {
     services,
     store,
     quota,
+    ...(access.limiter ? { limiter: access.limiter } : {}),
     onReset: () => {
       notifier.reset();
       store.changes.clear();
     },
-    checkState: createStateChecker(spec),
+    checkState: createStateChecker(spec, services.list.find((s) => s.name === 'searchads360')?.spec),
   };
+  const persistence = options.persist
+    ? new Persistence(store, control.checkState, {
+        ...(options.log ? { onError: options.log } : {}),
+        ...(typeof options.persist === 'string' ? { file: options.persist } : options.persist),
+      })
+    : undefined;
 
   /** Validates a request of an operation and runs its handler; refusals throw ApiError. */
   function run(
@@ -151,7 +195,7 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
     } finally {
       // Notifications go out after the answer, whatever the handler wrote before any refusal.
       const changes = store.drainChanges();
-      setImmediate(() => notifier.dispatch(changes));
+      if (changes.size > 0) setImmediate(() => notifier.dispatch(changes));
     }
   }
 
@@ -189,7 +233,8 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
     let quotaHeaders: Record<string, string> = {};
     try {
       const token = readBearer(request.headers.authorization, url.searchParams.get('access_token'));
-      const user = store.user(emailForToken(token, users));
+      // Strict mode and the rate limit refuse before the request is charged or validated.
+      const user = store.user(access.admit(token, service.name, op));
       const used = quota.charge(user.email, op.id, op.quotaCost);
       quotaHeaders = { [QUOTA_COST_HEADER]: String(op.quotaCost), [QUOTA_USED_HEADER]: String(used) };
       const raw: RawRequest = {
@@ -265,7 +310,7 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
       headers['content-type'] = result.text.contentType;
       headers['content-length'] = String(Buffer.byteLength(text));
     } else if (result.body !== undefined) {
-      text = JSON.stringify(result.body);
+      text = stringifyBody(result.body);
       headers['content-type'] = 'application/json; charset=UTF-8';
       headers['content-length'] = String(Buffer.byteLength(text));
     }
@@ -285,14 +330,65 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
     });
   }
 
+  /** A request that changed the state is answered once the change is saved, or with the 503 of a failed save. */
+  async function saved(files: Persistence, before: StateMark, result: Answer): Promise<Answer> {
+    const failure = await files.settle(before);
+    if (!failure) return result;
+    const quotaHeaders = Object.entries(result.headers).filter(([name]) =>
+      name.startsWith('x-emulator-quota-'),
+    );
+    return {
+      status: failure.status,
+      headers: Object.fromEntries(quotaHeaders),
+      body: failure.body,
+      ...(result.operationId ? { operationId: result.operationId } : {}),
+    };
+  }
+
   const server = createServer((request, response) => {
-    answer(request).then(
+    const before = persistence?.mark();
+    const answered = answer(request);
+    (persistence && before ? answered.then((result) => saved(persistence, before, result)) : answered).then(
       (result) => send(request, response, result),
       (error: unknown) => {
         options.log?.(`unexpected: ${(error as Error).stack}`);
-        if (!response.headersSent) response.writeHead(500);
-        response.end();
+        if (response.headersSent) {
+          response.end();
+          return;
+        }
+        const body = JSON.stringify(
+          new ApiError(500, [
+            {
+              domain: 'global',
+              reason: 'backendError',
+              message: `The emulator failed: ${(error as Error).message}`,
+            },
+          ]).body,
+        );
+        response.writeHead(500, { 'content-type': 'application/json; charset=UTF-8' }).end(body);
       },
+    );
+  });
+  // What Node's HTTP parser refuses before any handler runs (headers over its 16 KB limit,
+  // malformed requests) is answered in the envelope too, and the connection closed.
+  server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
+    if (!socket.writable || error.code === 'ECONNRESET') {
+      socket.destroy();
+      return;
+    }
+    const status =
+      error.code === 'HPE_HEADER_OVERFLOW' ? 431 : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
+    const reason =
+      status === 431 ? 'requestHeadersTooLarge' : status === 408 ? 'requestTimeout' : 'badRequest';
+    const message =
+      status === 431
+        ? 'The request line and headers are larger than the server accepts'
+        : status === 408
+          ? 'The request was not received in time'
+          : `The request is not valid HTTP (${error.code ?? error.message})`;
+    const body = JSON.stringify(new ApiError(status, [{ domain: 'global', reason, message }]).body);
+    socket.end(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=UTF-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
     );
   });
 
@@ -303,6 +399,7 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
     store,
     quota,
     notifier,
+    ...(persistence ? { persistence } : {}),
     invoke,
     listen(port, host = '127.0.0.1') {
       return new Promise((resolve, reject) => {
@@ -315,12 +412,14 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
         });
       });
     },
-    close() {
+    async close() {
       notifier.reset();
-      return new Promise((resolve) => {
+      await new Promise<void>((resolve) => {
         server.closeAllConnections();
         server.close(() => resolve());
       });
+      // In-process changes (invoke) are saved too; a failure was told to onError already.
+      await persistence?.flush().catch(() => undefined);
     },
   };
 }

@@ -2,7 +2,9 @@
  * Who a request is from. Any bearer token is accepted (as Google's own token checks are out of
  * reach locally); the token is the user's identity. A token-to-email map (`--users FILE`)
  * names users; a token not in it that is itself an email is that user, and any other token
- * gets a stable made-up address, so the same token always means the same user.
+ * gets a stable made-up address, so the same token always means the same user. An entry of
+ * the map may also name the OAuth scopes its token was granted, which strict mode enforces
+ * (see strict.ts).
  */
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -16,28 +18,87 @@ export class UsersFileError extends Error {
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
-/** Checks a token-to-email map; the error names the entry at fault. */
-export function parseUserMap(value: unknown, source = 'users'): UserMap {
+/**
+ * OAuth scopes granted per token (strict mode enforces them). A token not in the map has every
+ * scope of both APIs, as every token had before scopes existed.
+ */
+export type ScopeMap = Record<string, string[]>;
+
+/** A users file read: who each token is, and the scopes of the tokens that name theirs. */
+export interface UsersFile {
+  users: UserMap;
+  scopes: ScopeMap;
+}
+
+/** Where Google's OAuth scopes live; a scope given without it (`calendar.readonly`) is short for one under it. */
+export const SCOPE_PREFIX = 'https://www.googleapis.com/auth/';
+
+/** A scope's full name: `calendar.readonly` becomes `https://www.googleapis.com/auth/calendar.readonly`. */
+export const expandScope = (scope: string): string =>
+  /^https?:\/\//.test(scope) ? scope : `${SCOPE_PREFIX}${scope}`;
+
+const SCOPE = /^\S+$/;
+
+/** The scopes of one entry, checked and expanded; the error names the entry. */
+export function parseScopes(value: unknown, where: string): string[] {
+  if (!Array.isArray(value))
+    throw new UsersFileError(
+      `${where}: expected an array of scopes, such as ["calendar.readonly"], found ${JSON.stringify(value)}`,
+    );
+  return value.map((scope, i) => {
+    if (typeof scope !== 'string' || !SCOPE.test(scope))
+      throw new UsersFileError(
+        `${where}[${i}]: expected a scope (a name without spaces), found ${JSON.stringify(scope)}`,
+      );
+    return expandScope(scope);
+  });
+}
+
+/**
+ * Checks a users document: token to email, or token to `{"email", "scopes"}`; the error names
+ * the entry at fault.
+ */
+export function parseUsersFile(value: unknown, source = 'users'): UsersFile {
   if (typeof value !== 'object' || value === null || Array.isArray(value))
     throw new UsersFileError(
       `${source}: expected a JSON object of token to email, such as {"token-a": "ana@example.com"}`,
     );
-  const out: UserMap = {};
-  for (const [token, email] of Object.entries(value)) {
+  const users: UserMap = {};
+  const scopes: ScopeMap = {};
+  for (const [token, entry] of Object.entries(value)) {
     if (token.trim() === '' || /\s/.test(token))
       throw new UsersFileError(
         `${source}: ${JSON.stringify(token)}: a token cannot be empty or contain spaces`,
       );
+    // It would be taken as the map's prototype, not as a token (see own.ts).
+    if (token === '__proto__') throw new UsersFileError(`${source}: "__proto__" cannot be a token`);
+    let email: unknown = entry;
+    if (typeof entry === 'object' && entry !== null && !Array.isArray(entry)) {
+      const unknown = Object.keys(entry).find((key) => key !== 'email' && key !== 'scopes');
+      if (unknown !== undefined)
+        throw new UsersFileError(
+          `${source}["${token}"]: unknown field ${JSON.stringify(unknown)}; an entry is an email or {"email": ..., "scopes": [...]}`,
+        );
+      email = (entry as { email?: unknown }).email;
+      if ('scopes' in entry)
+        scopes[token] = parseScopes((entry as { scopes?: unknown }).scopes, `${source}["${token}"].scopes`);
+    }
     if (typeof email !== 'string' || !EMAIL.test(email))
       throw new UsersFileError(
-        `${source}["${token}"]: expected an email address, found ${JSON.stringify(email)}`,
+        `${source}["${token}"]${entry === email ? '' : '.email'}: expected an email address, found ${JSON.stringify(email)}`,
       );
-    out[token] = email.toLowerCase();
+    users[token] = email.toLowerCase();
   }
-  return out;
+  return { users, scopes };
 }
 
-export function readUserMapFile(file: string): UserMap {
+/** Checks a token-to-email map (scopes, if any entry gives them, are checked and left out). */
+export function parseUserMap(value: unknown, source = 'users'): UserMap {
+  return parseUsersFile(value, source).users;
+}
+
+/** Reads and checks a users file (`--users FILE`). */
+export function readUsersFile(file: string): UsersFile {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
@@ -50,11 +111,16 @@ export function readUserMapFile(file: string): UserMap {
   } catch (error) {
     throw new UsersFileError(`${file}: not valid JSON (${(error as Error).message})`);
   }
-  return parseUserMap(value, file);
+  return parseUsersFile(value, file);
+}
+
+export function readUserMapFile(file: string): UserMap {
+  return readUsersFile(file).users;
 }
 
 export function emailForToken(token: string, users: UserMap): string {
-  const mapped = users[token];
+  // Own keys only: a token such as `constructor` is not a user of every map.
+  const mapped = Object.hasOwn(users, token) ? users[token] : undefined;
   if (mapped) return mapped;
   if (EMAIL.test(token)) return token.toLowerCase();
   return `user-${createHash('sha256').update(token).digest('hex').slice(0, 10)}@example.com`;

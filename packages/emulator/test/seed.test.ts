@@ -151,9 +151,21 @@ describe('seed files', () => {
       },
       'calendars[1].id: a@b.co is already calendars[0]',
     ],
+    [
+      'a calendar id that names the prototype',
+      { calendars: [{ owner: 'a@b.co', id: '__proto__' }] },
+      'calendars[0].id: "__proto__" cannot be an id',
+    ],
   ])('refuses a document with %s, naming the place', (_name, value, message) => {
     expect(() => parseSeed(value, 'seed.json')).toThrow(SeedError);
     expect(() => parseSeed(value, 'seed.json')).toThrow(`seed.json: ${message}`);
+  });
+
+  it('refuses __proto__ as a token instead of dropping it', () => {
+    const seed = parseSeed({ users: [{ email: 'a@b.co', tokens: ['__proto__'] }] }, 'seed.json');
+    expect(() => seedUserMap(seed, {}, 'seed.json')).toThrow(
+      'seed.json: users[0].tokens: "__proto__" cannot be a token',
+    );
   });
 
   it.each([
