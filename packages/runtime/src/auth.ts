@@ -18,18 +18,15 @@ export interface Credentials {
 }
 
 export function credentialsFrom(accessToken: AccessToken | undefined): Credentials {
-  if (typeof accessToken === 'string' && accessToken.length === 0) {
+  if (accessToken === '') {
     throw new ClientConfigError('accessToken is an empty string; leave it out to send no credentials');
   }
-  if (accessToken === undefined) return { refreshable: false, authorization: async () => undefined };
-  if (typeof accessToken === 'string') {
-    const header = `Bearer ${accessToken}`;
-    return { refreshable: false, authorization: async () => header };
-  }
+  const refreshable = typeof accessToken === 'function';
   return {
-    refreshable: true,
+    refreshable,
     async authorization(refresh) {
-      const token = await accessToken({ refresh });
+      if (accessToken === undefined) return undefined;
+      const token = refreshable ? await accessToken({ refresh }) : accessToken;
       // The message names the problem, never a value: a wrong value may still be a secret.
       if (typeof token !== 'string' || token.length === 0) {
         throw new ClientConfigError('the access token provider returned no token');

@@ -108,23 +108,25 @@ function requestOf(
   op: OperationDescriptor,
   args: Record<string, unknown>,
   context: CallContext,
-): { url: string; headers: Record<string, string>; body: string | undefined } {
-  const path: Record<string, unknown> = {};
+): { url: string; init: CallInit } {
   const query: Record<string, unknown> = {};
   const headers: Record<string, string> = { ...context.headers };
+  const init: CallInit = { method: op.method, headers };
   const body: Record<string, unknown> | undefined = op.body ? {} : undefined;
   for (const key in args) {
     const value = args[key];
-    if (value === undefined) continue;
+    // Path parameters are filled in by buildUrl, from `args`.
+    if (value === undefined || op.path.includes(`{${key}}`)) continue;
     const header = op.headers?.[key];
-    if (op.path.includes(`{${key}}`)) path[key] = value;
-    else if (header) headers[header] = String(value);
+    if (header) headers[header] = String(value);
     else if (!body || op.query?.includes(key)) query[key] = value;
     else body[key] = value;
   }
-  if (body) headers['Content-Type'] = 'application/json';
-  const url = buildUrl(operationId, context.baseUrl, op.path, path, context.querySerializer(query));
-  return { url, headers, body: body && JSON.stringify(body) };
+  if (body) {
+    headers['Content-Type'] = 'application/json';
+    init.body = JSON.stringify(body);
+  }
+  return { url: buildUrl(operationId, context.baseUrl, op.path, args, context.querySerializer(query)), init };
 }
 
 /** One attempt; the timeout covers reading the body too, since a stalled body is a stalled call. */
@@ -152,7 +154,8 @@ async function attempt(
   try {
     return await read(controller.signal);
   } catch (error) {
-    throw controller.signal.aborted ? controller.signal.reason : error;
+    controller.signal.throwIfAborted();
+    throw error;
   } finally {
     stopTimer.abort();
     signal?.removeEventListener('abort', forward);
@@ -189,41 +192,41 @@ export async function callOperation(
 ): Promise<unknown> {
   const { signal } = options;
   signal?.throwIfAborted();
-  const { url, headers, body } = requestOf(operationId, op, args, context);
+  const { url, init } = requestOf(operationId, op, args, context);
   const policy = options.retry === false || !context.retry ? false : { ...context.retry, ...options.retry };
   const repeatable = options.idempotent === true || REPEATABLE.includes(op.method);
   const timeoutMs = options.timeoutMs ?? context.timeoutMs;
   const { clock, credentials } = context;
   const started = clock.now();
-  let refreshed = false;
-  let refreshNow = false;
+  // The attempt after a refused token, which asks for a new one; 0 until then.
+  let refreshAt = 0;
   for (let attempts = 1; ; attempts++) {
-    const authorization = await credentials.authorization(refreshNow);
-    refreshNow = false;
-    const init: CallInit = {
-      method: op.method,
-      headers: authorization ? { ...headers, Authorization: authorization } : headers,
-      ...(body !== undefined ? { body } : {}),
-    };
+    const authorization = await credentials.authorization(attempts === refreshAt);
     let failure: GoogleApiError | NetworkError | TimeoutError;
     try {
-      const answer = await attempt(context, operationId, url, init, timeoutMs, signal);
+      const answer = await attempt(
+        context,
+        operationId,
+        url,
+        authorization ? { ...init, headers: { ...init.headers, Authorization: authorization } } : init,
+        timeoutMs,
+        signal,
+      );
       if (answer.status >= 200 && answer.status < 300) return parse(op, answer);
       failure = errorOf(operationId, answer, clock.now());
     } catch (error) {
-      if (signal?.aborted) throw signal.reason;
+      signal?.throwIfAborted();
       failure = error instanceof TimeoutError ? error : new NetworkError(operationId, { cause: error });
     }
     // A refused token is asked for again once, whatever the method: nothing was done with it.
+    // That attempt does not count.
     if (
       failure instanceof GoogleApiError &&
       failure.status === 401 &&
       credentials.refreshable &&
-      !refreshed
+      !refreshAt
     ) {
-      refreshed = true;
-      refreshNow = true;
-      attempts--;
+      refreshAt = attempts--;
       continue;
     }
     if (!policy || !repeatable || attempts >= policy.maxAttempts || !isRetryable(failure)) throw failure;

@@ -1,6 +1,6 @@
 import createClient, { type Client, createQuerySerializer } from 'openapi-fetch';
-import type { FetchLike, OperationTable } from './call.js';
-import { type GoogleClientOptions, type Resolved, resolve } from './config.js';
+import type { CallContext, FetchLike, OperationTable } from './call.js';
+import { type GoogleClientOptions, resolve } from './config.js';
 import { ClientConfigError } from './errors.js';
 import { bindResources } from './resources.js';
 
@@ -11,9 +11,11 @@ import { bindResources } from './resources.js';
  */
 
 function rawClient<Paths extends {}>(
-  { context, credentials, apiKey }: Resolved,
+  context: CallContext,
   options: GoogleClientOptions,
 ): Client<Paths, `${string}/${string}`> {
+  const { credentials } = context;
+  const { apiKey } = options;
   // openapi-fetch's own serializer for its own methods: the raw client behaves exactly as
   // openapi-fetch documents. url.ts encodes the same way for the resource methods.
   const serialize = createQuerySerializer();
@@ -54,9 +56,9 @@ export function createApiClient<Paths extends {}, Methods>(
   table: OperationTable,
   options: GoogleClientOptions = {},
 ): Client<Paths, `${string}/${string}`> & Methods {
-  const resolved = resolve(defaultBaseUrl, options);
-  const client = rawClient<Paths>(resolved, options);
-  const namespaces = bindResources(resolved.context, table);
+  const context = resolve(defaultBaseUrl, options);
+  const client = rawClient<Paths>(context, options);
+  const namespaces = bindResources(context, table);
   for (const name in namespaces) {
     if (name in client)
       throw new ClientConfigError(`resource "${name}" collides with a method of the raw client`);

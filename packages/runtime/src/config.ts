@@ -3,7 +3,7 @@
  * resolve to for the calls. Shared by the lean resource client and the one with
  * openapi-fetch's raw methods; nothing here imports openapi-fetch.
  */
-import { type AccessToken, type Credentials, credentialsFrom } from './auth.js';
+import { type AccessToken, credentialsFrom } from './auth.js';
 import type { CallContext, CallFetch, FetchLike } from './call.js';
 import { ClientConfigError } from './errors.js';
 import { type Clock, defaultRetry, type RetryOptions, systemClock } from './retry.js';
@@ -55,7 +55,7 @@ function checkBaseUrl(baseUrl: string): string {
   } catch {
     throw new ClientConfigError(`baseUrl must be an absolute http(s) URL; got ${JSON.stringify(baseUrl)}`);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+  if (!/^https?:$/.test(url.protocol)) {
     throw new ClientConfigError(`baseUrl must use http or https; got ${JSON.stringify(url.protocol)}`);
   }
   if (url.search || url.hash) {
@@ -68,42 +68,32 @@ function checkRetry(retry: Partial<RetryOptions> | false | undefined): RetryOpti
   if (retry === false) return false;
   const policy = { ...defaultRetry, ...retry };
   for (const [name, value] of Object.entries(policy)) {
-    if (typeof value !== 'number' || !(value >= 0) || (name === 'maxAttempts' && !(value >= 1))) {
-      throw new ClientConfigError(
-        `retry.${name} must be a number of at least ${name === 'maxAttempts' ? 1 : 0}`,
-      );
+    const least = name === 'maxAttempts' ? 1 : 0;
+    if (typeof value !== 'number' || !(value >= least)) {
+      throw new ClientConfigError(`retry.${name} must be a number of at least ${least}`);
     }
   }
   return policy;
 }
 
-export interface Resolved {
-  context: CallContext;
-  credentials: Credentials;
-  apiKey: string | undefined;
-}
-
-export function resolve(defaultBaseUrl: string, options: ResourceClientOptions): Resolved {
-  if (options.apiKey !== undefined && (typeof options.apiKey !== 'string' || options.apiKey.length === 0)) {
+/** The call context of the options: checked, with the defaults filled in. */
+export function resolve(defaultBaseUrl: string, options: ResourceClientOptions): CallContext {
+  const { apiKey, timeoutMs } = options;
+  if (apiKey !== undefined && (typeof apiKey !== 'string' || !apiKey)) {
     throw new ClientConfigError('apiKey is empty; leave it out to send no key');
   }
-  if (options.timeoutMs !== undefined && !(options.timeoutMs > 0)) {
-    throw new ClientConfigError(
-      `timeoutMs must be a positive number of milliseconds; got ${options.timeoutMs}`,
-    );
+  if (timeoutMs !== undefined && !(timeoutMs > 0)) {
+    throw new ClientConfigError(`timeoutMs must be a positive number of milliseconds; got ${timeoutMs}`);
   }
-  const credentials = credentialsFrom(options.accessToken);
-  const { apiKey } = options;
-  const context: CallContext = {
+  return {
     baseUrl: checkBaseUrl(options.baseUrl ?? defaultBaseUrl),
     // Looked up at call time, so a fetch patched in after the client was made is used.
     fetch: options.fetch ?? ((url, init) => globalThis.fetch(url, init)),
     headers: options.headers,
-    credentials,
+    credentials: credentialsFrom(options.accessToken),
     querySerializer: apiKey ? (query) => serializeQuery({ ...query, key: apiKey }) : serializeQuery,
     retry: checkRetry(options.retry),
-    timeoutMs: options.timeoutMs,
+    timeoutMs,
     clock: options.clock ?? systemClock,
   };
-  return { context, credentials, apiKey };
 }

@@ -25,28 +25,32 @@ export class ClientConfigError extends TypeError {
  */
 export class GoogleApiError extends Error {
   override name = 'GoogleApiError';
+  // Declared only (assigned in the constructor), so that no empty class fields are emitted.
   /** The HTTP status. */
-  readonly status: number;
+  declare readonly status: number;
   /** The Google method id, such as `events.list`. */
-  readonly operationId: string;
+  declare readonly operationId: string;
   /** `reason` of every entry of `error.errors`, in order. */
-  readonly reasons: string[];
+  declare readonly reasons: string[];
   /** The entries of `error.errors`. */
-  readonly details: GoogleErrorDetail[];
+  declare readonly details: GoogleErrorDetail[];
   /** The answer's body: the parsed JSON envelope, or the text when it was not JSON. */
-  readonly body: unknown;
+  declare readonly body: unknown;
   /** `Retry-After` of the answer, in milliseconds, when it was sent and valid. */
-  readonly retryAfterMs: number | undefined;
+  declare readonly retryAfterMs: number | undefined;
 
   constructor(operationId: string, status: number, body: unknown, retryAfterMs?: number) {
     const envelope = (body as { error?: { message?: unknown; errors?: unknown } } | null)?.error;
     const details = Array.isArray(envelope?.errors) ? (envelope.errors as GoogleErrorDetail[]) : [];
-    const googleMessage = typeof envelope?.message === 'string' ? envelope.message : undefined;
+    const message =
+      typeof envelope?.message === 'string'
+        ? envelope.message
+        : typeof body === 'string' && body
+          ? body.slice(0, 200)
+          : 'no message';
     const reasons = details.flatMap((d) => (typeof d.reason === 'string' ? [d.reason] : []));
     super(
-      `${operationId} failed with ${status}${reasons.length ? ` (${reasons.join(', ')})` : ''}: ${
-        googleMessage ?? (typeof body === 'string' && body ? body.slice(0, 200) : 'no message')
-      }`,
+      `${operationId} failed with ${status}${reasons.length ? ` (${reasons.join(', ')})` : ''}: ${message}`,
     );
     this.status = status;
     this.operationId = operationId;
@@ -65,32 +69,34 @@ export class GoogleApiError extends Error {
 /** fetch itself failed (no answer): DNS, connection refused, reset. */
 export class NetworkError extends Error {
   override name = 'NetworkError';
-  constructor(
-    readonly operationId: string,
-    options: { cause: unknown },
-  ) {
+  declare readonly operationId: string;
+  constructor(operationId: string, options: { cause: unknown }) {
     super(
       `${operationId}: no answer from the service (${options.cause instanceof Error ? options.cause.message : String(options.cause)})`,
       options,
     );
+    this.operationId = operationId;
   }
 }
 
 /** An attempt took longer than the call's `timeoutMs`. */
 export class TimeoutError extends Error {
   override name = 'TimeoutError';
-  constructor(
-    readonly operationId: string,
-    readonly timeoutMs: number,
-  ) {
+  declare readonly operationId: string;
+  declare readonly timeoutMs: number;
+  constructor(operationId: string, timeoutMs: number) {
     super(`${operationId}: no answer within ${timeoutMs} ms`);
+    this.operationId = operationId;
+    this.timeoutMs = timeoutMs;
   }
 }
 
-const RATE_LIMIT_REASONS = ['rateLimitExceeded', 'userRateLimitExceeded'];
-const QUOTA_REASONS = ['quotaExceeded', 'dailyLimitExceeded'];
+/** The reasons of a rate limit and of an exhausted quota; the retry policy reads them too. */
+export const RATE_LIMIT_REASONS = ['rateLimitExceeded', 'userRateLimitExceeded'];
+export const QUOTA_REASONS = ['quotaExceeded', 'dailyLimitExceeded'];
 
-function has(error: GoogleApiError, reasons: string[]): boolean {
+/** Whether Google gave one of `reasons` for the error. */
+export function hasReason(error: GoogleApiError, reasons: string[]): boolean {
   return error.reasons.some((r) => reasons.includes(r));
 }
 
@@ -98,14 +104,14 @@ function has(error: GoogleApiError, reasons: string[]): boolean {
 export function isRateLimited(error: unknown): error is GoogleApiError {
   return (
     error instanceof GoogleApiError &&
-    (error.status === 429 || (error.status === 403 && has(error, RATE_LIMIT_REASONS))) &&
-    !has(error, QUOTA_REASONS)
+    (error.status === 429 || (error.status === 403 && hasReason(error, RATE_LIMIT_REASONS))) &&
+    !hasReason(error, QUOTA_REASONS)
   );
 }
 
 /** `quotaExceeded` or `dailyLimitExceeded`: retrying will not help before the quota resets. */
 export function isQuotaExhausted(error: unknown): error is GoogleApiError {
-  return error instanceof GoogleApiError && has(error, QUOTA_REASONS);
+  return error instanceof GoogleApiError && hasReason(error, QUOTA_REASONS);
 }
 
 /** `404`: the resource does not exist or the caller cannot see it. */
@@ -115,7 +121,7 @@ export function isNotFound(error: unknown): error is GoogleApiError {
 
 /** `410` on a sync: the sync token is no longer valid; do a full sync. */
 export function isFullSyncRequired(error: unknown): error is GoogleApiError {
-  return error instanceof GoogleApiError && error.status === 410 && has(error, ['fullSyncRequired']);
+  return error instanceof GoogleApiError && error.status === 410 && hasReason(error, ['fullSyncRequired']);
 }
 
 /** `410`: gone, such as an event that was already deleted (`deleted`). */
@@ -138,8 +144,8 @@ export function isForbidden(error: unknown): error is GoogleApiError {
   return (
     error instanceof GoogleApiError &&
     error.status === 403 &&
-    !has(error, RATE_LIMIT_REASONS) &&
-    !has(error, QUOTA_REASONS)
+    !hasReason(error, RATE_LIMIT_REASONS) &&
+    !hasReason(error, QUOTA_REASONS)
   );
 }
 

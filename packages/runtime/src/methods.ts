@@ -132,7 +132,6 @@ async function sync(
   const spec = op.sync as NonNullable<typeof op.sync>;
   const { itemsField } = op.pagination as NonNullable<typeof op.pagination>;
   let token = options.syncToken;
-  let restarted = false;
   for (;;) {
     const fullSync = !token;
     let request = args;
@@ -149,13 +148,20 @@ async function sync(
       if (!token || !isFullSyncRequired(error)) throw error;
       await options.onFullSyncRequired?.(error);
       token = undefined;
-      restarted = true;
       continue;
     }
     if (!pages.nextSyncToken) throw new Error(`${id}: the last page of the sync carried no nextSyncToken`);
-    return { nextSyncToken: pages.nextSyncToken, fullSync, restarted };
+    // A full sync that was given a token is one that restarted.
+    return { nextSyncToken: pages.nextSyncToken, fullSync, restarted: fullSync && !!options.syncToken };
   }
 }
+
+/** A resource method, with the iteration helpers of list operations as properties. */
+type BoundMethod = ((args?: Args, options?: CallOptions) => Promise<unknown>) & {
+  pages?: unknown;
+  items?: unknown;
+  sync?: unknown;
+};
 
 /** The resource namespaces of a table: `{ events: { list, get, ... }, ... }`. */
 export function bindMethods(call: Caller, table: OperationTable): Record<string, Record<string, unknown>> {
@@ -163,16 +169,13 @@ export function bindMethods(call: Caller, table: OperationTable): Record<string,
   for (const id in table) {
     const op = table[id] as OperationDescriptor;
     const dot = id.indexOf('.');
-    const method = Object.assign((args?: Args, options?: CallOptions) => call(id, op, args, options), {
-      ...(op.pagination && {
-        pages: (args?: Args, options?: CallOptions) => pagesOf(call, id, op, args, options),
-        items: (args?: Args, options?: CallOptions) => itemsOf(call, id, op, args, options),
-      }),
-      ...(op.pagination &&
-        op.sync && {
-          sync: (args: Args, options: SyncOptions<unknown>) => sync(call, id, op, args, options),
-        }),
-    });
+    const method: BoundMethod = (args, options) => call(id, op, args, options);
+    if (op.pagination) {
+      method.pages = (args?: Args, options?: CallOptions) => pagesOf(call, id, op, args, options);
+      method.items = (args?: Args, options?: CallOptions) => itemsOf(call, id, op, args, options);
+      if (op.sync)
+        method.sync = (args: Args, options: SyncOptions<unknown>) => sync(call, id, op, args, options);
+    }
     namespaces[id.slice(0, dot)] ??= {};
     (namespaces[id.slice(0, dot)] as Record<string, unknown>)[id.slice(dot + 1)] = method;
   }

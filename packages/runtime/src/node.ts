@@ -69,8 +69,8 @@ export function nodeFetch(url: string | URL, init: NodeFetchInit = {}): Promise<
     // fetch rejects with the signal's reason then, and with `TypeError('fetch failed')` else.
     const failure = (error: unknown) =>
       signal?.aborted ? signal.reason : new TypeError('fetch failed', { cause: error });
-    // With the body given to end(), node:http sends its Content-Length.
-    send(target, { method: init.method ?? 'GET', headers: init.headers, signal: signal ?? undefined })
+    // With the body given to end(), node:http sends its Content-Length. No method is GET.
+    send(target, { method: init.method, headers: init.headers, signal: signal ?? undefined })
       .once('error', (error) => reject(failure(error)))
       .once('response', (answer) => {
         const status = answer.statusCode as number;

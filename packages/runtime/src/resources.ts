@@ -25,5 +25,5 @@ export function createResourceClient<Methods>(
   table: OperationTable,
   options: ResourceClientOptions = {},
 ): Methods {
-  return bindResources(resolve(defaultBaseUrl, options).context, table) as Methods;
+  return bindResources(resolve(defaultBaseUrl, options), table) as Methods;
 }

@@ -3,7 +3,14 @@
  * exponentially with jitter and to honour `Retry-After`; this is that policy, with a total
  * time budget so that a call never retries for longer than the caller can wait.
  */
-import { GoogleApiError, NetworkError, TimeoutError } from './errors.js';
+import {
+  GoogleApiError,
+  hasReason,
+  NetworkError,
+  QUOTA_REASONS,
+  RATE_LIMIT_REASONS,
+  TimeoutError,
+} from './errors.js';
 
 export interface RetryOptions {
   /** Attempts in all, the first one included. Default 5. */
@@ -37,7 +44,7 @@ export const systemClock: Clock = {
   random: () => Math.random(),
   sleep: (ms, signal) =>
     new Promise((resolve, reject) => {
-      if (signal?.aborted) return reject(signal.reason);
+      signal?.throwIfAborted(); // Rejects the promise with the reason.
       const timer = setTimeout(() => {
         signal?.removeEventListener('abort', onAbort);
         resolve();
@@ -66,13 +73,12 @@ const RETRY_STATUSES = [429, 500, 502, 503, 504];
  * come back within a backoff. A 403 is retried only for the two rate-limit reasons.
  */
 export function isRetryable(failure: unknown): boolean {
-  if (failure instanceof NetworkError || failure instanceof TimeoutError) return true;
-  if (!(failure instanceof GoogleApiError)) return false;
-  const reasons = failure.reasons;
-  if (reasons.includes('quotaExceeded') || reasons.includes('dailyLimitExceeded')) return false;
-  if (failure.status === 403)
-    return reasons.includes('rateLimitExceeded') || reasons.includes('userRateLimitExceeded');
-  return RETRY_STATUSES.includes(failure.status);
+  if (!(failure instanceof GoogleApiError))
+    return failure instanceof NetworkError || failure instanceof TimeoutError;
+  if (hasReason(failure, QUOTA_REASONS)) return false;
+  return failure.status === 403
+    ? hasReason(failure, RATE_LIMIT_REASONS)
+    : RETRY_STATUSES.includes(failure.status);
 }
 
 /** "Full jitter": a uniformly random wait between 0 and the exponential bound. */
