@@ -15,7 +15,7 @@
  * the `emulator` bench measures per event) plus 64 MB of headroom for V8's heap. Writes the
  * `emulator-soak` section of docs/benchmarks.md. BENCH_SOAK_SECONDS shortens it.
  */
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -23,6 +23,7 @@ import { writeBenchSection } from '@gspec/scripts/bench-report';
 import { sampleValue } from '@gspec/scripts/operations';
 import autocannon, { type Request } from 'autocannon';
 import { isObject, type Json, type JsonObject, loadApiSpec, type OperationSpec } from '../src/spec.ts';
+import { startServer } from './process.ts';
 
 const here = import.meta.dirname;
 const cli = path.resolve(here, '../dist/cli.js');
@@ -38,51 +39,6 @@ const GOALS = { bytesPerEvent: 4096, headroomMb: 64 };
 const eventId = (i: number) => `soakevent${String(i).padStart(4, '0')}`;
 const at = (i: number, minutes = 0) =>
   new Date(Date.parse('2026-03-02T08:00:00Z') + i * 3_600_000 + minutes * 60_000);
-
-interface Running {
-  origin: string;
-  pid: number;
-  stop(): Promise<void>;
-}
-
-/** Starts the built CLI with --port 0 and waits for its "listening on" line. */
-function start(argv: string[]): Promise<Running> {
-  const child = spawn(process.execPath, [cli, ...argv], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  let err = '';
-  let exited = false;
-  const exit = new Promise<void>((resolve) =>
-    child.on('exit', () => {
-      exited = true;
-      resolve();
-    }),
-  );
-  const stop = async () => {
-    if (!exited) child.kill('SIGTERM');
-    await exit;
-  };
-  child.stderr?.on('data', (chunk) => {
-    err += chunk;
-  });
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      void stop();
-      reject(new Error(`the emulator did not start within 30 s: ${err}`));
-    }, 30_000);
-    child.stdout?.on('data', (chunk) => {
-      out += chunk;
-      const match = /listening on (http:\/\/\S+)/.exec(out);
-      if (match?.[1]) {
-        clearTimeout(timer);
-        resolve({ origin: match[1], pid: child.pid as number, stop });
-      }
-    });
-    void exit.then(() => {
-      clearTimeout(timer);
-      reject(new Error(`the emulator exited: ${err}`));
-    });
-  });
-}
 
 /** Resident memory of a process in MB, from /proc (Linux) or ps. */
 function rssMb(pid: number): number {
@@ -215,7 +171,7 @@ function exampleRequest(document: JsonObject, basePath: string, op: OperationSpe
 
 /**
  * The Search Ads 360 part: the example request of each operation that answers 2xx twice in a
- * row, and why the others were left out.
+ * row (conversion.insert with new conversionIds on every request), and why others were left out.
  */
 async function searchAdsRequests(origin: string): Promise<{ requests: Planned[]; leftOut: string[] }> {
   const spec = loadApiSpec('searchads360');
@@ -260,6 +216,27 @@ async function searchAdsRequests(origin: string): Promise<{ requests: Planned[];
     }
     pending = next;
   }
+  // conversion.insert refuses a conversionId it has stored: each request gets ids of its own.
+  const insert = spec.byId.get('conversion.insert');
+  if (insert && refused.has(insert.id)) {
+    const planned = exampleRequest(spec.document, spec.basePath, insert);
+    const example = JSON.parse(planned.body as string) as { conversion?: JsonObject[] };
+    let sent = 0;
+    const fresh = (): string => {
+      sent += 1;
+      const conversion = (example.conversion ?? []).map((row) => ({
+        ...row,
+        conversionId: `${String(row.conversionId)}-soak${sent}`,
+      }));
+      return JSON.stringify({ ...example, conversion });
+    };
+    const unique: Planned = { ...planned, setupRequest: (request) => ({ ...request, body: fresh() }) };
+    const statuses = await answers({ ...planned, body: fresh() });
+    if (statuses[0] !== undefined && statuses[0] >= 200 && statuses[0] < 300) {
+      requests.push(unique);
+      refused.delete(insert.id);
+    }
+  }
   const leftOut = [...refused].map(
     ([id, why]) => `${id}: ${why}, so it cannot be sent again and again as a valid request`,
   );
@@ -299,7 +276,7 @@ async function main(): Promise<void> {
         ],
       }),
     );
-    const running = await start(['--port', '0', '--seed', seedFile]);
+    const running = await startServer('the emulator', [cli, '--port', '0', '--seed', seedFile]);
     try {
       const sa360 = await searchAdsRequests(running.origin);
       const planned = [...calendarRequests(), ...sa360.requests];

@@ -412,6 +412,30 @@ const answer = (conversions: JsonObject[]) => ({
   body: { kind: CONVERSION_LIST_KIND, conversion: conversions },
 });
 
+/**
+ * A conversionId may stand once per advertiser in a request; a repeat is refused with `reason`
+ * (insert documents `duplicate`, update only `invalid`).
+ */
+function onceInBatch(
+  firstOfId: Map<string, number>,
+  advertiserId: string,
+  conversionId: string,
+  i: number,
+  problems: BatchProblems,
+  reason: 'duplicate' | 'invalid',
+): void {
+  const key = JSON.stringify([advertiserId, conversionId]);
+  const first = firstOfId.get(key);
+  if (first === undefined) firstOfId.set(key, i);
+  else
+    problems.add(
+      i,
+      'conversionId',
+      reason,
+      `conversion[${first}] has conversionId ${conversionId} already; every conversion of a request needs its own conversionId.`,
+    );
+}
+
 const insert: Handler = (context) => {
   const rows = rowsOf(context);
   const world = readWorld(context.store.state, context.spec);
@@ -430,16 +454,7 @@ const insert: Handler = (context) => {
     const conversionId = field(row, 'conversionId');
     const timestamp = field(row, 'conversionTimestamp');
     if (conversionId) {
-      const key = JSON.stringify([advertiser.id, conversionId]);
-      const first = firstOfId.get(key);
-      if (first !== undefined)
-        problems.add(
-          i,
-          'conversionId',
-          'duplicate',
-          `conversion[${first}] has conversionId ${conversionId} already; every conversion of a request needs its own conversionId.`,
-        );
-      else firstOfId.set(key, i);
+      onceInBatch(firstOfId, advertiser.id, conversionId, i, problems, 'duplicate');
       if (timestamp && own(own(world.conversions, advertiser.id), conversionKey(timestamp, conversionId)))
         problems.add(
           i,
@@ -489,16 +504,7 @@ const update: Handler = (context) => {
     const conversionId = field(row, 'conversionId');
     const timestamp = field(row, 'conversionTimestamp');
     if (!conversionId || !timestamp || !isCount(timestamp)) return;
-    const idKey = JSON.stringify([advertiser.id, conversionId]);
-    const first = firstOfId.get(idKey);
-    if (first !== undefined)
-      problems.add(
-        i,
-        'conversionId',
-        'invalid',
-        `conversion[${first}] has conversionId ${conversionId} already; every conversion of a request needs its own conversionId.`,
-      );
-    else firstOfId.set(idKey, i);
+    onceInBatch(firstOfId, advertiser.id, conversionId, i, problems, 'invalid');
     const key = conversionKey(timestamp, conversionId);
     const stored = own(own(world.conversions, advertiser.id), key);
     if (!stored) {
