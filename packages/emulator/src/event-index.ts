@@ -15,6 +15,7 @@
  */
 import { isObject, type JsonObject } from './spec.js';
 import type { EventRecord } from './state.js';
+import { compare, type SortKey } from './tokens.js';
 
 /** A start or end as milliseconds; an all-day date counts from midnight UTC (as events.list does). */
 function instantOf(value: unknown): number | undefined {
@@ -152,5 +153,76 @@ export class EventTimeIndex {
     }
     for (const id of this.always) out.push(id);
     return out;
+  }
+}
+
+/**
+ * The events of one calendar in the order of a sort key (events.list's default order: creation,
+ * then start, then id), so that a page of a list without a time window is read from its
+ * position on instead of sorting every event for every page. Like the time index, it is built
+ * on first use and told of every event write (`update`); it holds ids and keys only.
+ */
+export class EventOrderIndex {
+  /** Keys in order, and the id of each. */
+  private keys: SortKey[] = [];
+  private ids: string[] = [];
+  private readonly keyOfId = new Map<string, SortKey>();
+
+  constructor(
+    private readonly events: Record<string, EventRecord>,
+    private readonly keyOf: (record: EventRecord) => SortKey,
+  ) {
+    const entries = Object.values(events).map((record) => ({ id: record.id, key: keyOf(record) }));
+    entries.sort((a, b) => compare(a.key, b.key));
+    for (const { id, key } of entries) {
+      this.keys.push(key);
+      this.ids.push(id);
+      this.keyOfId.set(id, key);
+    }
+  }
+
+  get size(): number {
+    return this.ids.length;
+  }
+
+  /** The first position whose key is after `key` (or not before it, with `orEqual`). */
+  private position(key: SortKey, orEqual = false): number {
+    let low = 0;
+    let high = this.keys.length;
+    while (low < high) {
+      const mid = (low + high) >>> 1;
+      const order = compare(this.keys[mid] as SortKey, key);
+      if (order < 0 || (order === 0 && !orEqual)) low = mid + 1;
+      else high = mid;
+    }
+    return low;
+  }
+
+  /** Puts (or moves) an event after a write; `undefined` takes it out. */
+  update(id: string, record: EventRecord | undefined): void {
+    const before = this.keyOfId.get(id);
+    const after = record ? this.keyOf(record) : undefined;
+    if (before && after && compare(before, after) === 0) return;
+    if (before) {
+      const at = this.position(before, true);
+      if (this.ids[at] === id) {
+        this.keys.splice(at, 1);
+        this.ids.splice(at, 1);
+      }
+      this.keyOfId.delete(id);
+    }
+    if (!after) return;
+    const at = this.position(after);
+    this.keys.splice(at, 0, after);
+    this.ids.splice(at, 0, id);
+    this.keyOfId.set(id, after);
+  }
+
+  /** The events in key order, from the first one whose key is after `after`. */
+  *from(after?: SortKey): Generator<EventRecord> {
+    for (let i = after ? this.position(after) : 0; i < this.ids.length; i++) {
+      const record = this.events[this.ids[i] as string];
+      if (record) yield record;
+    }
   }
 }

@@ -1,9 +1,9 @@
 /**
  * Serializing answers. Most of the work of an events.list answer is turning its items into
- * JSON, and the items are stored events, which never change once stored (a write stores a
- * new resource object). Their JSON is kept per object, so a page is mostly joined, not
- * serialized again. Only arrays marked as StoredItems get this; anything else is serialized
- * as usual.
+ * JSON and the JSON into UTF-8 bytes, and the items are stored events, which never change
+ * once stored (a write stores a new resource object). Their bytes are kept per object, so a
+ * page is mostly copied, not serialized and encoded again. Only arrays marked as StoredItems
+ * get this; anything else is serialized as usual.
  */
 import type { JsonObject } from './spec.js';
 
@@ -19,33 +19,45 @@ export function storedItems(items: Iterable<JsonObject>): StoredItems {
   return out;
 }
 
-const kept = new WeakMap<JsonObject, string>();
+const kept = new WeakMap<JsonObject, Buffer>();
 
-function itemJson(item: JsonObject): string {
-  let text = kept.get(item);
-  if (text === undefined) {
-    text = JSON.stringify(item);
-    kept.set(item, text);
+function itemBytes(item: JsonObject): Buffer {
+  let bytes = kept.get(item);
+  if (bytes === undefined) {
+    bytes = Buffer.from(JSON.stringify(item));
+    kept.set(item, bytes);
   }
-  return text;
+  return bytes;
 }
 
-/** JSON.stringify of an answer body, using the kept JSON of the items of StoredItems at its top level. */
-export function stringifyBody(body: unknown): string {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) return JSON.stringify(body);
+const COMMA = Buffer.from(',');
+const CLOSE = Buffer.from(']');
+
+/**
+ * The UTF-8 bytes of JSON.stringify(body), using the kept bytes of the items of StoredItems at
+ * the top level of an object body.
+ */
+export function bodyBytes(body: unknown): Buffer {
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    return Buffer.from(JSON.stringify(body) ?? 'null');
   let stored = false;
   for (const value of Object.values(body)) if (value instanceof StoredItems) stored = true;
-  if (!stored) return JSON.stringify(body);
-  const parts: string[] = [];
+  if (!stored) return Buffer.from(JSON.stringify(body));
+  const chunks: Buffer[] = [];
+  let text = '{';
   for (const [key, value] of Object.entries(body)) {
     if (value === undefined) continue;
-    let json: string;
+    if (text !== '{' || chunks.length > 0) text += ',';
     if (value instanceof StoredItems) {
-      const items: string[] = [];
-      for (const item of value) items.push(itemJson(item));
-      json = `[${items.join(',')}]`;
-    } else json = JSON.stringify(value);
-    parts.push(`${JSON.stringify(key)}:${json}`);
+      chunks.push(Buffer.from(`${text}${JSON.stringify(key)}:[`));
+      text = '';
+      value.forEach((item, i) => {
+        if (i > 0) chunks.push(COMMA);
+        chunks.push(itemBytes(item));
+      });
+      chunks.push(CLOSE);
+    } else text += `${JSON.stringify(key)}:${JSON.stringify(value)}`;
   }
-  return `{${parts.join(',')}}`;
+  chunks.push(Buffer.from(`${text}}`));
+  return Buffer.concat(chunks);
 }

@@ -17,7 +17,7 @@ import { CONTROL_PREFIX, handleControl } from './control.js';
 import { readDefaults } from './defaults.js';
 import { ApiError, methodNotAllowed, notImplemented, pathNotFound } from './errors.js';
 import type { Context, Reply } from './handlers/context.js';
-import { stringifyBody } from './json.js';
+import { bodyBytes } from './json.js';
 import { Notifier, type NotifierOptions } from './notifier.js';
 import { Persistence, type PersistOptions, type StateMark } from './persist.js';
 import { QUOTA_COST_HEADER, QUOTA_USED_HEADER, QuotaMeter } from './quota.js';
@@ -304,18 +304,19 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
       'access-control-expose-headers': '*',
       ...result.headers,
     };
-    let text: string | undefined;
+    // Bytes, encoded once: their length is the Content-Length, and the socket copies them as
+    // they are (encoding a large string on every write cost more than building the answer).
+    let bytes: Buffer | undefined;
     if (result.text) {
-      text = result.text.body;
+      bytes = Buffer.from(result.text.body);
       headers['content-type'] = result.text.contentType;
-      headers['content-length'] = String(Buffer.byteLength(text));
     } else if (result.body !== undefined) {
-      text = stringifyBody(result.body);
+      bytes = bodyBytes(result.body);
       headers['content-type'] = 'application/json; charset=UTF-8';
-      headers['content-length'] = String(Buffer.byteLength(text));
     }
+    if (bytes) headers['content-length'] = String(bytes.length);
     response.writeHead(result.status, headers);
-    response.end(text);
+    response.end(bytes);
     const url = request.url ?? '/';
     options.log?.(
       `${request.method} ${url} ${result.status}${result.operationId ? ` ${result.operationId}` : ''}`,

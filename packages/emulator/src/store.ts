@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Defaults } from './defaults.js';
 import { forbidden, notFound } from './errors.js';
-import { EventTimeIndex } from './event-index.js';
+import { EventOrderIndex, EventTimeIndex } from './event-index.js';
 import { own } from './own.js';
 import type { JsonObject } from './spec.js';
 import {
@@ -20,6 +20,7 @@ import {
   type State,
   type UserRecord,
 } from './state.js';
+import type { SortKey } from './tokens.js';
 
 /** The access roles of AclRule, weakest first. */
 export const ROLES = [
@@ -50,8 +51,11 @@ export class Store {
    */
   private readonly timeIndexes = new WeakMap<Record<string, EventRecord>, EventTimeIndex>();
 
-  /** Off, events.list scans every event of the calendar for a time window (for the benchmark's comparison). */
-  useTimeIndex = true;
+  /** The order index of each calendar's events, kept like the time indexes. */
+  private readonly orderIndexes = new WeakMap<Record<string, EventRecord>, EventOrderIndex>();
+
+  /** Off, events.list sorts every event of the calendar for every page and scans them all for a time window (the benchmark's and the tests' comparison). */
+  useIndexes = true;
 
   constructor(readonly defaults: Defaults) {}
 
@@ -65,9 +69,20 @@ export class Store {
     return index;
   }
 
-  /** Tells the time index (if built) that an event was written; every event write calls it. */
+  /** The order index of a calendar's events (events.list without a time window), built on first use. */
+  orderIndex(events: Record<string, EventRecord>, keyOf: (record: EventRecord) => SortKey): EventOrderIndex {
+    let index = this.orderIndexes.get(events);
+    if (!index) {
+      index = new EventOrderIndex(events, keyOf);
+      this.orderIndexes.set(events, index);
+    }
+    return index;
+  }
+
+  /** Tells the indexes (those built) that an event was written; every event write calls it. */
   eventWritten(events: Record<string, EventRecord>, record: EventRecord): void {
     this.timeIndexes.get(events)?.update(record.id, record.resource);
+    this.orderIndexes.get(events)?.update(record.id, record);
   }
 
   /** Records that a watched resource changed (or is gone) in this request. */

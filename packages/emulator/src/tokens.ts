@@ -38,7 +38,8 @@ function decode(token: string): unknown {
   }
 }
 
-function compare(a: SortKey, b: SortKey): number {
+/** The order of sort keys: element by element, a shorter key first on a tie. */
+export function compare(a: SortKey, b: SortKey): number {
   for (let i = 0; i < Math.max(a.length, b.length); i++) {
     const x = a[i];
     const y = b[i];
@@ -86,38 +87,93 @@ export interface Page<T> {
   nextSyncToken?: string;
 }
 
-export function paginate<T>(request: PageRequest<T>): Page<T> {
+/** Where a list request starts: the whole list, or after the last item of the page before. */
+interface Position {
+  /** Items written after this revision are left out (they come with the next sync). */
+  upTo: number;
+  since?: number;
+  after?: SortKey;
+}
+
+function positionOf<T>(request: Omit<PageRequest<T>, 'items'>): Position {
   const { state, scope } = request;
-  let upTo = state.revision;
-  let since = request.since;
-  let after: SortKey | undefined;
-  if (request.pageToken !== undefined) {
-    const cursor = decode(request.pageToken) as Partial<PageCursor> | undefined;
-    if (!cursor || cursor.s !== scope || cursor.e !== state.epoch || !Array.isArray(cursor.after))
-      throw invalidParameter('pageToken', 'not a page token of this list (or of a state before a reset)');
-    if (cursor.f !== request.fingerprint)
-      throw invalidParameter('pageToken', 'the other parameters must stay unchanged while paging');
-    upTo = cursor.u ?? upTo;
-    since = cursor.since;
-    after = cursor.after;
+  if (request.pageToken === undefined)
+    return { upTo: state.revision, ...(request.since !== undefined ? { since: request.since } : {}) };
+  const cursor = decode(request.pageToken) as Partial<PageCursor> | undefined;
+  if (!cursor || cursor.s !== scope || cursor.e !== state.epoch || !Array.isArray(cursor.after))
+    throw invalidParameter('pageToken', 'not a page token of this list (or of a state before a reset)');
+  if (cursor.f !== request.fingerprint)
+    throw invalidParameter('pageToken', 'the other parameters must stay unchanged while paging');
+  return {
+    upTo: cursor.u ?? state.revision,
+    ...(cursor.since !== undefined ? { since: cursor.since } : {}),
+    after: cursor.after,
+  };
+}
+
+/** The page's answer: a page token after its last item when more follow, else a sync token. */
+function pageOf<T>(
+  request: Omit<PageRequest<T>, 'items'>,
+  position: Position,
+  page: { item: T; key: SortKey }[],
+  more: boolean,
+): Page<T> {
+  const { state, scope } = request;
+  const items = page.map((entry) => entry.item);
+  const last = page[page.length - 1];
+  if (more && last) {
+    const cursor: PageCursor = {
+      s: scope,
+      e: state.epoch,
+      f: request.fingerprint,
+      u: position.upTo,
+      after: last.key,
+    };
+    if (position.since !== undefined) cursor.since = position.since;
+    return { items, nextPageToken: encode(cursor) };
   }
+  const sync: SyncCursor = { s: scope, e: state.epoch, r: position.upTo };
+  return { items, nextSyncToken: encode(sync) };
+}
+
+const written = <T>(request: Omit<PageRequest<T>, 'items'>, position: Position, item: T): boolean => {
+  const revision = request.revisionOf(item);
+  return revision <= position.upTo && (position.since === undefined || revision > position.since);
+};
+
+export function paginate<T>(request: PageRequest<T>): Page<T> {
+  const position = positionOf(request);
+  const { after } = position;
   const sorted = request.items
-    .filter((item) => {
-      const revision = request.revisionOf(item);
-      return revision <= upTo && (since === undefined || revision > since);
-    })
+    .filter((item) => written(request, position, item))
     .map((item) => ({ item, key: request.keyOf(item) }))
     .sort((a, b) => compare(a.key, b.key));
   const remaining = after ? sorted.filter((entry) => compare(entry.key, after) > 0) : sorted;
   const page = remaining.slice(0, request.maxResults);
-  const last = page[page.length - 1];
-  if (remaining.length > page.length && last) {
-    const cursor: PageCursor = { s: scope, e: state.epoch, f: request.fingerprint, u: upTo, after: last.key };
-    if (since !== undefined) cursor.since = since;
-    return { items: page.map((entry) => entry.item), nextPageToken: encode(cursor) };
+  return pageOf(request, position, page, remaining.length > page.length);
+}
+
+export interface OrderedPageRequest<T> extends Omit<PageRequest<T>, 'items'> {
+  /** Every item of the list in `keyOf` order, starting after `after` (all of them without it). */
+  inOrder(after?: SortKey): Iterable<T>;
+  /** Whether an item matches the query (the filters other than paging and sync). */
+  accepts(item: T): boolean;
+}
+
+/**
+ * The same page as `paginate` answers, from items that come sorted (an index): it reads from
+ * the position on until the page is full and one more item is found, instead of sorting the
+ * whole list.
+ */
+export function paginateInOrder<T>(request: OrderedPageRequest<T>): Page<T> {
+  const position = positionOf(request);
+  const page: { item: T; key: SortKey }[] = [];
+  for (const item of request.inOrder(position.after)) {
+    if (!written(request, position, item) || !request.accepts(item)) continue;
+    if (page.length === request.maxResults) return pageOf(request, position, page, true);
+    page.push({ item, key: request.keyOf(item) });
   }
-  const sync: SyncCursor = { s: scope, e: state.epoch, r: upTo };
-  return { items: page.map((entry) => entry.item), nextSyncToken: encode(sync) };
+  return pageOf(request, position, page, false);
 }
 
 /** The parameters of a list request that must not change between its pages. */

@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { StoredItems, storedItems, stringifyBody } from '../src/json.ts';
+import { bodyBytes, StoredItems, storedItems } from '../src/json.ts';
 
-describe('stringifyBody', () => {
+const stringifyBody = (body: unknown) => bodyBytes(body).toString('utf8');
+
+describe('bodyBytes', () => {
   const event = { kind: 'calendar#event', id: 'a1b2c3', start: { dateTime: '2026-03-02T09:00:00Z' } };
   it.each([
     ['a plain object', { kind: 'calendar#events', items: [event], nextSyncToken: 't' }],
@@ -10,6 +12,8 @@ describe('stringifyBody', () => {
     ['empty stored items', { items: storedItems([]) }],
     ['an array', [1, 2]],
     ['null', null],
+    ['stored items first', { items: storedItems([event]), kind: 'calendar#events' }],
+    ['only stored items, twice', { a: storedItems([event]), b: storedItems([event, event]) }],
     ['a string with quotes and unicode', { items: storedItems([{ summary: 'Ünï "q" \u2028' }]) }],
   ])('writes %s exactly as JSON.stringify does', (_name, body) => {
     expect(stringifyBody(body)).toBe(JSON.stringify(body));

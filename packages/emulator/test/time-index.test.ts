@@ -98,7 +98,7 @@ const emu = useEmulator();
 const TOKEN = 'ana@example.com';
 
 async function ids(query: Record<string, string | boolean | number>, indexed: boolean): Promise<string[]> {
-  emu.emulator.store.useTimeIndex = indexed;
+  emu.emulator.store.useIndexes = indexed;
   try {
     const reply = await emu.call('GET', '/calendars/primary/events', {
       token: TOKEN,
@@ -107,8 +107,49 @@ async function ids(query: Record<string, string | boolean | number>, indexed: bo
     expect(reply.status).toBe(200);
     return reply.body.items.map((event: { id: string; status: string }) => `${event.id}:${event.status}`);
   } finally {
-    emu.emulator.store.useTimeIndex = true;
+    emu.emulator.store.useIndexes = true;
   }
+}
+
+/** Every page of a list, followed by its page tokens, and the sync token of the last page. */
+async function pages(query: Record<string, string | boolean | number>, indexed: boolean): Promise<unknown[]> {
+  emu.emulator.store.useIndexes = indexed;
+  try {
+    const out: unknown[] = [];
+    let pageToken: string | undefined;
+    do {
+      const reply = await emu.call('GET', '/calendars/primary/events', {
+        token: TOKEN,
+        query: { maxResults: 7, ...query, ...(pageToken ? { pageToken } : {}) },
+      });
+      expect(reply.status).toBe(200);
+      out.push(
+        reply.body.items.map((event: { id: string; status: string }) => `${event.id}:${event.status}`),
+      );
+      pageToken = reply.body.nextPageToken;
+      if (!pageToken) out.push(reply.body.nextSyncToken);
+    } while (pageToken);
+    return out;
+  } finally {
+    emu.emulator.store.useIndexes = true;
+  }
+}
+
+/** Lists without a time window (read from the order index) page as a sort of every event does. */
+async function samePagesWithAndWithoutIndex(syncToken?: string): Promise<number> {
+  let seen = 0;
+  const queries: Record<string, string | boolean>[] = [
+    {},
+    { showDeleted: true },
+    { q: 'e1' },
+    ...(syncToken ? [{ syncToken }] : []),
+  ];
+  for (const query of queries) {
+    const withIndex = await pages(query, true);
+    expect(withIndex).toEqual(await pages(query, false));
+    seen += withIndex.flat().length;
+  }
+  return seen;
 }
 
 async function sameWithAndWithoutIndex(next: () => number): Promise<number> {
@@ -132,8 +173,8 @@ async function sameWithAndWithoutIndex(next: () => number): Promise<number> {
   return seen;
 }
 
-describe('events.list with a time window', () => {
-  it('answers as a scan of every event does, before and after writes', async () => {
+describe('events.list with a time window, and without one', () => {
+  it('answers as a scan and a sort of every event do, before and after writes', async () => {
     await emu.reset();
     const next = random(11);
     const made: string[] = [];
@@ -146,6 +187,8 @@ describe('events.list with a time window', () => {
       made.push(reply.body.id);
     }
     expect(await sameWithAndWithoutIndex(next)).toBeGreaterThan(0); // builds the index
+    const before = (await pages({}, true)).at(-1) as string; // a sync token from before the writes
+    expect(await samePagesWithAndWithoutIndex()).toBeGreaterThan(120);
     const other = await emu.call('POST', '/calendars', { token: TOKEN, body: { summary: 'Other' } });
     for (let i = 0; i < 40; i++) {
       const id = made[Math.floor(next() * made.length)] as string;
@@ -185,6 +228,7 @@ describe('events.list with a time window', () => {
     });
     expect(moved.status).toBe(200);
     expect(await sameWithAndWithoutIndex(next)).toBeGreaterThan(0);
+    expect(await samePagesWithAndWithoutIndex(before)).toBeGreaterThan(120);
     const march20 = await ids(
       { timeMin: '2026-03-20T00:00:00Z', timeMax: '2026-03-21T00:00:00Z', singleEvents: true },
       true,
