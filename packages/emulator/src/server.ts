@@ -122,12 +122,21 @@ async function readBody(request: IncomingMessage): Promise<string | undefined> {
     return undefined;
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of request) {
-    size += (chunk as Buffer).length;
-    // Past the limit the rest is read and dropped: refusing mid-body would reset the
-    // connection under a client still sending, which would then never see the 413.
-    if (size <= MAX_BODY_BYTES) chunks.push(chunk as Buffer);
-  }
+  // Events rather than `for await`: the async iterator cost more than the rest of reading.
+  await new Promise<void>((resolve, reject) => {
+    request.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      // Past the limit the rest is read and dropped: refusing mid-body would reset the
+      // connection under a client still sending, which would then never see the 413.
+      if (size <= MAX_BODY_BYTES) chunks.push(chunk);
+    });
+    request.once('end', resolve);
+    request.once('error', reject);
+    // A client gone before the end of its body: nothing will be answered to anyone.
+    request.once('close', () => {
+      if (!request.complete) reject(new Error('the client closed the connection before the end of the body'));
+    });
+  });
   if (size > MAX_BODY_BYTES)
     throw new ApiError(413, [
       {

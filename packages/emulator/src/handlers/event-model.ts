@@ -40,19 +40,12 @@ export function checkEventId(id: string): void {
     );
 }
 
-// Parsed times by start/end object. Stored resources are never changed in place (a write
-// puts a new resource object), so an object's time stays what was parsed.
-const instants = new WeakMap<JsonObject, number | undefined>();
-
 /** A start or end as milliseconds; an all-day date counts from midnight UTC. */
 export function instant(value: Json | undefined): number | undefined {
   if (!isObject(value)) return undefined;
-  if (instants.has(value)) return instants.get(value);
-  let time: number | undefined;
-  if (typeof value.dateTime === 'string') time = Date.parse(value.dateTime);
-  else if (typeof value.date === 'string') time = Date.parse(`${value.date}T00:00:00Z`);
-  instants.set(value, time);
-  return time;
+  if (typeof value.dateTime === 'string') return Date.parse(value.dateTime);
+  if (typeof value.date === 'string') return Date.parse(`${value.date}T00:00:00Z`);
+  return undefined;
 }
 
 /** start and end must each be a date or a time, of the same kind, and end not before start. */
