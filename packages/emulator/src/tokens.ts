@@ -115,19 +115,19 @@ function positionOf<T>(request: Omit<PageRequest<T>, 'items'>): Position {
 function pageOf<T>(
   request: Omit<PageRequest<T>, 'items'>,
   position: Position,
-  page: { item: T; key: SortKey }[],
+  items: T[],
   more: boolean,
 ): Page<T> {
   const { state, scope } = request;
-  const items = page.map((entry) => entry.item);
-  const last = page[page.length - 1];
-  if (more && last) {
+  const last = items[items.length - 1];
+  if (more && last !== undefined) {
     const cursor: PageCursor = {
       s: scope,
       e: state.epoch,
       f: request.fingerprint,
       u: position.upTo,
-      after: last.key,
+      // Only the last item's key is needed: the next page starts after it.
+      after: request.keyOf(last),
     };
     if (position.since !== undefined) cursor.since = position.since;
     return { items, nextPageToken: encode(cursor) };
@@ -150,7 +150,12 @@ export function paginate<T>(request: PageRequest<T>): Page<T> {
     .sort((a, b) => compare(a.key, b.key));
   const remaining = after ? sorted.filter((entry) => compare(entry.key, after) > 0) : sorted;
   const page = remaining.slice(0, request.maxResults);
-  return pageOf(request, position, page, remaining.length > page.length);
+  return pageOf(
+    request,
+    position,
+    page.map((entry) => entry.item),
+    remaining.length > page.length,
+  );
 }
 
 export interface OrderedPageRequest<T> extends Omit<PageRequest<T>, 'items'> {
@@ -167,11 +172,11 @@ export interface OrderedPageRequest<T> extends Omit<PageRequest<T>, 'items'> {
  */
 export function paginateInOrder<T>(request: OrderedPageRequest<T>): Page<T> {
   const position = positionOf(request);
-  const page: { item: T; key: SortKey }[] = [];
+  const page: T[] = [];
   for (const item of request.inOrder(position.after)) {
     if (!written(request, position, item) || !request.accepts(item)) continue;
     if (page.length === request.maxResults) return pageOf(request, position, page, true);
-    page.push({ item, key: request.keyOf(item) });
+    page.push(item);
   }
   return pageOf(request, position, page, false);
 }
