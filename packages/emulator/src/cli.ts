@@ -70,7 +70,7 @@ function strictLines(emulator: Emulator, users: UserMap, scopes: ScopeMap): stri
 function rateLimitLine(options: RateLimitOptions): string {
   const answer = (api: 'calendar' | 'searchads360') => {
     const status = options.status ?? LIVE_RATE_LIMIT_STATUS[api];
-    return `${status} ${status === 403 ? 'userRateLimitExceeded' : 'rateLimitExceeded (with Retry-After)'}`;
+    return `${status} ${status === 403 ? 'rateLimitExceeded' : 'rateLimitExceeded (with Retry-After)'}`;
   };
   return `Rate limit: ${options.units} quota units per user per minute and API; over it Calendar answers ${answer(
     'calendar',

@@ -8,7 +8,7 @@
  *   insufficientPermissions`. A token whose entry names no scopes has them all.
  * - The rate limit (`--rate-limit N`, with or without strict mode) lets each user spend N quota
  *   units (`x-quota-cost`) per API in any rolling minute. Over it, Calendar answers `403
- *   userRateLimitExceeded` and Search Ads 360 `429 rateLimitExceeded` (with `Retry-After`), as
+ *   rateLimitExceeded` and Search Ads 360 `429 rateLimitExceeded` (with `Retry-After`), as
  *   the live services do; `status` makes both answer 403 or both 429.
  *
  * Refused requests cost nothing: Google does not charge a request it refuses at the door, and a
@@ -142,16 +142,19 @@ export class RateLimiter {
 
   private refusal(api: ApiName, email: string, cost: number, wait: number, now: number): ApiError {
     const status = this.status[api];
-    // A per-user limit: Google's 403 says so with userRateLimitExceeded; its 429 has one reason.
-    const reason = status === 403 ? 'userRateLimitExceeded' : 'rateLimitExceeded';
-    const google = status === 403 ? 'User Rate Limit Exceeded.' : 'Rate Limit Exceeded.';
-    const message = `${google} The emulator's rate limit is ${this.units} quota units per user per ${duration(
+    // Both services' reason for a user over its request rate, as a 403 or a 429.
+    const message = `Rate Limit Exceeded. The emulator's rate limit is ${this.units} quota units per user per ${duration(
       this.windowMs,
     )}; ${email} has spent ${this.used(api, email, now)} of them and this request costs ${cost}. Retry in ${duration(wait)} or later.`;
     // Retry-After is documented for 429 only, and Google's 403 usage-limit answers never carry it.
     const headers: Record<string, string> =
       status === 429 ? { 'retry-after': String(Math.max(1, Math.ceil(wait / 1000))) } : {};
-    return new ApiError(status, [{ domain: 'usageLimits', reason, message }], message, headers);
+    return new ApiError(
+      status,
+      [{ domain: 'usageLimits', reason: 'rateLimitExceeded', message }],
+      message,
+      headers,
+    );
   }
 
   snapshot(now = Date.now()): RateLimitReport {

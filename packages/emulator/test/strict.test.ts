@@ -310,7 +310,7 @@ describe('the rate limit', () => {
     await calendar.call('POST', '/__emulator/reset');
   });
 
-  it("spends each operation's x-quota-cost and answers Calendar's 403 userRateLimitExceeded over it", async () => {
+  it("spends each operation's x-quota-cost and answers Calendar's 403 rateLimitExceeded over it", async () => {
     expect((await colors()).status).toBe(200); // 1
     expect((await patchPrimary()).status).toBe(200); // 3 more: 4
     expect((await colors()).status).toBe(200); // 5
@@ -319,10 +319,10 @@ describe('the rate limit', () => {
     expect(over.body.error.status).toBe('PERMISSION_DENIED');
     expect(over.body.error.errors[0]).toMatchObject({
       domain: 'usageLimits',
-      reason: 'userRateLimitExceeded',
+      reason: 'rateLimitExceeded',
     });
     expect(over.body.error.message).toMatch(
-      /^User Rate Limit Exceeded\. .*5 quota units per user per 300 ms/,
+      /^Rate Limit Exceeded\. .*5 quota units per user per 300 ms/,
     );
     expect(over.headers.get('retry-after')).toBeNull();
     // Refused calls are not charged: the quota counters saw five units.
@@ -403,7 +403,7 @@ describe('RateLimiter', () => {
     // One unit frees when the first spend ages out at 1000; three need the second's at 1100.
     expect(limiter.wait('calendar', 'a@x.io', 1, 250)).toBe(750);
     expect(limiter.wait('calendar', 'a@x.io', 3, 250)).toBe(850);
-    expect(() => limiter.charge('calendar', 'a@x.io', 1, 300)).toThrow(/User Rate Limit Exceeded/);
+    expect(() => limiter.charge('calendar', 'a@x.io', 1, 300)).toThrow(/^Rate Limit Exceeded/);
     // An operation of cost 0 is never refused nor counted; the other API has a window of its own.
     limiter.charge('calendar', 'a@x.io', 0, 300);
     expect(limiter.used('calendar', 'a@x.io', 300)).toBe(5);
@@ -499,7 +499,7 @@ describe("@gspec/calendar's retries against the rate limit", () => {
   const limited = useChecked({ rateLimit: { units: 3, windowMs: 400 } });
   const limited429 = useChecked({ rateLimit: { units: 3, windowMs: 400, status: 429 } });
 
-  it('backs off on 403 userRateLimitExceeded and succeeds once the window has room', async () => {
+  it('backs off on 403 rateLimitExceeded and succeeds once the window has room', async () => {
     const waits: number[] = [];
     const calendar = createCalendar({
       accessToken: 'ana@example.com',
@@ -527,7 +527,7 @@ describe("@gspec/calendar's retries against the rate limit", () => {
       (error: unknown) => error,
     );
     expect(failure).toBeInstanceOf(GoogleApiError);
-    expect(failure).toMatchObject({ status: 403, reason: 'userRateLimitExceeded' });
+    expect(failure).toMatchObject({ status: 403, reason: 'rateLimitExceeded' });
   });
 
   it('waits the Retry-After of a 429, then succeeds', async () => {
@@ -643,7 +643,7 @@ describe('gspec-emulator --strict and --rate-limit', () => {
     );
     expect(result.out).toContain(`note: scope ${CAL('calendar.redonly')} (1 token) allows no operation`);
     expect(result.out).toContain(
-      'Rate limit: 60 quota units per user per minute and API; over it Calendar answers 403 userRateLimitExceeded, Search Ads 360 429',
+      'Rate limit: 60 quota units per user per minute and API; over it Calendar answers 403 rateLimitExceeded, Search Ads 360 429',
     );
     expect(result.out).not.toContain('any other token works too');
   });
