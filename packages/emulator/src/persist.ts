@@ -6,14 +6,14 @@
  * `FILE.tmp` beside FILE, flushed to disk, renamed over FILE and the directory flushed. A
  * rename is atomic, so FILE always holds one whole snapshot, the previous or the new one,
  * whenever the process dies. A request that changed the state is answered only once a
- * snapshot holding its change is on disk; requests that arrive while a snapshot is being
- * written share the next one (group commit). A request that changed nothing never waits.
+ * snapshot holding its change is on disk, and so is one that only shows changes not saved yet
+ * (their etags and tokens must survive a restart); requests that arrive while a snapshot is
+ * being written share the next one (group commit). With everything saved, nothing waits.
  * See docs/decisions/0031-durable-state-as-snapshots.md.
  */
 import { lstatSync, readFileSync, rmSync } from 'node:fs';
 import { open, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { ApiError } from './errors.js';
 import type { State } from './state.js';
 import type { Store } from './store.js';
 
@@ -123,26 +123,6 @@ export class Persistence {
       return this.flush();
     });
     return this.next;
-  }
-
-  /**
-   * After a request: when the state changed since `before`, waits for it to be in the file.
-   * A failed save becomes the request's answer: Google's 503 `backendError`.
-   */
-  async settle(before: StateMark): Promise<ApiError | undefined> {
-    if (same(before, this.mark())) return undefined;
-    try {
-      await this.flush();
-      return undefined;
-    } catch (error) {
-      return new ApiError(503, [
-        {
-          domain: 'global',
-          reason: 'backendError',
-          message: `${(error as Error).message}. The change is applied in memory but not saved; the next successful save keeps it.`,
-        },
-      ]);
-    }
   }
 
   private save(mark: StateMark): Promise<void> {

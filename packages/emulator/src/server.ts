@@ -19,11 +19,11 @@ import { ApiError, methodNotAllowed, notImplemented, pathNotFound } from './erro
 import type { Context, Reply } from './handlers/context.js';
 import { bodyBytes } from './json.js';
 import { Notifier, type NotifierOptions } from './notifier.js';
-import { Persistence, type PersistOptions, type StateMark } from './persist.js';
+import { Persistence, type PersistOptions } from './persist.js';
 import { QUOTA_COST_HEADER, QUOTA_USED_HEADER, QuotaMeter } from './quota.js';
 import { createServices, type Service, type Services } from './services.js';
 import type { ApiName, ApiSpec, JsonObject, OperationSpec } from './spec.js';
-import type { UserRecord } from './state.js';
+import type { State, UserRecord } from './state.js';
 import { createStateChecker } from './state-file.js';
 import { Store } from './store.js';
 import { AccessPolicy, type RateLimitOptions } from './strict.js';
@@ -233,13 +233,21 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
     return { status, ...(reply.body !== undefined ? { body: reply.body } : {}) };
   }
 
-  async function answerApi(request: IncomingMessage, url: URL, service: Service): Promise<Answer> {
+  async function answerApi(
+    request: IncomingMessage,
+    url: URL,
+    service: Service,
+    effect: { wrote: boolean },
+  ): Promise<Answer> {
     const method = (request.method ?? 'GET').toUpperCase();
     const route = service.router.route(method, url.pathname.slice(service.spec.basePath.length));
     if (route.kind === 'noPath') throw pathNotFound(url.pathname);
     if (route.kind === 'noMethod') throw methodNotAllowed(method, url.pathname, route.allowed);
     const op = route.operation;
     let quotaHeaders: Record<string, string> = {};
+    const body = await readBody(request);
+    // From here to the answer nothing awaits, so what changes in the state is this request's.
+    const before = stateMark();
     try {
       const token = readBearer(request.headers.authorization, url.searchParams.get('access_token'));
       // Strict mode and the rate limit refuse before the request is charged or validated.
@@ -250,7 +258,7 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
         pathParams: route.pathParams,
         query: url.searchParams,
         headers: request.headers,
-        body: await readBody(request),
+        body,
         contentType: request.headers['content-type'],
       };
       const origin = `http://${request.headers.host ?? '127.0.0.1'}`;
@@ -265,10 +273,12 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
     } catch (error) {
       if (error instanceof ApiError) throw Object.assign(error, { operationId: op.id, quotaHeaders });
       throw error;
+    } finally {
+      effect.wrote = changedSince(before);
     }
   }
 
-  async function answer(request: IncomingMessage): Promise<Answer> {
+  async function answer(request: IncomingMessage, effect: { wrote: boolean }): Promise<Answer> {
     const url = new URL(request.url ?? '/', 'http://emulator.invalid');
     const method = (request.method ?? 'GET').toUpperCase();
     try {
@@ -281,11 +291,17 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
           },
         };
       if (url.pathname === CONTROL_PREFIX || url.pathname.startsWith(`${CONTROL_PREFIX}/`)) {
-        const result = handleControl(control, method, url.pathname, await readBody(request));
-        return { status: result.status, headers: {}, body: result.body };
+        const body = await readBody(request);
+        const before = stateMark();
+        try {
+          const result = handleControl(control, method, url.pathname, body);
+          return { status: result.status, headers: {}, body: result.body };
+        } finally {
+          effect.wrote = changedSince(before);
+        }
       }
       const service = services.forPath(url.pathname);
-      if (service) return await answerApi(request, url, service);
+      if (service) return await answerApi(request, url, service, effect);
       throw pathNotFound(url.pathname);
     } catch (error) {
       if (error instanceof ApiError) {
@@ -340,25 +356,46 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
     });
   }
 
-  /** A request that changed the state is answered once the change is saved, or with the 503 of a failed save. */
-  async function saved(files: Persistence, before: StateMark, result: Answer): Promise<Answer> {
-    const failure = await files.settle(before);
-    if (!failure) return result;
-    const quotaHeaders = Object.entries(result.headers).filter(([name]) =>
-      name.startsWith('x-emulator-quota-'),
-    );
-    return {
-      status: failure.status,
-      headers: Object.fromEntries(quotaHeaders),
-      body: failure.body,
-      ...(result.operationId ? { operationId: result.operationId } : {}),
-    };
+  /**
+   * With --persist, an answer goes out once the state it shows is saved: a write's own change,
+   * and for a read the changes of others it shows (their etags and sync tokens must survive a
+   * restart). A failed save is the answer of the request that wrote (503); a read that only
+   * showed the change is answered as it is.
+   */
+  async function saved(files: Persistence, result: Answer, wrote: boolean): Promise<Answer> {
+    if (files.isDurable()) return result;
+    try {
+      await files.flush();
+      return result;
+    } catch (error) {
+      if (!wrote) return result;
+      const failure = new ApiError(503, [
+        {
+          domain: 'global',
+          reason: 'backendError',
+          message: `${(error as Error).message}. The change is applied in memory but not saved; the next successful save keeps it.`,
+        },
+      ]);
+      const quotaHeaders = Object.entries(result.headers).filter(([name]) =>
+        name.startsWith('x-emulator-quota-'),
+      );
+      return {
+        status: failure.status,
+        headers: Object.fromEntries(quotaHeaders),
+        body: failure.body,
+        ...(result.operationId ? { operationId: result.operationId } : {}),
+      };
+    }
   }
 
+  const stateMark = () => ({ state: store.state, revision: store.state.revision });
+  const changedSince = (mark: { state: State; revision: number }) =>
+    store.state !== mark.state || store.state.revision !== mark.revision;
+
   const server = createServer((request, response) => {
-    const before = persistence?.mark();
-    const answered = answer(request);
-    (persistence && before ? answered.then((result) => saved(persistence, before, result)) : answered).then(
+    const effect = { wrote: false };
+    const answered = answer(request, effect);
+    (persistence ? answered.then((result) => saved(persistence, result, effect.wrote)) : answered).then(
       (result) => send(request, response, result),
       (error: unknown) => {
         options.log?.(`unexpected: ${(error as Error).stack}`);

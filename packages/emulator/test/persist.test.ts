@@ -144,6 +144,23 @@ describe('persist: round trip', () => {
     expect(statSync(file).mtimeMs).toBe(modified);
   });
 
+  it('a read that shows a change not saved yet is answered once it is saved (its tokens must hold)', async () => {
+    const file = newFile();
+    const { emulator, call } = await start(file);
+    await call('GET', '/users/me/calendarList'); // ana exists, saved
+    // A change made in-process is not saved by itself (see close() and flush()).
+    const made = emulator.invoke('ana@example.com', 'events.insert', {
+      path: { calendarId: 'primary' },
+      body: timedEvent('shown'),
+    });
+    expect(emulator.persistence?.isDurable()).toBe(false);
+    const listed = await call('GET', '/calendars/primary/events');
+    expect(listed.body.items.map((item: { id: string }) => item.id)).toContain(made.body?.id);
+    // The sync token it carries is of a revision in the file: a restart would honour it.
+    expect(onDisk(file).revision).toBe(emulator.store.state.revision);
+    expect(emulator.persistence?.isDurable()).toBe(true);
+  });
+
   it('a request that only creates its user on first sight is saved too (its etags must hold)', async () => {
     const file = newFile();
     const { call } = await start(file);
@@ -298,6 +315,13 @@ describe('persist: failed saves', () => {
         'kept',
         'unsaved',
       ]);
+      // A request that changes nothing is not the one whose save failed: it gets its answer.
+      const busy = await call('POST', '/freeBusy', {
+        timeMin: '2026-03-02T00:00:00Z',
+        timeMax: '2026-03-03T00:00:00Z',
+        items: [{ id: 'primary' }],
+      });
+      expect(busy.status).toBe(200);
       // The control plane's writes alike: the reset is done in memory, its save failed.
       expect((await call('POST', '/__emulator/reset')).status).toBe(503);
 
