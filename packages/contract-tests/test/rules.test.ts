@@ -76,9 +76,7 @@ async function call(operationId: string, overrides: Overrides = {}): Promise<Ans
     ...(overrides.prefer ? { prefer: overrides.prefer } : {}),
   };
   if (currentTarget().kind !== 'emulator') return send(operation, plan);
-  const prepared = await prepareOnStatefulTarget(operation, plan);
-  if ('skip' in prepared) throw new Error(`${operationId} cannot be sent to the emulator: ${prepared.skip}`);
-  return send(operation, prepared.request);
+  return send(operation, await prepareOnStatefulTarget(operation, plan));
 }
 
 /** Calls and checks the answer is documented and has this status; returns the body. */

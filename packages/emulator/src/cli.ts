@@ -15,7 +15,7 @@ import { PersistError } from './persist.js';
 import { applySeed, readSeedFile, type Seed, SeedError, seedScopeMap, seedUserMap } from './seed.js';
 import { createEmulator, type Emulator } from './server.js';
 import { SpecError } from './spec.js';
-import { createStateChecker, StateFileError } from './state-file.js';
+import { StateFileError } from './state-file.js';
 import {
   AccessConfigError,
   LIVE_RATE_LIMIT_STATUS,
@@ -178,7 +178,7 @@ async function main(): Promise<void> {
         throw new StateFileError(`${values.state}: not valid JSON (${(error as Error).message})`);
       }
       try {
-        emulator.store.state = createStateChecker(emulator.spec)(value);
+        emulator.store.state = emulator.checkState(value);
       } catch (error) {
         throw new StateFileError(`${values.state}: ${(error as Error).message}`);
       }

@@ -157,32 +157,36 @@ export class EventTimeIndex {
 }
 
 /**
- * The events of one calendar in the order of a sort key (events.list's default order: creation,
- * then start, then id), so that a page of a list without a time window is read from its
+ * The events of one calendar in events.list's default order (`creationOrder`), so that a page of a list without a time window is read from its
  * position on instead of sorting every event for every page. Like the time index, it is built
  * on first use and told of every event write (`update`); it holds ids and keys only.
  */
+/**
+ * The default order of events.list: creation, then start, then id (instances share their
+ * recurring event's seq). A time that cannot be read counts as 0, so the order stays total.
+ */
+export const creationOrder = (event: EventRecord): SortKey => [
+  event.seq,
+  instantOf(event.resource.start) ?? 0,
+  event.id,
+];
+
 export class EventOrderIndex {
   /** Keys in order, and the id of each. */
   private keys: SortKey[] = [];
   private ids: string[] = [];
   private readonly keyOfId = new Map<string, SortKey>();
 
-  constructor(
-    private readonly events: Record<string, EventRecord>,
-    private readonly keyOf: (record: EventRecord) => SortKey,
-  ) {
-    const entries = Object.values(events).map((record) => ({ id: record.id, key: keyOf(record) }));
+  private readonly keyOf = creationOrder;
+
+  constructor(private readonly events: Record<string, EventRecord>) {
+    const entries = Object.values(events).map((record) => ({ id: record.id, key: creationOrder(record) }));
     entries.sort((a, b) => compare(a.key, b.key));
     for (const { id, key } of entries) {
       this.keys.push(key);
       this.ids.push(id);
       this.keyOfId.set(id, key);
     }
-  }
-
-  get size(): number {
-    return this.ids.length;
   }
 
   /** The first position whose key is after `key` (or not before it, with `orEqual`). */
@@ -221,8 +225,8 @@ export class EventOrderIndex {
   /** The events in key order, from the first one whose key is after `after`. */
   *from(after?: SortKey): Generator<EventRecord> {
     for (let i = after ? this.position(after) : 0; i < this.ids.length; i++) {
-      const record = this.events[this.ids[i] as string];
-      if (record) yield record;
+      const id = this.ids[i] as string;
+      if (Object.hasOwn(this.events, id)) yield this.events[id] as EventRecord;
     }
   }
 }

@@ -12,6 +12,7 @@
 import { readFileSync } from 'node:fs';
 import type { ErrorObject } from 'ajv';
 import { ApiError } from './errors.js';
+import { own, setOwn } from './own.js';
 import { createAjv } from './schemas.js';
 import {
   applySearchAds360Seed,
@@ -29,7 +30,7 @@ export class SeedError extends Error {
 
 export interface SeedUser {
   email: string;
-  /** Bearer tokens that mean this user (besides the email itself, which always does). */
+  /** Bearer tokens that mean this user (besides the email itself, outside strict mode). */
   tokens?: string[];
   /**
    * OAuth scopes granted to the user's tokens (full or short names, `calendar.readonly`);
@@ -188,11 +189,10 @@ export function seedUserMap(seed: Seed, users: UserMap = {}, source = 'seed'): U
       throw new SeedError((error as Error).message);
     }
     for (const [token, email] of Object.entries(parsed)) {
-      if (out[token] !== undefined && out[token] !== email)
-        throw new SeedError(
-          `${source}: users[${i}].tokens: ${JSON.stringify(token)} already means ${out[token]}`,
-        );
-      out[token] = email;
+      const known = own(out, token);
+      if (known !== undefined && known !== email)
+        throw new SeedError(`${source}: users[${i}].tokens: ${JSON.stringify(token)} already means ${known}`);
+      setOwn(out, token, email);
     }
   });
   return out;
@@ -213,12 +213,12 @@ export function seedScopeMap(seed: Seed, scopes: ScopeMap = {}, source = 'seed')
       );
     const granted = [...new Set(user.scopes.map(expandScope))];
     for (const token of user.tokens ?? []) {
-      const before = out[token];
+      const before = own(out, token);
       if (before && [...new Set(before)].sort().join(' ') !== [...granted].sort().join(' '))
         throw new SeedError(
           `${source}: users[${i}].scopes: token ${JSON.stringify(token)} already has the scopes ${before.join(', ') || '(none)'}`,
         );
-      out[token] = granted;
+      setOwn(out, token, granted);
     }
   });
   return out;
@@ -298,7 +298,7 @@ export function applySeed(emulator: Emulator, seed: Seed, source = 'seed'): void
         if (Object.keys(fields).length > 0)
           emulator.invoke(owner, 'calendars.patch', { path: { calendarId: id }, body: fields });
       } else {
-        if (wanted !== undefined && store.state.calendars[wanted])
+        if (wanted !== undefined && own(store.state.calendars, wanted))
           throw new SeedError(`id: a calendar ${wanted} exists already`);
         if (wanted?.includes('@') && !wanted.endsWith('.calendar.google.com'))
           throw new SeedError(

@@ -104,6 +104,8 @@ export interface Emulator {
    * (no quota charged); a refusal throws the ApiError the request would get.
    */
   invoke(email: string, operationId: string, input?: InvokeInput): InvokeResult;
+  /** Checks a dumped state (as `PUT /__emulator/state` does) and returns it; throws StateFileError. */
+  checkState(value: unknown): State;
   listen(port: number, host?: string): Promise<string>;
   close(): Promise<void>;
 }
@@ -245,10 +247,11 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
     if (route.kind === 'noMethod') throw methodNotAllowed(method, url.pathname, route.allowed);
     const op = route.operation;
     let quotaHeaders: Record<string, string> = {};
-    const body = await readBody(request);
-    // From here to the answer nothing awaits, so what changes in the state is this request's.
-    const before = stateMark();
+    let before: ReturnType<typeof stateMark> | undefined;
     try {
+      const body = await readBody(request);
+      // From here to the answer nothing awaits, so what changes in the state is this request's.
+      before = stateMark();
       const token = readBearer(request.headers.authorization, url.searchParams.get('access_token'));
       // Strict mode and the rate limit refuse before the request is charged or validated.
       const user = store.user(access.admit(token, service.name, op));
@@ -274,7 +277,7 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
       if (error instanceof ApiError) throw Object.assign(error, { operationId: op.id, quotaHeaders });
       throw error;
     } finally {
-      effect.wrote = changedSince(before);
+      if (before) effect.wrote = changedSince(before);
     }
   }
 
@@ -448,6 +451,7 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
     notifier,
     ...(persistence ? { persistence } : {}),
     invoke,
+    checkState: control.checkState,
     listen(port, host = '127.0.0.1') {
       return new Promise((resolve, reject) => {
         server.once('error', reject);

@@ -20,7 +20,6 @@ import {
   type State,
   type UserRecord,
 } from './state.js';
-import type { SortKey } from './tokens.js';
 
 /** The access roles of AclRule, weakest first. */
 export const ROLES = [
@@ -70,10 +69,10 @@ export class Store {
   }
 
   /** The order index of a calendar's events (events.list without a time window), built on first use. */
-  orderIndex(events: Record<string, EventRecord>, keyOf: (record: EventRecord) => SortKey): EventOrderIndex {
+  orderIndex(events: Record<string, EventRecord>): EventOrderIndex {
     let index = this.orderIndexes.get(events);
     if (!index) {
-      index = new EventOrderIndex(events, keyOf);
+      index = new EventOrderIndex(events);
       this.orderIndexes.set(events, index);
     }
     return index;

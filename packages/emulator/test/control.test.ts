@@ -17,6 +17,7 @@ describe('control plane', () => {
     });
     expect(reply.body.apis.calendar.notImplemented).toEqual(notImplementedOperations(spec));
     expect(reply.body.apis.calendar.notImplemented).toEqual([]);
+    expect(reply.body.apis.searchads360.notImplemented).toEqual([]);
   });
 
   it('reset empties the state and the quota', async () => {

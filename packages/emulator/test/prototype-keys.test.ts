@@ -75,3 +75,29 @@ describe.each(NAMES)('the id %s', (name) => {
     expect(reply.body.items).toHaveLength(1);
   });
 });
+
+describe('an event id that names a property of Object.prototype', () => {
+  // `constructor` is a valid event id (a-v and 0-9, five or more): it must be free, then taken.
+  it('can be inserted, read, moved and is then taken', async () => {
+    await harness.reset();
+    const made = await harness.call('POST', '/calendars/primary/events', {
+      body: { id: 'constructor', ...timedEvent('Named') },
+    });
+    expect(made.status, JSON.stringify(made.body)).toBe(200);
+    expect(made.body.id).toBe('constructor');
+    const again = await harness.call('POST', '/calendars/primary/events', {
+      body: { id: 'constructor', ...timedEvent('Again') },
+    });
+    expect(again.status).toBe(409);
+    const other = await harness.call('POST', '/calendars', { body: { summary: 'Other' } });
+    const moved = await harness.call('POST', '/calendars/primary/events/constructor/move', {
+      query: { destination: other.body.id },
+    });
+    expect(moved.status, JSON.stringify(moved.body)).toBe(200);
+    const there = await harness.call(
+      'GET',
+      `/calendars/${encodeURIComponent(other.body.id)}/events/constructor`,
+    );
+    expect(there.body.summary).toBe('Named');
+  });
+});

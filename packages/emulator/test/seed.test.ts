@@ -1,6 +1,6 @@
 /** Seed files (`--seed FILE`): the format, what it writes, and errors that name the entry at fault. */
 import { describe, expect, it } from 'vitest';
-import { applySeed, parseSeed, type Seed, SeedError, seedUserMap } from '../src/seed.ts';
+import { applySeed, parseSeed, type Seed, SeedError, seedScopeMap, seedUserMap } from '../src/seed.ts';
 import { useEmulator } from './support/harness.ts';
 
 const TEAM = 'team@group.calendar.google.com';
@@ -159,6 +159,18 @@ describe('seed files', () => {
   ])('refuses a document with %s, naming the place', (_name, value, message) => {
     expect(() => parseSeed(value, 'seed.json')).toThrow(SeedError);
     expect(() => parseSeed(value, 'seed.json')).toThrow(`seed.json: ${message}`);
+  });
+
+  it('takes tokens and ids that name properties of Object.prototype as ordinary ones', () => {
+    const seed = parseSeed(
+      { users: [{ email: 'a@b.co', tokens: ['constructor', 'toString'], scopes: ['calendar.readonly'] }] },
+      'seed.json',
+    );
+    expect(seedUserMap(seed, {}, 'seed.json')).toEqual({ constructor: 'a@b.co', toString: 'a@b.co' });
+    expect(seedScopeMap(seed, {}, 'seed.json')).toEqual({
+      constructor: ['https://www.googleapis.com/auth/calendar.readonly'],
+      toString: ['https://www.googleapis.com/auth/calendar.readonly'],
+    });
   });
 
   it('refuses __proto__ as a token instead of dropping it', () => {

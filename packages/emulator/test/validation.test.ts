@@ -115,6 +115,14 @@ describe('400 in Google envelope, naming the parameter', () => {
       'timeRangeEmpty',
       'end',
     ],
+    [
+      'a start no clock has (a leap second)',
+      'POST',
+      '/calendars/primary/events',
+      { body: timedEvent('x', 9, { start: { dateTime: '2026-03-02T23:59:60Z' } }) },
+      'invalid',
+      'start',
+    ],
     ['primary to calendars.delete', 'DELETE', '/calendars/primary', {}, 'invalid', 'calendarId'],
     [
       'calendarList.insert without id',

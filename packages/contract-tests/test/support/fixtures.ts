@@ -20,8 +20,6 @@
  * - Search Ads 360: a fresh emulator knows the entities the examples name, but a conversion
  *   can be inserted once only: the examples' conversion ids get a suffix of their own per
  *   case, and conversion.update first inserts the conversions it changes.
- *
- * What cannot be made honest is a skip with its reason.
  */
 import { randomUUID } from 'node:crypto';
 import { expect } from 'vitest';
@@ -111,16 +109,13 @@ function isWatchBody(body: unknown): body is Json {
   return typeof body === 'object' && body !== null && 'address' in body && 'type' in body;
 }
 
-/**
- * The request of a positive case, with the resources its examples name created on the
- * target first; or the reason why it cannot be sent honestly.
- */
+/** The request of a positive case, with the resources its examples name created on the target first. */
 export async function prepareOnStatefulTarget(
   operation: Operation,
   request: RequestPlan,
-): Promise<{ request: RequestPlan } | { skip: string }> {
-  if (operation.api.id === 'searchads360') return { request: await prepareConversions(operation, request) };
-  if (operation.api.id !== 'calendar') return { request };
+): Promise<RequestPlan> {
+  if (operation.api.id === 'searchads360') return prepareConversions(operation, request);
+  if (operation.api.id !== 'calendar') return request;
   const plan = structuredClone(request);
   const { path, query, header } = plan.params;
   const secondaryIds = exampleValues('calendarId', (v) => v !== 'primary');
@@ -167,7 +162,7 @@ export async function prepareOnStatefulTarget(
     plan.body = { ...(plan.body as Json), id: calendarId };
   }
 
-  return { request: plan };
+  return plan;
 }
 
 /** The conversion ids of the conversion batches' body examples. */

@@ -96,7 +96,8 @@ export const calendarHandlers: Record<string, Handler> = {
         'calendars.clear empties only a primary calendar; delete a secondary calendar with calendars.delete',
         'calendarId',
       );
-    for (const event of Object.values(store.state.events[calendar.id] ?? {})) {
+    const events = store.state.events[calendar.id] ?? {};
+    for (const event of Object.values(events)) {
       if (event.resource.status === 'cancelled') continue;
       event.revision = nextRevision(store.state);
       event.resource = {
@@ -105,6 +106,7 @@ export const calendarHandlers: Record<string, Handler> = {
         etag: etagFor(store.state, event.revision),
         updated: now(store.state),
       };
+      store.eventWritten(events, event);
       store.touch(`events:${calendar.id}`);
     }
     return {};

@@ -58,6 +58,14 @@ export function checkTimes(event: JsonObject): void {
   }
   const start = event.start as JsonObject;
   const end = event.end as JsonObject;
+  // The formats let through what no clock has (a leap second, `T23:59:60Z`); order and
+  // windows need a time.
+  for (const [field, value] of [
+    ['start', start],
+    ['end', end],
+  ] as const)
+    if (Number.isNaN(instant(value)))
+      throw badRequest('invalid', `${field} is not a date or time that can be placed in time`, field);
   if ((start.date === undefined) !== (end.date === undefined))
     throw badRequest('invalid', 'start and end must both be dates or both be date-times', 'end');
   if ((instant(end) as number) < (instant(start) as number))

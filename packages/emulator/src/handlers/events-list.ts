@@ -5,6 +5,7 @@
  * once, when one of its instances falls in the time window.
  */
 import { alreadyDeleted, badRequest, notFound } from '../errors.js';
+import { creationOrder } from '../event-index.js';
 import { storedItems } from '../json.js';
 import { own } from '../own.js';
 import { isObject, type Json, type JsonObject } from '../spec.js';
@@ -81,7 +82,7 @@ function expandAll(
       continue;
     }
     for (const one of expand(record.resource, zone, min, max))
-      if (!stored[one.id])
+      if (!own(stored, one.id))
         out.push({ id: one.id, seq: record.seq, revision: record.revision, resource: one.resource });
   }
   return out;
@@ -121,13 +122,6 @@ function eventFilter(context: Context, syncing: boolean, zone: string): (record:
   };
 }
 
-/** The default order of events.list: creation, then start, then id (instances share their recurring event's seq). */
-const creationOrder = (event: EventRecord): SortKey => [
-  event.seq,
-  instant(event.resource.start) ?? 0,
-  event.id,
-];
-
 export const eventsListHandler: Handler = (context) => {
   const { store, request, op } = context;
   const calendar = store.calendar(context.user, request.path.calendarId as string);
@@ -166,7 +160,7 @@ export const eventsListHandler: Handler = (context) => {
   if (store.useIndexes && orderBy === undefined && !singleEvents && min === undefined && max === undefined) {
     // The whole calendar in the default order (a full sync, say): read from the page's
     // position in the order index instead of sorting every event for every page.
-    const index = store.orderIndex(stored, creationOrder);
+    const index = store.orderIndex(stored);
     page = paginateInOrder({ ...paging, inOrder: (after) => index.from(after), accepts });
   } else {
     // With a time window, only the events the time index places near it (a superset; the
@@ -176,7 +170,7 @@ export const eventsListHandler: Handler = (context) => {
         ? store
             .timeIndex(stored)
             .candidates(min, max)
-            .map((id) => stored[id])
+            .map((id) => own(stored, id))
             .filter((record): record is EventRecord => record !== undefined)
         : Object.values(stored);
     if (singleEvents) all = expandAll(all, stored, zone, min, max);
@@ -215,7 +209,7 @@ export const eventsInstancesHandler: Handler = (context) => {
   const originalStart = text(request.query, 'originalStart');
   const showDeleted = flag(request.query, 'showDeleted');
   const generated = expand(parent.resource, zone, min, max)
-    .filter((one) => !stored[one.id])
+    .filter((one) => !own(stored, one.id))
     .map(
       (one): EventRecord => ({
         id: one.id,

@@ -106,7 +106,7 @@ export const eventHandlers: Record<string, Handler> = {
     delete fields.organizer;
     const id = typeof fields.id === 'string' ? fields.id : newEventId();
     checkEventId(id);
-    if (context.store.state.events[calendar.id]?.[id])
+    if (own(context.store.state.events[calendar.id], id))
       throw duplicate('The requested identifier already exists.');
     checkTimes(fields);
     return answer(storeEvent(context, { calendar, id, fields }));
@@ -125,7 +125,7 @@ export const eventHandlers: Record<string, Handler> = {
     const id = previous?.id ?? (typeof fields.id === 'string' ? fields.id : newEventId());
     if (!previous) {
       checkEventId(id);
-      if (context.store.state.events[calendar.id]?.[id])
+      if (own(context.store.state.events[calendar.id], id))
         throw duplicate('The requested identifier already exists.');
     }
     const record = storeEvent(context, {
@@ -190,7 +190,7 @@ export const eventHandlers: Record<string, Handler> = {
     const type = String(record.resource.eventType ?? 'default');
     if (context.op.eventTypes && !context.op.eventTypes.includes(type)) throw typeRestriction(context, type);
     if (destination.id === source.id) return answer(record);
-    const there = context.store.state.events[destination.id]?.[record.id];
+    const there = own(context.store.state.events[destination.id], record.id);
     if (there && there.resource.status !== 'cancelled')
       throw duplicate('The requested identifier already exists.');
     const fields = context.tools.writable(record.resource, EVENT);
