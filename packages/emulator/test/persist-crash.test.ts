@@ -30,9 +30,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 // A fixed seed by default, so that CI runs one schedule; CRASH_SEED=random draws one.
 const seed =
-  process.env.CRASH_SEED === 'random'
-    ? Date.now() % 1_000_000
-    : Number(process.env.CRASH_SEED ?? 20_261_122);
+  process.env.CRASH_SEED === 'random' ? Date.now() % 1_000_000 : Number(process.env.CRASH_SEED ?? 20_261_122);
 /** mulberry32: a small seeded generator, so that a failing run can be repeated. */
 const random = (() => {
   let a = seed;

@@ -321,9 +321,7 @@ describe('the rate limit', () => {
       domain: 'usageLimits',
       reason: 'rateLimitExceeded',
     });
-    expect(over.body.error.message).toMatch(
-      /^Rate Limit Exceeded\. .*5 quota units per user per 300 ms/,
-    );
+    expect(over.body.error.message).toMatch(/^Rate Limit Exceeded\. .*5 quota units per user per 300 ms/);
     expect(over.headers.get('retry-after')).toBeNull();
     // Refused calls are not charged: the quota counters saw five units.
     expect((await calendar.call('GET', '/__emulator/quota')).body.total).toBe(5);
