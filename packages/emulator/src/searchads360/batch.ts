@@ -91,3 +91,9 @@ export function activityOf(
     );
   return (id && !byId) || (name && !byName) ? undefined : (byId ?? byName);
 }
+
+/** A numeric id (agency, advertiser, engine account, entity), as the spec's int64 strings are. */
+export const ID_SCHEMA = { type: 'string', pattern: '^[0-9]+$' };
+
+/** The ISO 4217 currency codes this Node knows. */
+export const CURRENCIES: ReadonlySet<string> = new Set(Intl.supportedValuesOf('currency'));

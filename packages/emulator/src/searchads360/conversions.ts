@@ -22,7 +22,7 @@ import type { Context, Handler } from '../handlers/context.js';
 import { own } from '../own.js';
 import { isObject, type Json, type JsonObject } from '../spec.js';
 import { nextRevision, now } from '../state.js';
-import { activityOf, BatchProblems, field, isCount } from './batch.js';
+import { activityOf, BatchProblems, CURRENCIES, field, isCount } from './batch.js';
 import {
   type AdvertiserRecord,
   conversionKey,
@@ -119,8 +119,6 @@ const ENTITY_FIELDS: [field: string, type: EntityType, label: string][] = [
   ['criterionId', 'KEYWORD', 'Criterion'],
   ['productGroupId', 'PRODUCT_GROUP', 'Product group'],
 ];
-
-const CURRENCIES = new Set(Intl.supportedValuesOf('currency'));
 
 function ordered(value: JsonObject): JsonObject {
   const out: JsonObject = {};

@@ -13,6 +13,7 @@ import type { Emulator } from '../server.js';
 import type { JsonObject } from '../spec.js';
 import { nextRevision } from '../state.js';
 import { validateRequest } from '../validate.js';
+import { CURRENCIES, ID_SCHEMA } from './batch.js';
 import {
   type AdvertiserRecord,
   type ClickRecord,
@@ -95,7 +96,7 @@ export class SearchAds360SeedError extends Error {
   override name = 'SearchAds360SeedError';
 }
 
-const ID = { type: 'string', pattern: '^[0-9]+$' };
+const ID = ID_SCHEMA;
 const NAME = { type: 'string', minLength: 1 };
 const entity = (extra: Record<string, object> = {}) => ({
   type: 'object',
@@ -292,7 +293,7 @@ export function addSeedEntities(world: SearchAds360State, seed: SearchAds360Seed
         savedColumns: [],
         engineAccounts: {},
       };
-      if (!Intl.supportedValuesOf('currency').includes(seedAdvertiser.currencyCode))
+      if (!CURRENCIES.has(seedAdvertiser.currencyCode))
         fail(`${at}.currencyCode`, `${seedAdvertiser.currencyCode} is not an ISO 4217 currency code`);
       for (const key of ['name', 'customerId', 'attributionModel'] as const)
         if (seedAdvertiser[key] !== undefined) advertiser[key] = seedAdvertiser[key];

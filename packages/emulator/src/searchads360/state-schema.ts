@@ -5,12 +5,13 @@
  * required), then the links the shape cannot say: keys equal to ids, ids unique, parents and
  * advertisers that exist.
  */
+import { ID_SCHEMA } from './batch.js';
 import type { SearchAds360State } from './state.js';
 
 /** The id the Search Ads 360 spec is registered under in the state checker's Ajv. */
 export const SEARCHADS360_SPEC_ID = 'searchads360.json';
 
-const ID = { type: 'string', pattern: '^[0-9]+$' };
+const ID = ID_SCHEMA;
 const record = (value: object) => ({ type: 'object', additionalProperties: value });
 const list = (items: object) => ({ type: 'array', items });
 const object = (required: string[], properties: Record<string, object>) => ({
