@@ -2,45 +2,25 @@
  * The built CLI (dist/cli.js, which the test task builds first): its port options, the
  * message and status when the port is taken, and a clean stop on SIGTERM.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { startCli } from './support/cli-process.ts';
 
-const CLI = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'dist', 'cli.js');
 const running: ChildProcess[] = [];
 
 afterEach(() => {
   for (const child of running.splice(0)) if (child.exitCode === null) child.kill('SIGKILL');
 });
 
+/** The built CLI with exactly these arguments (no `--port 0` added), killed after the test. */
 function start(args: string[], env: Record<string, string> = {}) {
-  const base = { ...process.env };
-  delete base.PORT;
-  const child = spawn(process.execPath, [CLI, ...args], { env: { ...base, ...env }, stdio: 'pipe' });
-  running.push(child);
-  let out = '';
-  let err = '';
-  child.stdout?.on('data', (chunk) => {
-    out += chunk;
-  });
-  child.stderr?.on('data', (chunk) => {
-    err += chunk;
-  });
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  const ready = new Promise<string>((resolve, reject) => {
-    child.stdout?.on('data', () => {
-      const match = /listening on (http:\/\/\S+)/.exec(out);
-      if (match?.[1]) resolve(match[1]);
-    });
-    exited.then(() => reject(new Error(`exited: ${err}`)));
-  });
-  // Tests that expect an exit never wait for `ready`; its rejection is not an error there.
-  ready.catch(() => undefined);
-  return { child, ready, exited, output: () => ({ out, err }) };
+  const run = startCli(args, { env, anyPort: false });
+  running.push(run.child);
+  return run;
 }
 
 async function freePort(): Promise<number> {

@@ -1,7 +1,8 @@
 /**
- * The built CLI (dist/cli.js) as a child process, for the tests of --persist: started with
- * `--port 0`, ready once it prints its origin, its output kept. The test task builds dist
- * first; run by hand, a missing dist fails with the command that builds it.
+ * The built CLI (dist/cli.js) as a child process, for the tests of the CLI and of --persist:
+ * started with `--port 0` unless told otherwise, ready once it prints its origin, its output
+ * kept. The test task builds dist first; run by hand, a missing dist fails with the command
+ * that builds it.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -24,11 +25,20 @@ export interface CliRun {
   output(): { out: string; err: string };
 }
 
-export function startCli(args: string[]): CliRun {
+export interface StartOptions {
+  /** More environment (PORT is removed from the test's own). */
+  env?: Record<string, string>;
+  /** `--port 0` first, so any free port (the default); off for tests of the port options. */
+  anyPort?: boolean;
+}
+
+export function startCli(args: string[], options: StartOptions = {}): CliRun {
   requireBuiltCli();
   const env = { ...process.env };
   delete env.PORT;
-  const child = spawn(process.execPath, [CLI, '--port', '0', ...args], { env, stdio: 'pipe' });
+  Object.assign(env, options.env);
+  const argv = [CLI, ...(options.anyPort === false ? [] : ['--port', '0']), ...args];
+  const child = spawn(process.execPath, argv, { env, stdio: 'pipe' });
   let out = '';
   let err = '';
   child.stdout?.on('data', (chunk) => {
