@@ -10,7 +10,7 @@
  * entry at fault (`calendars[1].events[0]`), and a seed that fails leaves the state untouched.
  */
 import { readFileSync } from 'node:fs';
-import type { ErrorObject } from 'ajv';
+import type { ErrorObject, ValidateFunction } from 'ajv';
 import { ApiError } from './errors.js';
 import { own, setOwn } from './own.js';
 import { createAjv } from './schemas.js';
@@ -19,8 +19,9 @@ import {
   SEARCHADS360_SEED_SCHEMA,
   type SearchAds360Seed,
 } from './searchads360/seed.js';
+import { SEARCHADS360_SPEC_ID } from './searchads360/state-schema.js';
 import type { Emulator } from './server.js';
-import type { JsonObject } from './spec.js';
+import { type JsonObject, loadApiSpec } from './spec.js';
 import { nextRevision } from './state.js';
 import { expandScope, parseUserMap, type ScopeMap, type UserMap } from './users.js';
 
@@ -128,12 +129,22 @@ function describe(error: ErrorObject): string {
   return `${at}: ${error.message ?? 'invalid'}`;
 }
 
-const validateShape = createAjv().compile(SEED_SCHEMA);
+// Compiled on first use: the Search Ads 360 part refers to the spec's own schemas (the device
+// types of a click), and reading the spec is not something an import should do.
+let shapeValidator: ValidateFunction | undefined;
+function validateShape(value: unknown): value is Seed {
+  if (!shapeValidator) {
+    const ajv = createAjv();
+    ajv.addSchema(loadApiSpec('searchads360').document, SEARCHADS360_SPEC_ID);
+    shapeValidator = ajv.compile(SEED_SCHEMA);
+  }
+  return shapeValidator(value);
+}
 
 /** Checks the shape of a seed document; the error names the entry at fault. */
 export function parseSeed(value: unknown, source = 'seed'): Seed {
   if (!validateShape(value)) {
-    const errors = (validateShape.errors ?? []).filter((e) => e.keyword !== 'if');
+    const errors = (shapeValidator?.errors ?? []).filter((e) => e.keyword !== 'if');
     throw new SeedError(`${source}: ${errors.slice(0, 3).map(describe).join('; ')}`);
   }
   const seed = value as Seed;

@@ -224,6 +224,11 @@ describe('the searchads360 section of a seed', () => {
       advertiser({ id: 'shop' }),
       'searchads360.agencies[0].advertisers[0].id: must match pattern',
     ],
+    [
+      "a click's device type that the spec does not list",
+      account({ clicks: [{ clickId: 'c1', adGroupId: '600', deviceType: 'WATCH' }] }),
+      'searchads360.agencies[0].advertisers[0].engineAccounts[0].clicks[0].deviceType: must be equal to one of the allowed values',
+    ],
   ])('refuses a section with %s when it is read, naming the place', (_title, section, message) => {
     expect(() => parseSeed({ searchads360: section }, 'seed.json')).toThrow(`seed.json: ${message}`);
   });

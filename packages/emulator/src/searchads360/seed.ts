@@ -27,6 +27,7 @@ import {
   type SearchAds360State,
   writableWorld,
 } from './state.js';
+import { SEARCHADS360_SPEC_ID } from './state-schema.js';
 
 export interface SeedEntity {
   id: string;
@@ -105,7 +106,6 @@ const entity = (extra: Record<string, object> = {}) => ({
   properties: { id: ID, name: { type: 'string' }, newId: ID, ...extra },
 });
 const list = (items: object) => ({ type: 'array', items });
-const DEVICE_TYPES = ['DESKTOP', 'HIGH_END_MOBILE', 'TABLET', 'OTHER_DEVICE'];
 
 /** The JSON schema of the section, for the seed file's shape check (src/seed.ts). */
 export const SEARCHADS360_SEED_SCHEMA = {
@@ -172,7 +172,9 @@ export const SEARCHADS360_SEED_SCHEMA = {
                     adId: ID,
                     criterionId: ID,
                     productGroupId: ID,
-                    deviceType: { enum: DEVICE_TYPES },
+                    deviceType: {
+                      $ref: `${SEARCHADS360_SPEC_ID}#/components/schemas/Conversion/properties/deviceType`,
+                    },
                   },
                 }),
               },
