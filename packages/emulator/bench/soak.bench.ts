@@ -55,6 +55,8 @@ const round1 = (n: number) => Math.round(n * 10) / 10;
 
 interface Planned extends Request {
   operation: string;
+  /** Always text here (the spec's JSON examples). */
+  body?: string;
 }
 
 /** The Calendar part of the mix, by weight (how often it comes in one pass of the sequence). */
