@@ -103,6 +103,11 @@ export class Persistence {
     return { state: this.store.state, revision: this.store.state.revision };
   }
 
+  /** Whether the state moved since `mark` (a write, a reset or a load). */
+  changedSince(mark: StateMark): boolean {
+    return !same(mark, this.mark());
+  }
+
   /** Whether the file holds the state as it is now. */
   isDurable(): boolean {
     return same(this.durable, this.mark());

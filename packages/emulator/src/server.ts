@@ -19,7 +19,7 @@ import { ApiError, methodNotAllowed, notImplemented, pathNotFound } from './erro
 import type { Context, Reply } from './handlers/context.js';
 import { bodyBytes } from './json.js';
 import { Notifier, type NotifierOptions } from './notifier.js';
-import { Persistence, type PersistOptions } from './persist.js';
+import { Persistence, type PersistOptions, type StateMark } from './persist.js';
 import { QUOTA_COST_HEADER, QUOTA_USED_HEADER, QuotaMeter } from './quota.js';
 import { createServices, type Service, type Services } from './services.js';
 import type { ApiName, ApiSpec, JsonObject, OperationSpec } from './spec.js';
@@ -247,11 +247,11 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
     if (route.kind === 'noMethod') throw methodNotAllowed(method, url.pathname, route.allowed);
     const op = route.operation;
     let quotaHeaders: Record<string, string> = {};
-    let before: ReturnType<typeof stateMark> | undefined;
+    let before: StateMark | undefined;
     try {
       const body = await readBody(request);
       // From here to the answer nothing awaits, so what changes in the state is this request's.
-      before = stateMark();
+      before = persistence?.mark();
       const token = readBearer(request.headers.authorization, url.searchParams.get('access_token'));
       // Strict mode and the rate limit refuse before the request is charged or validated.
       const user = store.user(access.admit(token, service.name, op));
@@ -277,7 +277,7 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
       if (error instanceof ApiError) throw Object.assign(error, { operationId: op.id, quotaHeaders });
       throw error;
     } finally {
-      if (before) effect.wrote = changedSince(before);
+      if (before) effect.wrote = persistence?.changedSince(before) ?? false;
     }
   }
 
@@ -295,12 +295,12 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
         };
       if (url.pathname === CONTROL_PREFIX || url.pathname.startsWith(`${CONTROL_PREFIX}/`)) {
         const body = await readBody(request);
-        const before = stateMark();
+        const before = persistence?.mark();
         try {
           const result = handleControl(control, method, url.pathname, body);
           return { status: result.status, headers: {}, body: result.body };
         } finally {
-          effect.wrote = changedSince(before);
+          if (before) effect.wrote = persistence?.changedSince(before) ?? false;
         }
       }
       const service = services.forPath(url.pathname);
@@ -390,10 +390,6 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
       };
     }
   }
-
-  const stateMark = () => ({ state: store.state, revision: store.state.revision });
-  const changedSince = (mark: { state: State; revision: number }) =>
-    store.state !== mark.state || store.state.revision !== mark.revision;
 
   const server = createServer((request, response) => {
     const effect = { wrote: false };
