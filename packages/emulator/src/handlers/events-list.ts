@@ -89,9 +89,13 @@ function expandAll(
 }
 
 /** Whether an event matches the query's filters (all but paging and sync). */
-function eventFilter(context: Context, syncing: boolean, zone: string): (record: EventRecord) => boolean {
+function eventFilter(
+  context: Context,
+  syncing: boolean,
+  zone: string,
+  { min, max }: { min?: number; max?: number },
+): (record: EventRecord) => boolean {
   const { query } = context.request;
-  const { min, max } = windowOf(context);
   const updatedMin = text(query, 'updatedMin');
   const terms = (text(query, 'q') ?? '').toLowerCase().split(/\s+/).filter(Boolean);
   const uid = text(query, 'iCalUID');
@@ -144,7 +148,7 @@ export const eventsListHandler: Handler = (context) => {
   const stored = store.state.events[calendar.id] ?? {};
   const { min, max } = windowOf(context);
   const singleEvents = flag(request.query, 'singleEvents');
-  const accepts = eventFilter(context, since !== undefined, zone);
+  const accepts = eventFilter(context, since !== undefined, zone, { min, max });
   const pageToken = text(request.query, 'pageToken');
   const paging = {
     state: store.state,
