@@ -2,22 +2,44 @@
  * Serializing answers. Most of the work of an events.list answer is turning its items into
  * JSON and the JSON into UTF-8 bytes, and the items are stored events, which never change
  * once stored (a write stores a new resource object). Their bytes are kept per object, so a
- * page is mostly copied, not serialized and encoded again. Only arrays marked as StoredItems
- * get this; anything else is serialized as usual.
+ * page is mostly copied, not serialized and encoded again. Only arrays marked with
+ * `storedItems` get this; anything else is serialized as usual.
  */
+import { randomBytes } from 'node:crypto';
 import type { JsonObject } from './spec.js';
+
+/**
+ * While `bodyBytes` serializes, a stored array stands in the JSON text as a marker (a string
+ * no client can write: it holds a random nonce between control characters) and is noted, so
+ * one JSON.stringify writes everything around the arrays and the arrays are copied from their
+ * kept bytes. At any other time it is serialized as the array it is.
+ */
+const NONCE = randomBytes(8).toString('hex');
+let noted: StoredItems[] | undefined;
+
+function storedToJSON(this: StoredItems): unknown {
+  if (noted === undefined) return this;
+  noted.push(this);
+  return `\u0001${NONCE}\u0001`;
+}
+
+/** The marker as JSON.stringify writes it. */
+const MARKER = JSON.stringify(`\u0001${NONCE}\u0001`);
 
 /**
  * An array of stored resources, answered as they are stored: the objects must not be changed
  * after they are put in one (stored events are replaced, never changed in place).
  */
-export class StoredItems extends Array<JsonObject> {}
+export type StoredItems = JsonObject[] & { toJSON(): unknown };
 
-export function storedItems(items: Iterable<JsonObject>): StoredItems {
-  const out = new StoredItems();
-  for (const item of items) out.push(item);
-  return out;
+/** Marks `items` (and returns it) as stored resources whose kept bytes may be answered. */
+export function storedItems(items: JsonObject[]): StoredItems {
+  Object.defineProperty(items, 'toJSON', { value: storedToJSON });
+  return items as StoredItems;
 }
+
+export const isStoredItems = (value: unknown): value is StoredItems =>
+  Array.isArray(value) && (value as Partial<StoredItems>).toJSON === storedToJSON;
 
 const kept = new WeakMap<JsonObject, Buffer>();
 
@@ -30,34 +52,96 @@ function itemBytes(item: JsonObject): Buffer {
   return bytes;
 }
 
-const COMMA = Buffer.from(',');
-const CLOSE = Buffer.from(']');
+/**
+ * Answer bytes are written into reused buffers: a buffer taken fresh from the allocator for
+ * every answer was cold memory for the kernel to copy from (and for a large one, fresh pages),
+ * which cost more than building the answer. A buffer goes back to the pool once the socket has
+ * taken its bytes (`releaseBytes`, from the answer's finish); one never given back (a
+ * connection lost mid-answer) is simply collected.
+ */
+const MIN_CAPACITY = 4096;
+/** Larger answers get a buffer of their own. */
+const MAX_POOLED = 1024 * 1024;
+/** Free buffers kept per capacity; more than that many answers in flight at once is rare. */
+const MAX_FREE = 32;
+const free = new Map<number, ArrayBuffer[]>();
+/** The pool's buffers lent out and not yet given back, so that none is given back twice. */
+const lent = new WeakSet<ArrayBuffer>();
+
+function take(size: number): Buffer {
+  if (size > MAX_POOLED) return Buffer.allocUnsafeSlow(size);
+  let capacity = MIN_CAPACITY;
+  while (capacity < size) capacity *= 2;
+  const memory = free.get(capacity)?.pop() ?? new ArrayBuffer(capacity);
+  lent.add(memory);
+  return Buffer.from(memory, 0, size);
+}
 
 /**
- * The UTF-8 bytes of JSON.stringify(body), using the kept bytes of the items of StoredItems at
- * the top level of an object body.
+ * Gives the buffer of an answer of `bodyBytes` back for reuse, once nothing reads it any more
+ * (the socket has written it). Buffers not from the pool are left alone.
+ */
+export function releaseBytes(bytes: Buffer): void {
+  const memory = bytes.buffer;
+  if (!(memory instanceof ArrayBuffer) || !lent.delete(memory)) return;
+  let list = free.get(memory.byteLength);
+  if (!list) {
+    list = [];
+    free.set(memory.byteLength, list);
+  }
+  if (list.length < MAX_FREE) list.push(memory);
+}
+
+/** The UTF-8 bytes of a string, in a buffer of the pool. */
+function textBytes(text: string): Buffer {
+  const out = take(Buffer.byteLength(text));
+  out.write(text, 0);
+  return out;
+}
+
+/**
+ * The UTF-8 bytes of JSON.stringify(body), using the kept bytes of the items of stored items
+ * (storedItems) wherever they are in the body. The buffer is the pool's: give it back with
+ * `releaseBytes` once it is written, or keep it (it is then never reused).
  */
 export function bodyBytes(body: unknown): Buffer {
-  if (typeof body !== 'object' || body === null || Array.isArray(body))
-    return Buffer.from(JSON.stringify(body) ?? 'null');
-  let stored = false;
-  for (const value of Object.values(body)) if (value instanceof StoredItems) stored = true;
-  if (!stored) return Buffer.from(JSON.stringify(body));
-  const chunks: Buffer[] = [];
-  let text = '{';
-  for (const [key, value] of Object.entries(body)) {
-    if (value === undefined) continue;
-    if (text !== '{' || chunks.length > 0) text += ',';
-    if (value instanceof StoredItems) {
-      chunks.push(Buffer.from(`${text}${JSON.stringify(key)}:[`));
-      text = '';
-      value.forEach((item, i) => {
-        if (i > 0) chunks.push(COMMA);
-        chunks.push(itemBytes(item));
-      });
-      chunks.push(CLOSE);
-    } else text += `${JSON.stringify(key)}:${JSON.stringify(value)}`;
+  const arrays: StoredItems[] = [];
+  noted = arrays;
+  let json: string;
+  try {
+    json = JSON.stringify(body) ?? 'null';
+  } finally {
+    noted = undefined;
   }
-  chunks.push(Buffer.from(`${text}}`));
-  return Buffer.concat(chunks);
+  if (arrays.length === 0) return textBytes(json);
+  // The text around each array, and the array's items.
+  const texts: string[] = [];
+  const items: Buffer[][] = [];
+  let size = 0;
+  let from = 0;
+  for (const array of arrays) {
+    const at = json.indexOf(MARKER, from);
+    const text = json.slice(from, at);
+    texts.push(text);
+    size += Buffer.byteLength(text) + 2 + Math.max(array.length - 1, 0);
+    const bytes = array.map(itemBytes);
+    for (const one of bytes) size += one.length;
+    items.push(bytes);
+    from = at + MARKER.length;
+  }
+  const tail = json.slice(from);
+  size += Buffer.byteLength(tail);
+  const out = take(size);
+  let at = 0;
+  texts.forEach((text, i) => {
+    at += out.write(text, at);
+    out[at++] = 0x5b; // [
+    (items[i] as Buffer[]).forEach((bytes, j) => {
+      if (j > 0) out[at++] = 0x2c; // ,
+      at += bytes.copy(out, at);
+    });
+    out[at++] = 0x5d; // ]
+  });
+  out.write(tail, at);
+  return out;
 }
