@@ -13,6 +13,7 @@
  *
  * Candidates are a superset of the events in the window: the caller still filters them.
  */
+import { own } from './own.js';
 import { isObject, type JsonObject } from './spec.js';
 import type { EventRecord } from './state.js';
 import { compare, type SortKey } from './tokens.js';
@@ -222,11 +223,16 @@ export class EventOrderIndex {
     this.keyOfId.set(id, after);
   }
 
-  /** The events in key order, from the first one whose key is after `after`. */
-  *from(after?: SortKey): Generator<EventRecord> {
-    for (let i = after ? this.position(after) : 0; i < this.ids.length; i++) {
-      const id = this.ids[i] as string;
-      if (Object.hasOwn(this.events, id)) yield this.events[id] as EventRecord;
+  /**
+   * Visits the events in key order, from the first one whose key is after `after`, until
+   * `visit` returns false. (A callback rather than a generator: a page is read on every list
+   * request, and resuming a generator for each event cost more than the rest of the page.)
+   */
+  each(after: SortKey | undefined, visit: (record: EventRecord) => boolean): void {
+    const { ids, events } = this;
+    for (let i = after ? this.position(after) : 0; i < ids.length; i++) {
+      const record = own(events, ids[i] as string);
+      if (record !== undefined && !visit(record)) return;
     }
   }
 }

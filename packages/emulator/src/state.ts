@@ -103,6 +103,17 @@ export function nextRevision(state: State): number {
   return state.revision;
 }
 
+let lastIso: { time: number; text: string } = { time: Number.NaN, text: '' };
+
+/**
+ * A time (ms since 1970) as RFC 3339 with milliseconds. The last one is kept: lists answer the
+ * state's last write time on every request, and formatting a date is not free.
+ */
+export function isoTime(time: number): string {
+  if (lastIso.time !== time) lastIso = { time, text: new Date(time).toISOString() };
+  return lastIso.text;
+}
+
 /** Now as RFC 3339 with milliseconds, always later than the previous call. */
 export function now(state: State): string {
   const time = Math.max(Date.now(), state.lastTime + 1);

@@ -91,24 +91,20 @@ export interface Page<T> {
 interface Position {
   /** Items written after this revision are left out (they come with the next sync). */
   upTo: number;
-  since?: number;
-  after?: SortKey;
+  since: number | undefined;
+  after: SortKey | undefined;
 }
 
 function positionOf<T>(request: Omit<PageRequest<T>, 'items'>): Position {
   const { state, scope } = request;
   if (request.pageToken === undefined)
-    return { upTo: state.revision, ...(request.since !== undefined ? { since: request.since } : {}) };
+    return { upTo: state.revision, since: request.since, after: undefined };
   const cursor = decode(request.pageToken) as Partial<PageCursor> | undefined;
   if (!cursor || cursor.s !== scope || cursor.e !== state.epoch || !Array.isArray(cursor.after))
     throw invalidParameter('pageToken', 'not a page token of this list (or of a state before a reset)');
   if (cursor.f !== request.fingerprint)
     throw invalidParameter('pageToken', 'the other parameters must stay unchanged while paging');
-  return {
-    upTo: cursor.u ?? state.revision,
-    ...(cursor.since !== undefined ? { since: cursor.since } : {}),
-    after: cursor.after,
-  };
+  return { upTo: cursor.u ?? state.revision, since: cursor.since, after: cursor.after };
 }
 
 /** The page's answer: a page token after its last item when more follow, else a sync token. */
@@ -159,8 +155,11 @@ export function paginate<T>(request: PageRequest<T>): Page<T> {
 }
 
 export interface OrderedPageRequest<T> extends Omit<PageRequest<T>, 'items'> {
-  /** Every item of the list in `keyOf` order, starting after `after` (all of them without it). */
-  inOrder(after?: SortKey): Iterable<T>;
+  /**
+   * Visits every item of the list in `keyOf` order, starting after `after` (all of them
+   * without it), until `visit` returns false.
+   */
+  each(after: SortKey | undefined, visit: (item: T) => boolean): void;
   /** Whether an item matches the query (the filters other than paging and sync). */
   accepts(item: T): boolean;
 }
@@ -173,21 +172,25 @@ export interface OrderedPageRequest<T> extends Omit<PageRequest<T>, 'items'> {
 export function paginateInOrder<T>(request: OrderedPageRequest<T>): Page<T> {
   const position = positionOf(request);
   const page: T[] = [];
-  for (const item of request.inOrder(position.after)) {
-    if (!written(request, position, item) || !request.accepts(item)) continue;
-    if (page.length === request.maxResults) return pageOf(request, position, page, true);
+  let more = false;
+  request.each(position.after, (item) => {
+    if (!written(request, position, item) || !request.accepts(item)) return true;
+    if (page.length === request.maxResults) {
+      more = true;
+      return false;
+    }
     page.push(item);
-  }
-  return pageOf(request, position, page, false);
+    return true;
+  });
+  return pageOf(request, position, page, more);
 }
 
-/** The parameters of a list request that must not change between its pages. */
-export function fingerprint(query: Record<string, unknown>, ignore: string[]): string {
-  const skip = new Set(['pageToken', 'maxResults', 'fields', 'prettyPrint', 'quotaUser', ...ignore]);
-  return JSON.stringify(
-    Object.keys(query)
-      .filter((key) => !skip.has(key))
-      .sort()
-      .map((key) => [key, query[key]]),
-  );
+/** Parameters that may change between the pages of a list. */
+const PAGING = new Set(['pageToken', 'maxResults', 'fields', 'prettyPrint', 'quotaUser']);
+
+/** The parameters of a list request that must not change between its pages (`ignore`: others that may). */
+export function fingerprint(query: Record<string, unknown>, ignore: readonly string[]): string {
+  const kept = Object.keys(query).filter((key) => !PAGING.has(key) && !ignore.includes(key));
+  if (kept.length === 0) return '[]';
+  return JSON.stringify(kept.sort().map((key) => [key, query[key]]));
 }

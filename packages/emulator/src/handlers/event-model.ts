@@ -103,10 +103,12 @@ export function checkIfMatch(context: Context, record: EventRecord): void {
  * An event as a caller with the given role sees it: a free/busy reader sees only when it is
  * busy, and without private access a private event shows only its times.
  */
+const READER = roleRank('reader');
+const WRITER = roleRank('writer');
+
 export function eventView(resource: JsonObject, role: Role): JsonObject {
-  const limited =
-    roleRank(role) < roleRank('reader') ||
-    (roleRank(role) < roleRank('writer') && resource.visibility === 'private');
+  const rank = roleRank(role);
+  const limited = rank < READER || (rank < WRITER && resource.visibility === 'private');
   if (!limited) return resource;
   const out: JsonObject = {};
   for (const key of ['kind', 'etag', 'id', 'status', 'start', 'end', 'recurringEventId', 'originalStartTime'])

@@ -9,7 +9,7 @@ import { creationOrder } from '../event-index.js';
 import { storedItems } from '../json.js';
 import { own } from '../own.js';
 import { isObject, type Json, type JsonObject } from '../spec.js';
-import type { EventRecord } from '../state.js';
+import { type EventRecord, isoTime } from '../state.js';
 import { fingerprint, type Page, paginate, paginateInOrder, readSyncToken, type SortKey } from '../tokens.js';
 import { type Context, flag, type Handler, maxResults, strings, text } from './context.js';
 import { eventView, instant } from './event-model.js';
@@ -55,8 +55,13 @@ function matchesProperties(
   return isObject(extended) && filters.every(([name, value]) => extended[name] === value);
 }
 
+interface Window {
+  min: number | undefined;
+  max: number | undefined;
+}
+
 /** The timeMin/timeMax window of a query, checked. */
-function windowOf(context: Context): { min?: number; max?: number } {
+function windowOf(context: Context): Window {
   const { query } = context.request;
   const timeMin = text(query, 'timeMin');
   const timeMax = text(query, 'timeMax');
@@ -64,7 +69,7 @@ function windowOf(context: Context): { min?: number; max?: number } {
   const max = timeMax ? Date.parse(timeMax) : undefined;
   if (min !== undefined && max !== undefined && max <= min)
     throw badRequest('invalid', 'timeMax must be later than timeMin', 'timeMax');
-  return { ...(min !== undefined ? { min } : {}), ...(max !== undefined ? { max } : {}) };
+  return { min, max };
 }
 
 /** The instances of the recurring events among `events` (not cancelled) in the window, exceptions left to their own records. */
@@ -93,11 +98,12 @@ function eventFilter(
   context: Context,
   syncing: boolean,
   zone: string,
-  { min, max }: { min?: number; max?: number },
+  { min, max }: Window,
 ): (record: EventRecord) => boolean {
   const { query } = context.request;
   const updatedMin = text(query, 'updatedMin');
-  const terms = (text(query, 'q') ?? '').toLowerCase().split(/\s+/).filter(Boolean);
+  const q = text(query, 'q');
+  const terms = q ? q.toLowerCase().split(/\s+/).filter(Boolean) : [];
   const uid = text(query, 'iCalUID');
   const types = strings(query, 'eventTypes');
   const privateFilters = propertyFilters(query, 'private');
@@ -146,18 +152,18 @@ export const eventsListHandler: Handler = (context) => {
         : creationOrder(event);
   const zone = String(calendar.resource.timeZone ?? 'UTC');
   const stored = store.state.events[calendar.id] ?? {};
-  const { min, max } = windowOf(context);
+  const window = windowOf(context);
+  const { min, max } = window;
   const singleEvents = flag(request.query, 'singleEvents');
-  const accepts = eventFilter(context, since !== undefined, zone, { min, max });
-  const pageToken = text(request.query, 'pageToken');
+  const accepts = eventFilter(context, since !== undefined, zone, window);
   const paging = {
     state: store.state,
     scope,
     revisionOf: (event: EventRecord) => event.revision,
     keyOf,
     maxResults: maxResults(context),
-    ...(pageToken !== undefined ? { pageToken } : {}),
-    ...(since !== undefined ? { since } : {}),
+    pageToken: text(request.query, 'pageToken'),
+    since,
     fingerprint: fingerprint(request.query, op.sync ? [op.sync.syncTokenParameter] : []),
   };
   let page: Page<EventRecord>;
@@ -165,7 +171,7 @@ export const eventsListHandler: Handler = (context) => {
     // The whole calendar in the default order (a full sync, say): read from the page's
     // position in the order index instead of sorting every event for every page.
     const index = store.orderIndex(stored);
-    page = paginateInOrder({ ...paging, inOrder: (after) => index.from(after), accepts });
+    page = paginateInOrder({ ...paging, each: (after, visit) => index.each(after, visit), accepts });
   } else {
     // With a time window, only the events the time index places near it (a superset; the
     // filters decide), instead of every event of the calendar.
@@ -180,21 +186,19 @@ export const eventsListHandler: Handler = (context) => {
     if (singleEvents) all = expandAll(all, stored, zone, min, max);
     page = paginate({ ...paging, items: all.filter(accepts) });
   }
-  const latest = Math.max(store.state.lastTime, 0);
-  return {
-    body: {
-      kind: 'calendar#events',
-      etag: `"${store.state.epoch}-${store.state.revision}"`,
-      summary: String(calendar.resource.summary ?? calendar.id),
-      updated: new Date(latest).toISOString(),
-      timeZone: String(calendar.resource.timeZone ?? 'UTC'),
-      accessRole: role,
-      defaultReminders: [],
-      items: storedItems(page.items.map((event) => eventView(event.resource, role))),
-      ...(page.nextPageToken ? { nextPageToken: page.nextPageToken } : {}),
-      ...(page.nextSyncToken ? { nextSyncToken: page.nextSyncToken } : {}),
-    },
+  const body: JsonObject = {
+    kind: 'calendar#events',
+    etag: `"${store.state.epoch}-${store.state.revision}"`,
+    summary: String(calendar.resource.summary ?? calendar.id),
+    updated: isoTime(Math.max(store.state.lastTime, 0)),
+    timeZone: zone,
+    accessRole: role,
+    defaultReminders: [],
+    items: storedItems(page.items.map((event) => eventView(event.resource, role))),
   };
+  if (page.nextPageToken) body.nextPageToken = page.nextPageToken;
+  if (page.nextSyncToken) body.nextSyncToken = page.nextSyncToken;
+  return { body };
 };
 
 /** events.instances: the instances of one recurring event, exceptions included, in time order. */
@@ -249,7 +253,7 @@ export const eventsInstancesHandler: Handler = (context) => {
       kind: 'calendar#events',
       etag: `"${store.state.epoch}-${store.state.revision}"`,
       summary: String(calendar.resource.summary ?? calendar.id),
-      updated: new Date(Math.max(store.state.lastTime, 0)).toISOString(),
+      updated: isoTime(Math.max(store.state.lastTime, 0)),
       timeZone: text(request.query, 'timeZone') ?? zone,
       accessRole: role,
       defaultReminders: [],
