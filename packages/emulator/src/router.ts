@@ -55,29 +55,49 @@ export function createRouter(operations: OperationSpec[]): Router {
     }
     route.byMethod.set(operation.method, operation);
   }
-  const routes = [...byPath.values()].sort((a, b) => b.literals - a.literals);
+  // By number of segments, each list with the most literal segments first.
+  const bySize = new Map<number, Route[]>();
+  for (const route of [...byPath.values()].sort((a, b) => b.literals - a.literals)) {
+    const list = bySize.get(route.segments.length) ?? [];
+    list.push(route);
+    bySize.set(route.segments.length, list);
+  }
 
   return {
     route(method, path) {
-      const fragments = path.split('/').slice(1).map(decode);
+      const fragments = path
+        .split('/')
+        .slice(1)
+        .map((fragment) => (fragment.includes('%') ? decode(fragment) : fragment));
       const allowed = new Set<string>();
-      for (const route of routes) {
-        if (route.segments.length !== fragments.length) continue;
-        const params: Record<string, string> = {};
-        const matches = route.segments.every((segment, i) => {
-          const fragment = fragments[i];
-          // An empty segment matches no template: Google answers `/calendars//events` with 404.
-          if (fragment === undefined || fragment === '') return false;
-          if (segment.literal !== undefined) return segment.literal === fragment;
-          params[segment.name as string] = fragment;
-          return true;
-        });
-        if (!matches) continue;
+      for (const route of bySize.get(fragments.length) ?? []) {
+        if (!matches(route, fragments)) continue;
         const operation = route.byMethod.get(method);
-        if (operation) return { kind: 'operation', operation, pathParams: params };
+        if (operation) return { kind: 'operation', operation, pathParams: paramsOf(route, fragments) };
         for (const verb of route.byMethod.keys()) allowed.add(verb);
       }
       return allowed.size > 0 ? { kind: 'noMethod', allowed: [...allowed].sort() } : { kind: 'noPath' };
     },
   };
+}
+
+/** Whether decoded path segments fit a route's template (as many segments as it has). */
+function matches(route: Route, fragments: (string | undefined)[]): boolean {
+  const { segments } = route;
+  for (let i = 0; i < segments.length; i++) {
+    const fragment = fragments[i];
+    // An empty segment matches no template: Google answers `/calendars//events` with 404.
+    if (fragment === undefined || fragment === '') return false;
+    const { literal } = segments[i] as Segment;
+    if (literal !== undefined && literal !== fragment) return false;
+  }
+  return true;
+}
+
+function paramsOf(route: Route, fragments: (string | undefined)[]): Record<string, string> {
+  const params: Record<string, string> = {};
+  route.segments.forEach((segment, i) => {
+    if (segment.name !== undefined) params[segment.name] = fragments[i] as string;
+  });
+  return params;
 }
