@@ -103,22 +103,33 @@ export function nextRevision(state: State): number {
   return state.revision;
 }
 
-let lastIso: { time: number; text: string } = { time: Number.NaN, text: '' };
+/** The last time formatted, and the whole second it is in (its text up to the seconds). */
+let lastIso = { time: Number.NaN, text: '', second: Number.NaN, prefix: '' };
 
 /**
- * A time (ms since 1970) as RFC 3339 with milliseconds. The last one is kept: lists answer the
- * state's last write time on every request, and formatting a date is not free.
+ * A time (ms since 1970) as RFC 3339 with milliseconds, as Date#toISOString writes it. Every
+ * write and every list formats one, mostly in the same second as the one before: the text of
+ * that second is kept and only the milliseconds are written.
  */
 export function isoTime(time: number): string {
-  if (lastIso.time !== time) lastIso = { time, text: new Date(time).toISOString() };
-  return lastIso.text;
+  if (time === lastIso.time) return lastIso.text;
+  const second = Math.floor(time / 1000);
+  if (second !== lastIso.second || !Number.isInteger(time)) {
+    const text = new Date(time).toISOString();
+    lastIso = { time, text, second, prefix: text.slice(0, -4) };
+    return text;
+  }
+  const text = `${lastIso.prefix}${String(time - second * 1000).padStart(3, '0')}Z`;
+  lastIso.time = time;
+  lastIso.text = text;
+  return text;
 }
 
 /** Now as RFC 3339 with milliseconds, always later than the previous call. */
 export function now(state: State): string {
   const time = Math.max(Date.now(), state.lastTime + 1);
   state.lastTime = time;
-  return new Date(time).toISOString();
+  return isoTime(time);
 }
 
 /** A quoted etag, unique across writes and across resets (the epoch is in it). */
