@@ -213,7 +213,7 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
     // so that a channel the handler opens hears only of later ones. With no channel open
     // (most of the time) there is no one to tell.
     if (notifier.channels.size > 0) notifier.dispatch(store.drainChanges());
-    else store.changes.clear();
+    else store.dropChanges();
     try {
       return handler(context);
     } finally {
@@ -221,7 +221,7 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
       if (notifier.channels.size > 0) {
         const changes = store.drainChanges();
         if (changes.size > 0) setImmediate(() => notifier.dispatch(changes));
-      } else store.changes.clear();
+      } else store.dropChanges();
     }
   }
 

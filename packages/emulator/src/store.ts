@@ -89,6 +89,12 @@ export class Store {
     if (this.changes.get(key) !== 'not_exists') this.changes.set(key, change);
   }
 
+  /** Forgets the changes recorded (no channel is open to hear of them). */
+  dropChanges(): void {
+    // Clearing a Map makes it a new table: only when there is something to clear.
+    if (this.changes.size > 0) this.changes.clear();
+  }
+
   /** The changes recorded since the last call. */
   drainChanges(): ReadonlyMap<string, ChangeState> {
     if (this.changes.size === 0) return NO_CHANGES;

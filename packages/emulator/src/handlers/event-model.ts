@@ -50,25 +50,11 @@ export function instant(value: Json | undefined): number | undefined {
 
 /** start and end must each be a date or a time, of the same kind, and end not before start. */
 export function checkTimes(event: JsonObject): void {
-  for (const field of ['start', 'end'] as const) {
-    const value = event[field];
-    const kinds = isObject(value) ? ['date', 'dateTime'].filter((key) => value[key] !== undefined) : [];
-    if (kinds.length !== 1)
-      throw badRequest('invalid', `${field} needs exactly one of date and dateTime`, field);
-  }
-  const start = event.start as JsonObject;
-  const end = event.end as JsonObject;
-  // The formats let through what no clock has (a leap second, `T23:59:60Z`); order and
-  // windows need a time.
-  for (const [field, value] of [
-    ['start', start],
-    ['end', end],
-  ] as const)
-    if (Number.isNaN(instant(value)))
-      throw badRequest('invalid', `${field} is not a date or time that can be placed in time`, field);
-  if ((start.date === undefined) !== (end.date === undefined))
+  const start = timeOf(event, 'start');
+  const end = timeOf(event, 'end');
+  if ((start.value.date === undefined) !== (end.value.date === undefined))
     throw badRequest('invalid', 'start and end must both be dates or both be date-times', 'end');
-  if ((instant(end) as number) < (instant(start) as number))
+  if (end.at < start.at)
     throw new ApiError(400, [
       {
         domain: 'calendar',
@@ -78,6 +64,19 @@ export function checkTimes(event: JsonObject): void {
         locationType: 'parameter',
       },
     ]);
+}
+
+/** An event's start or end, which must be exactly one of a date and a time, and placeable in time. */
+function timeOf(event: JsonObject, field: 'start' | 'end'): { value: JsonObject; at: number } {
+  const value = event[field];
+  if (!isObject(value) || (value.date === undefined) === (value.dateTime === undefined))
+    throw badRequest('invalid', `${field} needs exactly one of date and dateTime`, field);
+  // The formats let through what no clock has (a leap second, `T23:59:60Z`); order and
+  // windows need a time.
+  const at = instant(value);
+  if (at === undefined || Number.isNaN(at))
+    throw badRequest('invalid', `${field} is not a date or time that can be placed in time`, field);
+  return { value, at };
 }
 
 /** The type-specific properties of the spec: `<eventType>Properties` fields of Event. */

@@ -104,8 +104,10 @@ export const eventHandlers: Record<string, Handler> = {
     const calendar = calendarOf(context);
     const fields = context.tools.writable(context.request.body, EVENT);
     delete fields.organizer;
-    const id = typeof fields.id === 'string' ? fields.id : newEventId();
-    checkEventId(id);
+    const chosen = typeof fields.id === 'string' ? fields.id : undefined;
+    // An id the client chose must be one Google would take; ours always are.
+    if (chosen !== undefined) checkEventId(chosen);
+    const id = chosen ?? newEventId();
     if (own(context.store.state.events[calendar.id], id))
       throw duplicate('The requested identifier already exists.');
     checkTimes(fields);
