@@ -398,14 +398,22 @@ with autocannon). ${ratios
           `For ${r.operation}, ${GOALS.ratio}× the mock is ${r.goalRps} req/s; the ceiling reached ${r.ceilingRps} req/s (${r.ceilingRatio}× the mock), and the emulator ${r.share}% of the ceiling.`,
       )
       .join(' ')} ${
-      ratios.every((r) => r.ceilingRps >= r.goalRps)
-        ? `The ceiling is above the goal, so the machine does not stand in the way: what is missing
+      ratios.every((r) => r.ratio >= GOALS.ratio)
+        ? `Between the emulator and the ceiling is the emulator's own work per request (routing,
+authentication, validation against the spec, the handler, serializing a real page of ${PAGE} stored
+events: ${find('events.list', 'gspec emulator').bytes} bytes, where the mock sends a fixed example of ${find('events.list', 'Prism mock').bytes}).`
+        : ratios.every((r) => r.ceilingRps >= r.goalRps)
+          ? `The ceiling is above the goal, so the machine does not stand in the way: what is missing
 is the emulator's own work per request (routing, authentication, validation against the spec,
 the handler, serializing a real page of ${PAGE} stored events: ${find('events.list', 'gspec emulator').bytes} bytes, where the mock
 sends a fixed example of ${find('events.list', 'Prism mock').bytes}).`
-        : `Where the ceiling is under ${GOALS.ratio}× the mock, no server that sends the emulator's answers
+          : `Where the ceiling is under ${GOALS.ratio}× the mock, no server that sends the emulator's answers
 can meet the goal on this machine.`
-    } The latency goal (p99 < ${GOALS.p99Ms} ms) holds for both operations. The
+    } On a machine this size the work per request counts more than its time: while the server
+works, the load generator waits, and every answer written to a waiting client has to wake it, which
+costs more than the answer. The emulator therefore writes the answers of the requests that
+arrived together at the end of the event loop's turn (decision 0033), and so does the ceiling.
+The latency goal (p99 < ${GOALS.p99Ms} ms) ${ratios.every((r) => r.p99 < GOALS.p99Ms) ? 'holds for both operations' : 'does not hold for every operation'}. The
 absolute figures are lower than on a dedicated host; the ratios are measured in the same run.
 `;
     writeBenchSection('emulator', markdown);
