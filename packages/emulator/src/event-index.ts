@@ -203,6 +203,11 @@ export class EventOrderIndex {
     return low;
   }
 
+  /** The key of an event in the index (its creationOrder when it was last told of it). */
+  keyFor(id: string): SortKey | undefined {
+    return this.keyOfId.get(id);
+  }
+
   /** Puts (or moves) an event after a write; `undefined` takes it out. */
   update(id: string, record: EventRecord | undefined): void {
     const before = this.keyOfId.get(id);

@@ -351,11 +351,10 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
   }
 
   function send(request: IncomingMessage, response: ServerResponse, result: Answer): void {
-    const headers: Record<string, string> = {
-      'access-control-allow-origin': String(request.headers.origin ?? '*'),
-      'access-control-expose-headers': '*',
-      ...result.headers,
-    };
+    // The answer's own headers object (each answer has a new one), with CORS unless it says otherwise.
+    const { headers } = result;
+    headers['access-control-allow-origin'] ??= String(request.headers.origin ?? '*');
+    headers['access-control-expose-headers'] ??= '*';
     // Bytes, encoded once: their length is the Content-Length, and the socket copies them as
     // they are (encoding a large string on every write cost more than building the answer).
     let bytes: Buffer | undefined;

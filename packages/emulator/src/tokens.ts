@@ -154,27 +154,28 @@ export function paginate<T>(request: PageRequest<T>): Page<T> {
   );
 }
 
-export interface OrderedPageRequest<T> extends Omit<PageRequest<T>, 'items'> {
-  /**
-   * Visits every item of the list in `keyOf` order, starting after `after` (all of them
-   * without it), until `visit` returns false.
-   */
-  each(after: SortKey | undefined, visit: (item: T) => boolean): void;
-  /** Whether an item matches the query (the filters other than paging and sync). */
-  accepts(item: T): boolean;
-}
+/**
+ * Visits every item of a list in `keyOf` order, starting after `after` (all of them without
+ * it), until `visit` returns false.
+ */
+export type InOrder<T> = (after: SortKey | undefined, visit: (item: T) => boolean) => void;
 
 /**
  * The same page as `paginate` answers, from items that come sorted (an index): it reads from
  * the position on until the page is full and one more item is found, instead of sorting the
- * whole list.
+ * whole list. `accepts` says whether an item matches the query (the filters other than paging
+ * and sync).
  */
-export function paginateInOrder<T>(request: OrderedPageRequest<T>): Page<T> {
+export function paginateInOrder<T>(
+  request: Omit<PageRequest<T>, 'items'>,
+  each: InOrder<T>,
+  accepts: (item: T) => boolean,
+): Page<T> {
   const position = positionOf(request);
   const page: T[] = [];
   let more = false;
-  request.each(position.after, (item) => {
-    if (!written(request, position, item) || !request.accepts(item)) return true;
+  each(position.after, (item) => {
+    if (!written(request, position, item) || !accepts(item)) return true;
     if (page.length === request.maxResults) {
       more = true;
       return false;
