@@ -100,6 +100,13 @@ export class Notifier {
   }
 
   /** Tells every open channel on a changed collection. */
+  /** Whether a channel watches the resource `key`. */
+  watches(key: string): boolean {
+    if (this.channels.size === 0) return false;
+    for (const channel of this.channels.values()) if (channel.key === key) return true;
+    return false;
+  }
+
   dispatch(changes: ReadonlyMap<string, ChangeState>): void {
     if (changes.size === 0) return;
     for (const channel of [...this.channels.values()]) {

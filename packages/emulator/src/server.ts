@@ -178,6 +178,8 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
     ...(options.rateLimit ? { rateLimit: options.rateLimit } : {}),
   });
   const notifier = new Notifier({ ...options.notifications, ...(options.log ? { log: options.log } : {}) });
+  // Only changes a channel watches are recorded (most writes have no one to tell).
+  store.watched = (key) => notifier.watches(key);
   const control = {
     services,
     store,

@@ -45,6 +45,12 @@ export class Store {
   readonly changes = new Map<string, ChangeState>();
 
   /**
+   * Whether a resource (`events:<calendarId>`...) has a channel watching it: changes of others
+   * are not recorded. Every change is, unless the emulator says who watches (the notifier).
+   */
+  watched: (key: string) => boolean = () => true;
+
+  /**
    * The time index of each calendar's events, keyed by the events object itself: an object
    * replaced (reset, loaded state, deleted calendar) leaves its index unused and collected.
    */
@@ -86,6 +92,7 @@ export class Store {
 
   /** Records that a watched resource changed (or is gone) in this request. */
   touch(key: string, change: ChangeState = 'exists'): void {
+    if (!this.watched(key)) return;
     if (this.changes.get(key) !== 'not_exists') this.changes.set(key, change);
   }
 
