@@ -135,14 +135,19 @@ async function pages(query: Record<string, string | boolean | number>, indexed: 
   }
 }
 
-/** Lists without a time window (read from the order index) page as a sort of every event does. */
+/**
+ * Lists without a time window (read from the order index, recurring events expanded as a page
+ * reaches them with singleEvents) page as an expansion and a sort of every event does.
+ */
 async function samePagesWithAndWithoutIndex(syncToken?: string): Promise<number> {
   let seen = 0;
   const queries: Record<string, string | boolean>[] = [
     {},
     { showDeleted: true },
     { q: 'e1' },
-    ...(syncToken ? [{ syncToken }] : []),
+    { singleEvents: true },
+    { singleEvents: true, showDeleted: true },
+    ...(syncToken ? [{ syncToken }, { syncToken, singleEvents: true }] : []),
   ];
   for (const query of queries) {
     const withIndex = await pages(query, true);

@@ -5,13 +5,15 @@
  * once, when one of its instances falls in the time window.
  */
 import { alreadyDeleted, badRequest, notFound } from '../errors.js';
-import { creationOrder } from '../event-index.js';
+import { creationOrder, type EventOrderIndex } from '../event-index.js';
 import { storedItems } from '../json.js';
 import { own } from '../own.js';
 import { isObject, type Json, type JsonObject } from '../spec.js';
 import { type EventRecord, isoTime } from '../state.js';
 import {
+  compare,
   fingerprint,
+  type InOrder,
   type Page,
   type PageRequest,
   paginate,
@@ -101,6 +103,46 @@ function expandAll(
   return out;
 }
 
+/**
+ * The events of a calendar with recurring events expanded (singleEvents), in the default
+ * order, from the order index: instances share their recurring event's seq, the first part of
+ * the order's key, so the events of one seq are expanded and sorted together, and a page
+ * expands only the recurring events it reaches instead of every one of the calendar.
+ */
+function expandedInOrder(
+  index: EventOrderIndex,
+  stored: Record<string, EventRecord>,
+  zone: string,
+): InOrder<EventRecord> {
+  return (after, visit) => {
+    let group: EventRecord[] = [];
+    let seq: number | undefined;
+    /** Visits the group's events after the cursor in order; false once `visit` says stop. */
+    const visitGroup = (): boolean => {
+      const keyed = group.map((record) => ({ record, key: creationOrder(record) }));
+      keyed.sort((a, b) => compare(a.key, b.key));
+      for (const { record, key } of keyed) {
+        if (after && compare(key, after) <= 0) continue;
+        if (!visit(record)) return false;
+      }
+      return true;
+    };
+    let going = true;
+    // From the start of the cursor's seq: its other instances may still follow it.
+    index.each(after ? [after[0] as number] : undefined, (record) => {
+      if (record.seq !== seq) {
+        going = visitGroup();
+        if (!going) return false;
+        group = [];
+        seq = record.seq;
+      }
+      for (const one of expandAll([record], stored, zone)) group.push(one);
+      return true;
+    });
+    if (going) visitGroup();
+  };
+}
+
 /** Whether an event matches the query's filters (all but paging and sync). */
 function eventFilter(
   context: Context,
@@ -177,13 +219,17 @@ export const eventsListHandler: Handler = (context) => {
     fingerprint: fingerprint(request.query, op.sync ? [op.sync.syncTokenParameter] : []),
   };
   let page: Page<EventRecord>;
-  if (store.useIndexes && orderBy === undefined && !singleEvents && min === undefined && max === undefined) {
+  if (store.useIndexes && orderBy === undefined && min === undefined && max === undefined) {
     // The whole calendar in the default order (a full sync, say): read from the page's
     // position in the order index instead of sorting every event for every page.
     const index = store.orderIndex(stored);
-    // The index has the key of every event it holds; the last of the page needs it.
+    // The index has the key of every event it holds (instances are not in it); the last of
+    // the page needs it.
     paging.keyOf = (event) => index.keyFor(event.id) ?? creationOrder(event);
-    page = paginateInOrder(paging, (after, visit) => index.each(after, visit), accepts);
+    const each: InOrder<EventRecord> = singleEvents
+      ? expandedInOrder(index, stored, zone)
+      : (after, visit) => index.each(after, visit);
+    page = paginateInOrder(paging, each, accepts);
   } else {
     // With a time window, only the events the time index places near it (a superset; the
     // filters decide), instead of every event of the calendar.
