@@ -232,7 +232,7 @@ async function bigCalendar() {
     timeMin: weekStart.toISOString(),
     timeMax: new Date(weekStart.getTime() + 7 * 86_400_000).toISOString(),
   };
-  const queries = [
+  const queries: { label: string; query: Record<string, string | boolean> }[] = [
     { label: 'week, default order', query: { ...week } },
     {
       label: 'week, singleEvents, orderBy=startTime',
