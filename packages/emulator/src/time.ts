@@ -32,8 +32,45 @@ export function isTimeZone(zone: string): boolean {
   }
 }
 
+/**
+ * Offsets by zone and quarter of an hour (of UTC): the offset there when it is the same at the
+ * quarter's first and last millisecond, NaN when a transition falls inside it. Intl is asked
+ * twice per quarter instead of once per instant; recurrence expansion and free/busy read many
+ * instants of the same few quarters. A quarter with a transition inside (most fall on one of
+ * its ends; old ones such as St. John's in 1917, at 05:30:52 UTC, do not) asks Intl for each instant. What no
+ * zone has is two transitions within a quarter of an hour that end where they began.
+ */
+const QUARTER = 15 * 60 * 1000;
+const offsets = new Map<string, Map<number, number>>();
+/** More quarters than that are forgotten at once (about ten years of one zone). */
+const MAX_QUARTERS = 350_000;
+let quarters = 0;
+
 /** The zone's offset from UTC at an instant, in milliseconds. */
 export function offsetAt(zone: string, utc: number): number {
+  const quarter = Math.floor(utc / QUARTER);
+  let offset = offsets.get(zone)?.get(quarter);
+  if (offset === undefined) {
+    // Asked first, so that a zone Intl does not know throws before anything is kept.
+    const first = exactOffsetAt(zone, quarter * QUARTER);
+    offset = first === exactOffsetAt(zone, quarter * QUARTER + QUARTER - 1) ? first : Number.NaN;
+    if (quarters >= MAX_QUARTERS) {
+      offsets.clear();
+      quarters = 0;
+    }
+    let known = offsets.get(zone);
+    if (!known) {
+      known = new Map();
+      offsets.set(zone, known);
+    }
+    known.set(quarter, offset);
+    quarters += 1;
+  }
+  return Number.isNaN(offset) ? exactOffsetAt(zone, utc) : offset;
+}
+
+/** The zone's offset from UTC at an instant, in milliseconds, from Intl. */
+export function exactOffsetAt(zone: string, utc: number): number {
   const parts: Record<string, number> = {};
   for (const part of format(zone).formatToParts(new Date(utc)))
     if (part.type !== 'literal') parts[part.type] = Number(part.value);
