@@ -10,6 +10,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { stopOnSignals } from '@gspec/server-kit';
 import { CONTROL_PREFIX } from './control.js';
 import { PersistError } from './persist.js';
 import { applySeed, readSeedFile, type Seed, SeedError, seedScopeMap, seedUserMap } from './seed.js';
@@ -78,20 +79,11 @@ function rateLimitLine(options: RateLimitOptions): string {
 }
 
 let emulator: Emulator | undefined;
-let stopping = false;
-
-function onSignal(signal: NodeJS.Signals): void {
-  if (stopping) return;
-  stopping = true;
-  process.stdout.write(`\n${signal}: stopping the emulator\n`);
-  const done = () => process.exit(0);
-  if (emulator) emulator.close().then(done, done);
-  else done();
-}
-
 async function main(): Promise<void> {
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
+  stopOnSignals('the emulator', () => {
+    const running = emulator;
+    return running ? () => running.close() : undefined;
+  });
   let values: {
     port?: string;
     host?: string;

@@ -2,33 +2,9 @@
  * Google's JSON error envelope and the errors the emulator answers with. Handlers throw an
  * ApiError; the server turns it into the envelope, so every refusal looks like Google's.
  */
-export interface GoogleErrorItem {
-  domain: string;
-  reason: string;
-  message: string;
-  location?: string;
-  locationType?: 'parameter' | 'header';
-}
+import { type GoogleErrorBody, type GoogleErrorItem, googleError } from '@gspec/server-kit';
 
-export interface GoogleErrorBody {
-  error: { code: number; message: string; status?: string; errors: GoogleErrorItem[] };
-}
-
-const CANONICAL_STATUS: Record<number, string> = {
-  400: 'INVALID_ARGUMENT',
-  401: 'UNAUTHENTICATED',
-  403: 'PERMISSION_DENIED',
-  404: 'NOT_FOUND',
-  405: 'METHOD_NOT_ALLOWED',
-  409: 'ALREADY_EXISTS',
-  410: 'FAILED_PRECONDITION',
-  412: 'FAILED_PRECONDITION',
-  413: 'INVALID_ARGUMENT',
-  429: 'RESOURCE_EXHAUSTED',
-  500: 'INTERNAL',
-  501: 'UNIMPLEMENTED',
-  503: 'UNAVAILABLE',
-};
+export type { GoogleErrorBody, GoogleErrorItem } from '@gspec/server-kit';
 
 export class ApiError extends Error {
   override name = 'ApiError';
@@ -40,10 +16,7 @@ export class ApiError extends Error {
     readonly headers: Record<string, string> = {},
   ) {
     super(message);
-    const canonical = CANONICAL_STATUS[status];
-    this.body = {
-      error: { code: status, message, ...(canonical ? { status: canonical } : {}), errors: items },
-    };
+    this.body = googleError(status, items, message);
   }
 }
 

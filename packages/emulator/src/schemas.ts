@@ -3,8 +3,8 @@
  * is compiled from its JSON pointer with its $refs resolved in place. Also the helpers that
  * read schemas directly: which properties a schema declares, and what of a value is writable.
  */
-import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
-import addFormats from 'ajv-formats';
+import { createAjv as createSpecAjv } from '@gspec/server-kit';
+import type { Ajv2020, ValidateFunction } from 'ajv/dist/2020.js';
 import { type ApiSpec, follow, isObject, type Json, type JsonObject } from './spec.js';
 
 export const SPEC_ID = 'calendar.json';
@@ -22,20 +22,10 @@ export interface SchemaTools {
   resolve(pointer: string): JsonObject;
 }
 
+/** Ajv for the specs (server-kit's, shared with the contract tests), with errors that carry their schema. */
 export function createAjv(): Ajv2020 {
-  // strict off: the spec carries OpenAPI keywords (example, readOnly, x-...) Ajv does not know.
   // verbose: errors carry their schema, so a refusal can say what was refused (`not: {const}`).
-  const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: true, verbose: true });
-  addFormats.default(ajv);
-  ajv.addFormat('int32', {
-    type: 'number',
-    validate: (n: number) => Number.isInteger(n) && n >= -(2 ** 31) && n < 2 ** 31,
-  });
-  ajv.addFormat('int64', { type: 'string', validate: /^-?\d+$/ });
-  ajv.addFormat('double', { type: 'number', validate: () => true });
-  ajv.addFormat('float', { type: 'number', validate: () => true });
-  ajv.addFormat('byte', { type: 'string', validate: () => true });
-  return ajv;
+  return createSpecAjv({ verbose: true });
 }
 
 export function createSchemaTools(spec: ApiSpec): SchemaTools {

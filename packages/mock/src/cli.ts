@@ -9,6 +9,7 @@
  */
 import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { stopOnSignals } from '@gspec/server-kit';
 import { loadApis, MockSetupError, resolveSpecDir } from './apis.js';
 import { type FaultConfig, FaultConfigError, readFaultFile } from './faults.js';
 import { createGateway } from './gateway.js';
@@ -23,21 +24,10 @@ function fail(message: string): never {
 
 /** Set once the server exists; a signal before that simply ends the process. */
 let stopGateway: (() => Promise<void>) | undefined;
-let stopping = false;
-
-function onSignal(signal: NodeJS.Signals): void {
-  if (stopping) return;
-  stopping = true;
-  process.stdout.write(`\n${signal}: stopping the mock\n`);
-  const done = () => process.exit(0);
-  if (stopGateway) stopGateway().then(done, done);
-  else done();
-}
 
 async function main(): Promise<void> {
   // Installed first, so that a signal during start-up is handled like one after it.
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
+  stopOnSignals('the mock', () => stopGateway);
   let values: {
     port?: string;
     host?: string;

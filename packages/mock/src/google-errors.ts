@@ -2,39 +2,9 @@
  * Google's JSON error envelope, and the translation of Prism's problem+json errors into it,
  * so that a client written for the live service reads the mock's errors the same way.
  */
-export interface GoogleErrorItem {
-  domain: string;
-  reason: string;
-  message: string;
-  location?: string;
-  locationType?: 'parameter' | 'header';
-}
+import { type GoogleErrorBody, type GoogleErrorItem, googleError } from '@gspec/server-kit';
 
-export interface GoogleErrorBody {
-  error: { code: number; message: string; status?: string; errors: GoogleErrorItem[] };
-}
-
-const CANONICAL_STATUS: Record<number, string> = {
-  400: 'INVALID_ARGUMENT',
-  401: 'UNAUTHENTICATED',
-  403: 'PERMISSION_DENIED',
-  404: 'NOT_FOUND',
-  409: 'ALREADY_EXISTS',
-  412: 'FAILED_PRECONDITION',
-  413: 'INVALID_ARGUMENT',
-  429: 'RESOURCE_EXHAUSTED',
-  500: 'INTERNAL',
-  503: 'UNAVAILABLE',
-};
-
-export function googleError(
-  code: number,
-  items: GoogleErrorItem[],
-  message = items[0]?.message ?? 'Error',
-): GoogleErrorBody {
-  const status = CANONICAL_STATUS[code];
-  return { error: { code, message, ...(status ? { status } : {}), errors: items } };
-}
+export { type GoogleErrorBody, type GoogleErrorItem, googleError } from '@gspec/server-kit';
 
 export function simpleError(
   code: number,

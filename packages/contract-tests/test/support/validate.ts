@@ -13,18 +13,12 @@
  * Members of `allOf`/`anyOf`/`oneOf`/`not` and component definitions are left alone: they are
  * closed by the value position that uses them.
  */
-import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
-import addFormats from 'ajv-formats';
+import { createAjv } from '@gspec/server-kit';
+import type { ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
 import { type ApiSpec, follow, type Json } from './spec.ts';
 
-const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: true });
-addFormats.default(ajv);
-ajv.addFormat('int32', {
-  type: 'number',
-  validate: (n: number) => Number.isInteger(n) && n >= -(2 ** 31) && n < 2 ** 31,
-});
-ajv.addFormat('int64', { type: 'string', validate: /^-?\d+$/ });
-ajv.addFormat('double', { type: 'number', validate: () => true });
+// The same Ajv and formats as the emulator's request validation.
+const ajv = createAjv();
 
 const isObject = (value: unknown): value is Record<string, Json> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
