@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type Clock, createCalendar, GoogleApiError } from '@gspec/calendar';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { parseSeed, SeedError, seedScopeMap } from '../src/seed.ts';
 import { createEmulator, type Emulator, type EmulatorOptions } from '../src/server.ts';
 import { type ApiName, type ApiSpec, isObject, loadApiSpec, type OperationSpec } from '../src/spec.ts';
@@ -305,8 +305,13 @@ describe('the rate limit', () => {
   const colors = (token = 'ana@example.com') => calendar.call('GET', '/calendar/v3/colors', { token });
   const patchPrimary = (token = 'ana@example.com') =>
     calendar.call('PATCH', '/calendar/v3/calendars/primary', { token, body: { description: 'x' } });
-  const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+  // The clock stands still unless a test moves it: on a loaded machine a few requests can take
+  // longer than the window, and spends would age out while a test is still counting them.
+  beforeEach(() => {
+    vi.useFakeTimers({ toFake: ['Date'], now: Date.parse('2026-11-22T12:00:00Z') });
+  });
   afterEach(async () => {
+    vi.useRealTimers();
     await calendar.call('POST', '/__emulator/reset');
   });
 
@@ -332,7 +337,7 @@ describe('the rate limit', () => {
   it('frees the window unit by unit as spends age out (rolling, not fixed)', async () => {
     for (let i = 0; i < 5; i++) expect((await colors()).status).toBe(200);
     expect((await colors()).status).toBe(403);
-    await sleep(WINDOW + 50);
+    vi.setSystemTime(Date.now() + WINDOW + 50);
     expect((await colors()).status).toBe(200);
     const report = (await calendar.call('GET', '/__emulator/quota')).body.rateLimit;
     expect(report).toEqual({
