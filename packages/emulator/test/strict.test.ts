@@ -487,14 +487,24 @@ describe('scopes in the users file and the seed', () => {
 });
 
 describe("@gspec/calendar's retries against the rate limit", () => {
-  /** The system clock that also notes every wait the client takes. */
+  // Time passes only when the client waits (the clock below moves it), so that a loaded
+  // machine cannot let the window free itself between the requests that fill it.
+  beforeEach(() => {
+    vi.useFakeTimers({ toFake: ['Date'], now: Date.parse('2026-11-22T12:00:00Z') });
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  /** A clock whose waits move the (faked) time on at once, and are noted. */
   function recordingClock(waits: number[]): Clock {
     return {
       now: () => Date.now(),
       random: () => 0.99,
       sleep: (ms) => {
         waits.push(ms);
-        return new Promise((resolve) => setTimeout(resolve, ms));
+        vi.setSystemTime(Date.now() + ms);
+        return new Promise((resolve) => setImmediate(resolve));
       },
     };
   }
