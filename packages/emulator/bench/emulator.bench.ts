@@ -411,9 +411,9 @@ the handler, serializing a real page of ${PAGE} stored events: ${find('events.li
 sends a fixed example of ${find('events.list', 'Prism mock').bytes}).`
           : `Where the ceiling is under ${GOALS.ratio}× the mock, no server that sends the emulator's answers
 can meet the goal on this machine.`
-    } On a machine this size the work per request counts more than its time: while the server
-works, the load generator waits, and every answer written to a waiting client has to wake it, which
-costs more than the answer. The emulator therefore writes the answers of the requests that
+    } On two cores shared with the load generator, work per request costs more than its own time:
+while the server works, the load generator waits, and every answer written to a waiting client has
+to wake it, which costs more than building the answer. The emulator therefore writes the answers of the requests that
 arrived together at the end of the event loop's turn (decision 0033), and so does the ceiling.
 The latency goal (p99 < ${GOALS.p99Ms} ms) ${ratios.every((r) => r.p99 < GOALS.p99Ms) ? 'holds for both operations' : 'does not hold for every operation'}. The
 absolute figures are lower than on a dedicated host; the ratios are measured in the same run.
