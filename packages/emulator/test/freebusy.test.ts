@@ -128,3 +128,77 @@ describe('freebusy.query', () => {
     expect(reply.body.error.errors[0]).toMatchObject({ reason, location });
   });
 });
+
+describe('freebusy.query with the time index', () => {
+  /** A small deterministic generator, so a failure can be replayed. */
+  function random(seed: number): () => number {
+    let state = seed;
+    return () => {
+      state = (state * 1_103_515_245 + 12_345) % 2 ** 31;
+      return state / 2 ** 31;
+    };
+  }
+  const BASE = Date.parse('2026-03-01T00:00:00Z');
+  const HOUR = 3_600_000;
+  const iso = (ms: number) => new Date(ms).toISOString();
+
+  async function busy(calendarId: string, window: { timeMin: string; timeMax: string }, indexed: boolean) {
+    emu.emulator.store.useIndexes = indexed;
+    try {
+      const reply = await emu.call('POST', '/freeBusy', { body: { ...window, items: [{ id: calendarId }] } });
+      expect(reply.status).toBe(200);
+      return reply.body.calendars[calendarId];
+    } finally {
+      emu.emulator.store.useIndexes = true;
+    }
+  }
+
+  it.each(['Pacific/Kiritimati', 'Pacific/Pago_Pago', 'Europe/Zurich'])(
+    "answers as a scan of every event does, all-day events in %s's days included",
+    async (timeZone) => {
+      const next = random(timeZone.length);
+      const made = await emu.call('POST', '/calendars', { body: { summary: 'Busy', timeZone } });
+      const id = made.body.id as string;
+      // Sparse (about two events a day, most short), so that a missed event shows in the merged spans.
+      for (let i = 0; i < 40; i++) {
+        const start = BASE + Math.floor(next() * 24 * 20) * HOUR;
+        const kind = next();
+        const day = (ms: number) => iso(ms).slice(0, 10);
+        const body =
+          kind < 0.2
+            ? {
+                start: { date: day(start) },
+                end: { date: day(start + 24 * HOUR * (1 + Math.floor(next() * 2))) },
+              }
+            : kind < 0.25
+              ? {
+                  start: { dateTime: iso(start), timeZone },
+                  end: { dateTime: iso(start + HOUR) },
+                  recurrence: ['RRULE:FREQ=DAILY;COUNT=5'],
+                }
+              : {
+                  start: { dateTime: iso(start) },
+                  end: { dateTime: iso(start + Math.ceil(next() * 4) * HOUR) },
+                  ...(next() < 0.1 ? { transparency: 'transparent' } : {}),
+                };
+        const event = await emu.call('POST', `/calendars/${encodeURIComponent(id)}/events`, {
+          body: { summary: `E${i}`, ...body },
+        });
+        expect(event.status).toBe(200);
+        if (next() < 0.1)
+          await emu.call('DELETE', `/calendars/${encodeURIComponent(id)}/events/${event.body.id}`);
+      }
+      let seen = 0;
+      for (let round = 0; round < 60; round++) {
+        const min = BASE + Math.floor(next() * 24 * 20) * HOUR - 12 * HOUR;
+        // Short windows too: a few hours before or after a UTC midnight, where a zone's day is not UTC's.
+        const hours = round % 2 === 0 ? Math.ceil(next() * 6) : Math.ceil(next() * 48);
+        const window = { timeMin: iso(min), timeMax: iso(min + hours * HOUR) };
+        const withIndex = await busy(id, window, true);
+        expect(withIndex).toEqual(await busy(id, window, false));
+        seen += withIndex.busy.length;
+      }
+      expect(seen).toBeGreaterThan(0);
+    },
+  );
+});

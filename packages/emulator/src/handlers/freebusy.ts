@@ -6,9 +6,9 @@
  * `errors` entry instead of failing the request.
  */
 import { ApiError, badRequest } from '../errors.js';
-import { setOwn } from '../own.js';
+import { own, setOwn } from '../own.js';
 import { isObject, type JsonObject } from '../spec.js';
-import type { CalendarRecord } from '../state.js';
+import type { CalendarRecord, EventRecord } from '../state.js';
 import { formatInZone, isTimeZone } from '../time.js';
 import type { Context, Handler } from './context.js';
 import { busySpans } from './recurrence.js';
@@ -27,17 +27,27 @@ export function mergeSpans(spans: Span[]): Span[] {
   return out;
 }
 
+const DAY = 24 * 60 * 60 * 1000;
+
+/** The events that may be busy in [min, max): near it by the time index, or every one without it. */
+function candidates(context: Context, events: Record<string, EventRecord>, min: number, max: number) {
+  const { store } = context;
+  if (!store.useIndexes) return Object.values(events);
+  // The index places an all-day date at midnight UTC, and here it is busy from midnight in the
+  // calendar's zone (up to 14 hours away): a day more on each side takes those in too.
+  return store
+    .timeIndex(events)
+    .candidates(min - DAY, max + DAY)
+    .map((id) => own(events, id))
+    .filter((record): record is EventRecord => record !== undefined);
+}
+
 function busyOf(context: Context, calendar: CalendarRecord, min: number, max: number): Span[] {
   const zone = String(calendar.resource.timeZone ?? 'UTC');
+  const events = context.store.state.events[calendar.id] ?? {};
   const spans: Span[] = [];
-  for (const record of Object.values(context.store.state.events[calendar.id] ?? {})) {
-    for (const [start, end] of busySpans(
-      context.store.state.events[calendar.id] ?? {},
-      record,
-      zone,
-      min,
-      max,
-    )) {
+  for (const record of candidates(context, events, min, max)) {
+    for (const [start, end] of busySpans(events, record, zone, min, max)) {
       if (start < max && end > min && end > start) spans.push([Math.max(start, min), Math.min(end, max)]);
     }
   }
