@@ -12,6 +12,7 @@
 
 import { invalidParameter } from '../errors.js';
 import type { Context, Handler } from '../handlers/context.js';
+import { storedItems } from '../json.js';
 import { own } from '../own.js';
 import { follow, isObject, type JsonObject, pointerToken } from '../spec.js';
 import { CONVERSION_LIST_KIND } from './conversions.js';
@@ -100,8 +101,9 @@ function listConversions(
 const answer = (context: Context, conversions: JsonObject[]) => ({
   body: {
     kind: CONVERSION_LIST_KIND,
-    // Google leaves an empty list out, as the spec's empty saved-column list does.
-    ...(conversions.length > 0 ? { conversion: conversions } : {}),
+    // Google leaves an empty list out, as the spec's empty saved-column list does. Stored
+    // conversions are replaced, never changed, so their kept JSON is answered (json.ts).
+    ...(conversions.length > 0 ? { conversion: storedItems(conversions) } : {}),
   },
   headers: deprecationHeaders(context),
 });
