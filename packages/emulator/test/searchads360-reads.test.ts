@@ -300,3 +300,29 @@ describe('savedColumns.list', () => {
     expect(problems(unknown)).toEqual(['advertiserId notFound']);
   });
 });
+
+describe('conversion.get after conversion.update', () => {
+  beforeAll(async () => {
+    await emu.reset();
+  });
+
+  it('answers a conversion as it is after an update, though it was listed before', async () => {
+    const when = at('2025-11-25T10:00:00Z');
+    await call('POST', '/conversion', {
+      body: { conversion: [purchase('u1', { conversionTimestamp: when })] },
+    });
+    const day = { ...NOVEMBER, startDate: 20251125, endDate: 20251125 };
+    const before = await call('GET', ENGINE_PATH, { query: day });
+    expect(before.body.conversion).toEqual([
+      expect.objectContaining({ conversionId: 'u1', state: 'ACTIVE' }),
+    ]);
+    const updated = await call('PUT', '/conversion', {
+      body: { conversion: [purchase('u1', { conversionTimestamp: when, state: 'REMOVED' })] },
+    });
+    expect(updated.status).toBe(200);
+    const after = await call('GET', ENGINE_PATH, { query: day });
+    expect(after.body.conversion).toEqual([
+      expect.objectContaining({ conversionId: 'u1', state: 'REMOVED' }),
+    ]);
+  });
+});
