@@ -1,6 +1,7 @@
 /** freebusy.query computed from events: what counts as busy, time zones, and calendars one cannot see. */
 import { beforeEach, describe, expect, it } from 'vitest';
 import { timedEvent, useEmulator } from './support/harness.ts';
+import { random } from './support/random.ts';
 
 const emu = useEmulator();
 beforeEach(() => emu.reset());
@@ -130,14 +131,6 @@ describe('freebusy.query', () => {
 });
 
 describe('freebusy.query with the time index', () => {
-  /** A small deterministic generator, so a failure can be replayed. */
-  function random(seed: number): () => number {
-    let state = seed;
-    return () => {
-      state = (state * 1_103_515_245 + 12_345) % 2 ** 31;
-      return state / 2 ** 31;
-    };
-  }
   const BASE = Date.parse('2026-03-01T00:00:00Z');
   const HOUR = 3_600_000;
   const iso = (ms: number) => new Date(ms).toISOString();

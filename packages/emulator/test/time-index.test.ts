@@ -8,15 +8,7 @@ import { EventTimeIndex } from '../src/event-index.ts';
 import type { JsonObject } from '../src/spec.ts';
 import type { EventRecord } from '../src/state.ts';
 import { useEmulator } from './support/harness.ts';
-
-/** A small deterministic generator, so a failure can be replayed. */
-function random(seed: number): () => number {
-  let state = seed;
-  return () => {
-    state = (state * 1_103_515_245 + 12_345) % 2 ** 31;
-    return state / 2 ** 31;
-  };
-}
+import { random } from './support/random.ts';
 
 const BASE = Date.parse('2026-03-01T00:00:00Z');
 const HOUR = 3_600_000;
