@@ -8,12 +8,15 @@
  * task may run vitest more than once, as the contract tests do for each target). A
  * test counts once. A lint or typecheck task counts as one check, and so does a test task
  * that failed without a report (it crashed before running its tests). Extra checks of the
- * CI script are passed with --check. Exits 1 when anything failed.
+ * CI script are passed with --check. The check of scripts/run-tests.ts that no process started
+ * by the tests outlived them (reports/npm-test.json) counts as one more. Exits 1 when anything
+ * failed.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { repoRoot } from './lib/apis.ts';
+import { REPORT as NPM_TEST_REPORT, type TestRunReport } from './run-tests.ts';
 
 interface TurboTask {
   taskId: string;
@@ -84,6 +87,21 @@ function main(): number {
       if (ok) passed += 1;
       else failed += 1;
     }
+  }
+  if (existsSync(NPM_TEST_REPORT)) {
+    const report = JSON.parse(readFileSync(NPM_TEST_REPORT, 'utf8')) as TestRunReport;
+    const ok = report.processCheck === 'ran' && report.leftovers.length === 0;
+    rows.push([
+      'npm-test#no-process-outlives-the-tests',
+      ok ? 1 : 0,
+      ok ? 0 : 1,
+      0,
+      report.processCheck === 'ran'
+        ? report.leftovers.map((p) => `left running: pid ${p.pid} ${p.command}`).join('; ')
+        : 'could not look (no /proc)',
+    ]);
+    if (ok) passed += 1;
+    else failed += 1;
   }
   for (const check of values.check ?? []) {
     const [name, result] = check.split('=');
