@@ -428,6 +428,29 @@ export function findDrift(files: GeneratedFile[], root = repoRoot): string[] {
     .map(({ file }) => file);
 }
 
+/** What `--check` prints and its exit code, for the generated files against those under `root`. */
+export function checkReport(
+  files: GeneratedFile[],
+  apiNames: string[],
+  root = repoRoot,
+): { code: 0 | 1; stdout: string; stderr: string } {
+  const drifted = findDrift(files, root);
+  if (drifted.length > 0) {
+    return {
+      code: 1,
+      stdout: '',
+      stderr:
+        `Generated files differ from what the specs produce:\n${drifted.map((f) => `  ${f}`).join('\n')}\n` +
+        'Do not edit them by hand: change the spec, run `npm run generate` and commit the result.',
+    };
+  }
+  return {
+    code: 0,
+    stdout: `generated files are up to date (${files.length} files, ${apiNames.join(', ')})`,
+    stderr: '',
+  };
+}
+
 async function main(): Promise<number> {
   const { values } = parseArgs({
     options: {
@@ -441,18 +464,14 @@ async function main(): Promise<number> {
   const files = (await Promise.all(apis.map(generateApi))).flat();
 
   if (values.check) {
-    const drifted = findDrift(files, values.root ? path.resolve(values.root) : repoRoot);
-    if (drifted.length > 0) {
-      console.error(
-        `Generated files differ from what the specs produce:\n${drifted.map((f) => `  ${f}`).join('\n')}\n` +
-          'Do not edit them by hand: change the spec, run `npm run generate` and commit the result.',
-      );
-      return 1;
-    }
-    console.log(
-      `generated files are up to date (${files.length} files, ${apis.map((a) => a.name).join(', ')})`,
+    const report = checkReport(
+      files,
+      apis.map((a) => a.name),
+      values.root ? path.resolve(values.root) : repoRoot,
     );
-    return 0;
+    if (report.stdout) console.log(report.stdout);
+    if (report.stderr) console.error(report.stderr);
+    return report.code;
   }
   for (const { file, content } of files) {
     const target = path.join(repoRoot, file);
