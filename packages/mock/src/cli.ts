@@ -10,9 +10,7 @@
 import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { stopOnSignals } from '@gspec/server-kit';
-import { loadApis, MockSetupError, resolveSpecDir } from './apis.js';
-import { type FaultConfig, FaultConfigError, readFaultFile } from './faults.js';
-import { createGateway } from './gateway.js';
+import type { FaultConfig } from './faults.js';
 
 const USAGE =
   'usage: gspec-mock [--port N] [--host H] [--docs DIR] [--faults FILE] [--specs DIR] [--verbose]';
@@ -63,6 +61,12 @@ async function main(): Promise<void> {
   if (values.docs && !existsSync(values.docs))
     fail(`--docs ${values.docs} does not exist; run \`npm run build\` first`);
 
+  // Prism and the specs are loaded only now, so that --help and a mistyped option answer at once.
+  const [
+    { loadApis, MockSetupError, resolveSpecDir },
+    { FaultConfigError, readFaultFile },
+    { createGateway },
+  ] = await Promise.all([import('./apis.js'), import('./faults.js'), import('./gateway.js')]);
   let apis: Awaited<ReturnType<typeof loadApis>>;
   let faults: FaultConfig | undefined;
   try {
