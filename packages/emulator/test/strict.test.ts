@@ -4,12 +4,10 @@
  * the users-file and seed formats for scopes, the CLI flags, and Google's client backing off
  * against the limit. Every answer is checked against the spec of the API it came from.
  */
-import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { type Clock, createCalendar, GoogleApiError } from '@gspec/calendar';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { parseSeed, SeedError, seedScopeMap } from '../src/seed.ts';
@@ -17,6 +15,7 @@ import { createEmulator, type Emulator, type EmulatorOptions } from '../src/serv
 import { type ApiName, type ApiSpec, isObject, loadApiSpec, type OperationSpec } from '../src/spec.ts';
 import { AccessConfigError, RateLimiter } from '../src/strict.ts';
 import { parseUsersFile, SCOPE_PREFIX, UsersFileError } from '../src/users.ts';
+import { startCli } from './support/cli-process.ts';
 import { createResponseCheck } from './support/spec-check.ts';
 
 const SPECS: Record<ApiName, ApiSpec> = {
@@ -560,7 +559,6 @@ describe("@gspec/calendar's retries against the rate limit", () => {
 });
 
 describe('gspec-emulator --strict and --rate-limit', () => {
-  const CLI = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'dist', 'cli.js');
   const dir = mkdtempSync(path.join(tmpdir(), 'gspec-strict-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
   const file = (name: string, value: unknown) => {
@@ -570,31 +568,20 @@ describe('gspec-emulator --strict and --rate-limit', () => {
   };
 
   /** Runs the CLI until it exits, or until it prints its URLs: then runs `meanwhile` and stops it. */
-  function run(
+  async function run(
     args: string[],
     meanwhile: (origin: string) => Promise<void> = async () => undefined,
   ): Promise<{ code: number | null; out: string; err: string }> {
-    const child = spawn(process.execPath, [CLI, '--port', '0', ...args], { stdio: 'pipe' });
-    let out = '';
-    let err = '';
-    let started = false;
-    child.stderr.on('data', (chunk) => {
-      err += chunk;
-    });
-    return new Promise((resolve) => {
-      child.stdout.on('data', (chunk) => {
-        out += chunk;
-        if (!started && out.includes('Press Ctrl-C')) {
-          started = true;
-          const origin = String(/listening on (http:\/\/\S+)/.exec(out)?.[1]);
-          child.on('exit', (code) => resolve({ code, out, err }));
-          meanwhile(origin).finally(() => child.kill('SIGTERM'));
-        }
-      });
-      child.on('exit', (code) => {
-        if (!started) resolve({ code, out, err });
-      });
-    });
+    const cli = startCli(args);
+    const started = await Promise.race([cli.ready.then(() => true), cli.exited.then(() => false)]);
+    if (started) {
+      try {
+        await meanwhile(await cli.ready);
+      } finally {
+        await cli.stop();
+      }
+    }
+    return { code: await cli.exited, ...cli.output() };
   }
 
   it.each([
