@@ -4,11 +4,11 @@
  * server as a user starts it (its CLI, on a free port) and stops it afterwards. The live
  * services are only pointed at.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { startServer } from '@gspec/scripts/child-process';
 import type { TestProject } from 'vitest/node';
 import { targetFromEnv } from './target.ts';
 
@@ -34,7 +34,11 @@ export function emulatorCli(): string {
   return path.resolve(packageDir, '..', 'emulator', 'dist', 'cli.js');
 }
 
-/** Starts a CLI with `--port 0` and resolves to the origin it prints (`... listening on http://...`). */
+/**
+ * Starts a CLI with `--port 0` and resolves to the origin it prints (`... listening on http://...`).
+ * It waits as long as the start takes (a loaded machine is slow, not broken); a server that
+ * exits first, or hangs, fails the run with what it printed, and is never left running.
+ */
 export async function startCli(
   name: string,
   cli: string,
@@ -44,37 +48,11 @@ export async function startCli(
       `the ${name} is not built: ${cli} is missing. Build it first: npx turbo run build --filter=@gspec/${name}`,
     );
   }
-  const child: ChildProcess = spawn(process.execPath, [cli, '--port', '0'], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  const origin = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(
-      () => reject(new Error(`the ${name} did not start within 30 s:\n${output}`)),
-      30_000,
-    );
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString();
-      const match = /listening on (http:\/\/\S+)/.exec(output);
-      if (match) {
-        clearTimeout(timer);
-        resolve(match[1] as string);
-      }
-    };
-    child.stdout?.on('data', onData);
-    child.stderr?.on('data', onData);
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`the ${name} exited with ${code} before listening:\n${output}`));
-    });
-  });
+  const server = await startServer(`the ${name} (${cli} --port 0)`, [cli, '--port', '0']);
   return {
-    origin,
+    origin: server.origin,
     stop: async () => {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      const exited = new Promise((resolve) => child.on('exit', resolve));
-      child.kill('SIGTERM');
-      await exited;
+      await server.stop();
     },
   };
 }
