@@ -15,13 +15,14 @@
  * Figures are ratios of medians measured in the same run: absolute times vary on shared
  * machines. Results are printed and written to the `clients` section of docs/benchmarks.md.
  */
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { calendar_v3 } from '@googleapis/calendar';
 import { barChart, writeBenchSection } from '@gspec/scripts/bench-report';
+import { startServer } from '@gspec/scripts/child-process';
 import { build } from 'esbuild';
 import { createCalendar } from '../src/index.ts';
 import { nodeFetch } from '../src/node.ts';
@@ -42,15 +43,12 @@ function median(values: number[]): number {
 }
 const round = (value: number, digits = 2) => Number(value.toFixed(digits));
 
-async function startServer(): Promise<{ port: number; child: ChildProcess }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(here, 'server.ts')], {
-    stdio: ['ignore', 'pipe', 'inherit'],
+/** The bench server (bench/server.ts), ready once it prints its port; killed on every path. */
+async function startBenchServer(): Promise<{ port: number; stop: () => Promise<unknown> }> {
+  const server = await startServer('the bench server', ['--import', 'tsx', path.join(here, 'server.ts')], {
+    ready: /^(\d+)$/m,
   });
-  const port = await new Promise<number>((resolve, reject) => {
-    child.stdout?.once('data', (chunk: Buffer) => resolve(Number(String(chunk).trim())));
-    child.once('exit', (code) => reject(new Error(`the bench server exited with ${code}`)));
-  });
-  return { port, child };
+  return { port: Number(server.origin), stop: () => server.stop() };
 }
 
 async function bundle(
@@ -90,7 +88,7 @@ function timeProcess(args: string[], env: Record<string, string>): number {
 }
 
 async function main() {
-  const { port, child } = await startServer();
+  const { port, stop } = await startBenchServer();
   try {
     const origin = `http://127.0.0.1:${port}`;
     const env = { BENCH_TOKEN: TOKEN, BENCH_BASE_URL: `${origin}/calendar/v3`, BENCH_ROOT_URL: `${origin}/` };
@@ -257,7 +255,7 @@ fetch, the program a browser or edge runtime ships, theirs is ${round(sizeRatioF
     console.log(markdown);
     writeBenchSection('clients', markdown);
   } finally {
-    child.kill();
+    await stop();
   }
 }
 

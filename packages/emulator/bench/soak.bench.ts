@@ -20,10 +20,10 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { writeBenchSection } from '@gspec/scripts/bench-report';
+import { startServer } from '@gspec/scripts/child-process';
 import { sampleValue } from '@gspec/scripts/operations';
 import autocannon, { type Request } from 'autocannon';
 import { isObject, type Json, type JsonObject, loadApiSpec, type OperationSpec } from '../src/spec.ts';
-import { startServer } from './process.ts';
 
 const here = import.meta.dirname;
 const cli = path.resolve(here, '../dist/cli.js');
@@ -308,17 +308,17 @@ async function main(): Promise<void> {
 
       await load(WARM_UP_SECONDS);
       counting = true;
-      const rssStart = rssMb(running.pid);
+      const rssStart = rssMb(running.child.pid as number);
       let rssPeak = rssStart;
       const sampler = setInterval(() => {
-        rssPeak = Math.max(rssPeak, rssMb(running.pid));
+        rssPeak = Math.max(rssPeak, rssMb(running.child.pid as number));
       }, 500);
       console.log(
         `soak: ${CONNECTIONS} connections, ${SECONDS} s, ${planned.length} requests per pass (${new Set(planned.map((p) => p.operation)).size} operations), RSS at start ${round1(rssStart)} MB`,
       );
       const result = await load(SECONDS);
       clearInterval(sampler);
-      const rssEnd = rssMb(running.pid);
+      const rssEnd = rssMb(running.child.pid as number);
       rssPeak = Math.max(rssPeak, rssEnd);
 
       const failed = result.non2xx + result.errors + result.timeouts;

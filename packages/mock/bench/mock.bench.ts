@@ -11,12 +11,13 @@
  * Prints the figures and writes the `mock` section of docs/benchmarks.md. Loopback only.
  * BENCH_ROUND_SECONDS, BENCH_ROUNDS and BENCH_SOAK_SECONDS shorten it for a quick look.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { barChart, writeBenchSection } from '@gspec/scripts/bench-report';
+import { startProcess } from '@gspec/scripts/child-process';
 import autocannon, { type Result } from 'autocannon';
 
 const here = import.meta.dirname;
@@ -76,40 +77,28 @@ interface Running {
   child: ChildProcess;
   url: string;
   startMs: number;
-  stop(): Promise<void>;
+  stop(): Promise<unknown>;
 }
 
-/** Spawns a target and polls until its first 200: the time from spawn to then is its start-up. */
+/**
+ * Spawns a target and polls until its first 200: the time from spawn to then is its start-up.
+ * The process is killed on every path (see @gspec/scripts/child-process); a start that never
+ * answers ends at the helper's hang guard, with what the process printed.
+ */
 async function start(target: Target): Promise<Running> {
   const port = await freePort();
   const url = `http://${HOST}:${port}${target.path}`;
   const began = performance.now();
-  const child = spawn(process.execPath, target.argv(port), { stdio: ['ignore', 'ignore', 'pipe'] });
-  let stderr = '';
-  child.stderr?.on('data', (chunk) => {
-    stderr += chunk;
-  });
-  let exited = false;
-  const exit = new Promise<void>((resolve) =>
-    child.on('exit', () => {
-      exited = true;
-      resolve();
-    }),
-  );
-  const stop = async () => {
-    if (!exited) child.kill('SIGTERM');
-    await exit;
-  };
+  // Readiness is the first 200, polled below: no line of output marks it for both targets.
+  const run = startProcess(target.name, target.argv(port), { ready: () => undefined });
+  const exited = () => run.child.exitCode !== null || run.child.signalCode !== null;
   for (;;) {
-    if (exited) throw new Error(`${target.name} exited before answering: ${stderr}`);
-    if (performance.now() - began > 30_000) {
-      await stop();
-      throw new Error(`${target.name} did not answer 200 within 30 s: ${stderr}`);
-    }
+    if (exited()) throw new Error(`${target.name} exited before answering: ${run.output().err}`);
     try {
       const response = await fetch(url, { headers: AUTH });
       await response.arrayBuffer();
-      if (response.status === 200) return { child, url, startMs: performance.now() - began, stop };
+      if (response.status === 200)
+        return { child: run.child, url, startMs: performance.now() - began, stop: () => run.stop() };
     } catch {
       // not listening yet
     }
