@@ -111,7 +111,8 @@ async function main(): Promise<number> {
   ];
   console.log(`npm test: turbo ${args.join(' ')} (GSPEC_JOBS=${jobs}, GSPEC_TEST_WORKERS=${workers})`);
 
-  const turbo = spawn('turbo', args, {
+  const local = path.join(repoRoot, 'node_modules', '.bin', 'turbo');
+  const turbo = spawn(existsSync(local) ? local : 'turbo', args, {
     stdio: 'inherit',
     env: {
       ...process.env,

@@ -18,6 +18,13 @@ export const DEFAULT_READY_WITHIN_MS = 240_000;
 /** How long {@link ChildRun.stop} waits after SIGTERM before it sends SIGKILL. */
 export const DEFAULT_STOP_WITHIN_MS = 30_000;
 
+/** How much of each output stream is kept (the end of it), for readiness and error messages. */
+const KEPT_CHARS = 1 << 20;
+const keep = (text: string, chunk: string) => {
+  const all = text + chunk;
+  return all.length > KEPT_CHARS ? all.slice(-KEPT_CHARS) : all;
+};
+
 /** The origin a gspec server prints once it accepts connections. */
 export const LISTENING = /listening on (http:\/\/\S+)/;
 
@@ -45,6 +52,7 @@ export interface ChildRun {
   readonly ready: Promise<string>;
   /** Its exit code, or null when a signal ended it. */
   readonly exited: Promise<number | null>;
+  /** What it printed so far (the last MiB of each stream). */
   output(): { out: string; err: string };
   /**
    * Sends `signal` (SIGTERM by default), waits for the exit (SIGKILL after `withinMs`) and
@@ -139,11 +147,11 @@ export function startProcess(
       }
     };
     child.stdout?.on('data', (chunk: string) => {
-      out += chunk;
+      out = keep(out, chunk);
       check();
     });
     child.stderr?.on('data', (chunk: string) => {
-      err += chunk;
+      err = keep(err, chunk);
       check();
     });
     const guard = setTimeout(() => {

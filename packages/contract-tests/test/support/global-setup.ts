@@ -15,6 +15,8 @@ import { targetFromEnv } from './target.ts';
 declare module 'vitest' {
   export interface ProvidedContext {
     targetOrigin: string;
+    /** Why the target could not be started (then targetOrigin is empty). */
+    targetError: string;
   }
 }
 
@@ -61,10 +63,20 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const target = targetFromEnv();
   if (target.kind === 'live') {
     project.provide('targetOrigin', target.origin as string);
+    project.provide('targetError', '');
     return async () => {};
   }
-  const server =
-    target.kind === 'mock' ? await startCli('mock', mockCli()) : await startCli('emulator', emulatorCli());
-  project.provide('targetOrigin', server.origin);
-  return server.stop;
+  try {
+    const server =
+      target.kind === 'mock' ? await startCli('mock', mockCli()) : await startCli('emulator', emulatorCli());
+    project.provide('targetOrigin', server.origin);
+    project.provide('targetError', '');
+    return server.stop;
+  } catch (error) {
+    // Thrown here, vitest would first say "No test files found" and only then why. Handed to
+    // the tests instead, every test that needs the target fails with the reason.
+    project.provide('targetOrigin', '');
+    project.provide('targetError', (error as Error).message);
+    return async () => {};
+  }
 }

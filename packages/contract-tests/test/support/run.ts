@@ -37,6 +37,8 @@ let resolved: Required<Target> | undefined;
 
 /** The target of this run: from the environment, with the origin the global setup resolved. */
 export function currentTarget(): Required<Target> {
+  const error = inject('targetError');
+  if (error) throw new Error(`the contract tests have no target: ${error}`);
   if (!resolved) resolved = { ...targetFromEnv(), origin: inject('targetOrigin') } as Required<Target>;
   return resolved;
 }
