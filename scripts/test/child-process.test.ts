@@ -101,6 +101,7 @@ describe('startProcess', () => {
       try {
         out = execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
           encoding: 'utf8',
+          timeout: 240_000, // a hang guard: the test's own limit cannot interrupt a synchronous child
         });
       } catch (error) {
         // Ended by the signal: the default action, as without the helper.

@@ -186,7 +186,12 @@ describe('the check mode', () => {
     const root = copyOfGenerated();
     const target = path.join(root, 'packages/searchads360/src/generated/api.ts');
     writeFileSync(target, `${readFileSync(target, 'utf8')}// tweak\n`);
-    const result = spawnSync(tsx, [script, '--check', '--root', root], { encoding: 'utf8', cwd: repoRoot });
+    // A hang guard: a synchronous child cannot be interrupted by the test's own time limit.
+    const result = spawnSync(tsx, [script, '--check', '--root', root], {
+      encoding: 'utf8',
+      cwd: repoRoot,
+      timeout: 240_000,
+    });
     expect(result.status, result.stderr).toBe(1);
     expect(result.stderr).toContain(
       'Generated files differ from what the specs produce:\n  packages/searchads360/src/generated/api.ts\n',

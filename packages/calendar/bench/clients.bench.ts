@@ -80,7 +80,11 @@ async function bundle(
 
 function timeProcess(args: string[], env: Record<string, string>): number {
   const started = process.hrtime.bigint();
-  const out = execFileSync(process.execPath, args, { env: { ...process.env, ...env }, encoding: 'utf8' });
+  const out = execFileSync(process.execPath, args, {
+    env: { ...process.env, ...env },
+    encoding: 'utf8',
+    timeout: 240_000,
+  });
   const elapsed = Number(process.hrtime.bigint() - started) / 1e6;
   if (args[0] !== '-e' && out.trim() !== '10')
     throw new Error(`${args[0]} printed ${JSON.stringify(out)} instead of 10 events`);
