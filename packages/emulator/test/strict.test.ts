@@ -573,7 +573,10 @@ describe('gspec-emulator --strict and --rate-limit', () => {
     meanwhile: (origin: string) => Promise<void> = async () => undefined,
   ): Promise<{ code: number | null; out: string; err: string }> {
     const cli = startCli(args);
-    const started = await Promise.race([cli.ready.then(() => true), cli.exited.then(() => false)]);
+    const started = await cli.ready.then(
+      () => true,
+      () => false,
+    );
     if (started) {
       try {
         await meanwhile(await cli.ready);
