@@ -61,12 +61,13 @@ export interface ChildRun {
   stop(signal?: NodeJS.Signals, withinMs?: number): Promise<number | null>;
 }
 
-const live = new Set<ChildProcess>();
+/** Every child still running, with the `stop` of its run. */
+const live = new Map<ChildProcess, ChildRun['stop']>();
 let hooked = false;
 
 /** Kills every child still running, at once (SIGKILL): for process exit and signals. */
 function killAllNow(): void {
-  for (const child of live) {
+  for (const child of live.keys()) {
     try {
       child.kill('SIGKILL');
     } catch {
@@ -105,7 +106,6 @@ export function startProcess(
     stdio: ['ignore', 'pipe', 'pipe'],
     ...(options.cwd ? { cwd: options.cwd } : {}),
   });
-  live.add(child);
   let out = '';
   let err = '';
   child.stdout?.setEncoding('utf8');
@@ -188,6 +188,7 @@ export function startProcess(
     }
   };
 
+  live.set(child, stop);
   return { name, child, ready, exited, output: () => ({ out, err }), stop };
 }
 
@@ -204,20 +205,16 @@ export async function startServer(
 
 /** The children started here that are still running. */
 export function runningChildren(): ChildProcess[] {
-  return [...live];
+  return [...live.keys()];
 }
 
-/** Stops every child still running (SIGTERM, then SIGKILL): for an `afterAll` or `afterEach`. */
-export async function stopAll(withinMs = DEFAULT_STOP_WITHIN_MS): Promise<void> {
-  await Promise.all(
-    [...live].map(
-      (child) =>
-        new Promise<void>((resolve) => {
-          if (child.exitCode !== null || child.signalCode !== null) return resolve();
-          child.once('exit', () => resolve());
-          child.kill('SIGTERM');
-          setTimeout(() => child.kill('SIGKILL'), withinMs).unref();
-        }),
-    ),
-  );
+/**
+ * Stops every child still running, as {@link ChildRun.stop} does (`signal`, then SIGKILL after
+ * `withinMs`): for an `afterAll` or `afterEach`.
+ */
+export async function stopAll(
+  signal: NodeJS.Signals = 'SIGTERM',
+  withinMs = DEFAULT_STOP_WITHIN_MS,
+): Promise<void> {
+  await Promise.all([...live.values()].map((stop) => stop(signal, withinMs)));
 }

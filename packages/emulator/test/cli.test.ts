@@ -2,25 +2,19 @@
  * The built CLI (dist/cli.js, which the test task builds first): its port options, the
  * message and status when the port is taken, and a clean stop on SIGTERM.
  */
-import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { stopAll } from '@gspec/scripts/child-process';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { startCli } from './support/cli-process.ts';
 
-const running: ChildProcess[] = [];
-
-afterEach(() => {
-  for (const child of running.splice(0)) if (child.exitCode === null) child.kill('SIGKILL');
-});
+afterEach(() => stopAll('SIGKILL'));
 
 /** The built CLI with exactly these arguments (no `--port 0` added), killed after the test. */
 function start(args: string[], env: Record<string, string> = {}) {
-  const run = startCli(args, { env, anyPort: false });
-  running.push(run.child);
-  return run;
+  return startCli(args, { env, anyPort: false });
 }
 
 async function freePort(): Promise<number> {
@@ -45,8 +39,7 @@ describe('gspec-emulator CLI', () => {
     expect(run.output().out).toContain(`${origin}/__emulator/health`);
     const reply = await fetch(`${origin}/calendar/v3/colors`, { headers: { authorization: 'Bearer t' } });
     expect(reply.status).toBe(200);
-    run.child.kill('SIGTERM');
-    expect(await run.exited).toBe(0);
+    expect(await run.stop('SIGTERM')).toBe(0);
   });
 
   it('exits 1 with a clear message when the port is taken', async () => {
@@ -107,8 +100,7 @@ describe('gspec-emulator --seed', () => {
     });
     expect(reply.status).toBe(200);
     expect(((await reply.json()) as { summary: string }).summary).toBe('Seeded');
-    run.child.kill('SIGTERM');
-    expect(await run.exited).toBe(0);
+    expect(await run.stop('SIGTERM')).toBe(0);
   });
 
   it('exits 1 naming the entry at fault', async () => {

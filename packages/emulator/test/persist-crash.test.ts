@@ -15,6 +15,7 @@
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { stopAll } from '@gspec/scripts/child-process';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { tempFileOf } from '../src/persist.ts';
 import { createEmulator } from '../src/server.ts';
@@ -77,14 +78,10 @@ interface DumpedState {
   events: Record<string, Record<string, EventRecord>>;
 }
 
-const running: CliRun[] = [];
-afterEach(() => {
-  for (const run of running.splice(0)) if (run.child.exitCode === null) run.child.kill('SIGKILL');
-});
+afterEach(() => stopAll('SIGKILL'));
 
 async function start(): Promise<{ run: CliRun; origin: string }> {
   const run = startCli(['--persist', file]);
-  running.push(run);
   return { run, origin: await run.ready };
 }
 
@@ -240,8 +237,7 @@ describe('--persist survives kill -9', () => {
     const { run, origin } = await start();
     if (run.output().out.includes(`Removed ${tempFileOf(file)}`)) totals.killsDuringSave += 1;
     verify(await dump(origin), ROUNDS + 1);
-    run.child.kill('SIGTERM');
-    expect(await run.exited).toBe(0);
+    expect(await run.stop('SIGTERM')).toBe(0);
 
     console.log(
       `crash test (CRASH_SEED=${seed}): ${ROUNDS} kills, ${totals.acked} answered writes all kept, ` +

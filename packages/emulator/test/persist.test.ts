@@ -8,6 +8,7 @@
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { stopAll } from '@gspec/scripts/child-process';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { notImplementedOperations } from '../src/handlers/index.ts';
 import { PersistError, tempFileOf } from '../src/persist.ts';
@@ -341,18 +342,9 @@ describe('persist: failed saves', () => {
 });
 
 describe('gspec-emulator --persist', () => {
-  const runs: CliRun[] = [];
-  afterEach(() => {
-    for (const run of runs.splice(0)) if (run.child.exitCode === null) run.child.kill('SIGKILL');
-  });
-  const cli = (args: string[]) => {
-    const run = startCli(args);
-    runs.push(run);
-    return run;
-  };
+  afterEach(() => stopAll('SIGKILL'));
   const stop = async (run: CliRun) => {
-    run.child.kill('SIGTERM');
-    expect(await run.exited).toBe(0);
+    expect(await run.stop('SIGTERM')).toBe(0);
   };
   const get = (origin: string, route: string) =>
     fetch(`${origin}/calendar/v3${route}`, { headers: { authorization: 'Bearer token-ana' } });
@@ -381,7 +373,7 @@ describe('gspec-emulator --persist', () => {
 
   it('seeds a new file once, saves it before listening, and goes on from it after a restart', async () => {
     const file = newFile();
-    const first = cli(['--persist', file, '--seed', seedFile]);
+    const first = startCli(['--persist', file, '--seed', seedFile]);
     const origin = await first.ready;
     expect(first.output().out).toContain(`Seeded from ${seedFile}`);
     expect(first.output().out).toContain(`State saved to ${file} (new file)`);
@@ -397,7 +389,7 @@ describe('gspec-emulator --persist', () => {
     await stop(first);
 
     // The seed's event id would be a 409 if it were written again: the restart skips it.
-    const second = cli(['--persist', file, '--seed', seedFile]);
+    const second = startCli(['--persist', file, '--seed', seedFile]);
     const again = await second.ready;
     const revision = onDisk(file).revision;
     expect(second.output().out).toContain(
@@ -411,18 +403,18 @@ describe('gspec-emulator --persist', () => {
   it('--state starts a new file from a dumped state, and is refused once the file exists', async () => {
     const file = newFile();
     const dumped = path.join(dir, 'dumped.json');
-    const source = cli(['--seed', seedFile]);
+    const source = startCli(['--seed', seedFile]);
     const origin = await source.ready;
     writeFileSync(dumped, await (await fetch(`${origin}/__emulator/state`)).text());
     await stop(source);
 
-    const first = cli(['--persist', file, '--state', dumped]);
+    const first = startCli(['--persist', file, '--state', dumped]);
     await first.ready;
     expect(first.output().out).toContain(`State loaded from ${dumped}`);
     expect(onDisk(file)).toEqual(onDisk(dumped));
     await stop(first);
 
-    const refused = cli(['--persist', file, '--state', dumped]);
+    const refused = startCli(['--persist', file, '--state', dumped]);
     expect(await refused.exited).toBe(1);
     expect(refused.output().err).toContain(
       `gspec-emulator: --state ${dumped} and --persist ${file}: ${file} holds a state already; drop --state to go on from it, or delete it to start from ${dumped}`,
@@ -443,7 +435,7 @@ describe('gspec-emulator --persist', () => {
       calendarList: {},
     });
     writeFileSync(file, text);
-    const run = cli(['--persist', file]);
+    const run = startCli(['--persist', file]);
     expect(await run.exited).toBe(1);
     expect(run.output().err).toContain(
       `gspec-emulator: invalid --persist file: ${file}: invalid state: /epoch`,
@@ -453,7 +445,7 @@ describe('gspec-emulator --persist', () => {
 
   it('exits 1 when the file cannot be written at start', async () => {
     const blocked = path.join(dir, 'no-such-directory', 'state.json');
-    const run = cli(['--persist', blocked]);
+    const run = startCli(['--persist', blocked]);
     expect(await run.exited).toBe(1);
     expect(run.output().err).toContain(`gspec-emulator: The emulator could not save the state to ${blocked}`);
   });
