@@ -135,8 +135,17 @@ describe.skipIf(!haveBrowser)('the portal in a browser', () => {
           .filter({ hasText: new RegExp(`^${tag}$`) })
           .first()
           .click();
-        for (const text of await labels.allInnerTexts())
-          seen.add(text.replace(/\s+(GET|POST|PUT|PATCH|DELETE)$/, '').trim());
+        // The group opens as the page renders it, later on a busy machine: read the navigation
+        // until the group's operations are there (or a minute has passed; the check below then
+        // names what is missing).
+        const wanted = api.operations.filter((op) => op.tag === tag).map((op) => op.summary);
+        const until = Date.now() + 60_000;
+        for (;;) {
+          for (const text of await labels.allInnerTexts())
+            seen.add(text.replace(/\s+(GET|POST|PUT|PATCH|DELETE)$/, '').trim());
+          if (wanted.every((summary) => seen.has(summary)) || Date.now() > until) break;
+          await new Promise((resolve) => setTimeout(resolve, 100));
+        }
       }
       const missing = api.operations.filter((op) => !seen.has(op.summary)).map((op) => op.operationId);
       expect(missing, 'operations not reachable from the navigation').toEqual([]);
