@@ -38,7 +38,13 @@ export interface OperationSpec {
   /** The first documented 2xx status. */
   successStatus: number;
   quotaCost: number;
-  pagination?: { pageTokenParameter: string; nextPageTokenField: string; itemsField: string };
+  pagination?: {
+    pageTokenParameter: string;
+    nextPageTokenField: string;
+    itemsField: string;
+    /** The most items the service serves on one page, whatever maxResults asks. */
+    maxPageSize?: number;
+  };
   sync?: { syncTokenParameter: string; nextSyncTokenField: string; incompatibleParameters: string[] };
   /** The OAuth scopes of the operation's security requirement; any one of them allows it. */
   scopes: string[];
@@ -176,8 +182,15 @@ function readOperation(
     where,
   };
   if (body) spec.body = body;
-  if (isObject(operation['x-pagination']))
+  if (isObject(operation['x-pagination'])) {
+    const cap = operation['x-pagination'].maxPageSize;
+    if (cap !== undefined && !(Number.isInteger(cap) && (cap as number) > 0)) {
+      throw new SpecError(
+        `${where}.x-pagination.maxPageSize: expected a whole number above 0, found ${JSON.stringify(cap)}`,
+      );
+    }
     spec.pagination = operation['x-pagination'] as unknown as NonNullable<OperationSpec['pagination']>;
+  }
   if (isObject(operation['x-sync']))
     spec.sync = operation['x-sync'] as unknown as NonNullable<OperationSpec['sync']>;
   if (Array.isArray(operation['x-event-types'])) spec.eventTypes = operation['x-event-types'] as string[];

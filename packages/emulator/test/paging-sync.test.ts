@@ -1,5 +1,9 @@
 /** Paging with page tokens and incremental sync with sync tokens, as x-pagination and x-sync describe. */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
+import { applySeed, parseSeed } from '../src/seed.ts';
+import { readApiSpec } from '../src/spec.ts';
 import { spec, timedEvent, useEmulator } from './support/harness.ts';
 
 const emu = useEmulator();
@@ -37,6 +41,54 @@ async function listAll(query: Record<string, string | number | boolean>) {
 }
 
 describe('paging', () => {
+  // The live service takes any maxResults of 1 or more and never serves more than its cap on
+  // one page (x-pagination.maxPageSize): a larger value is not refused.
+  it.each([
+    ['events.list', '/calendars/primary/events', 2500, 5000],
+    ['calendarList.list', '/users/me/calendarList', 250, 1000],
+    ['acl.list', '/calendars/primary/acl', 250, 1000],
+  ] as const)('%s (%s): maxResults above the cap is served as %i per page', async (_op, path, cap, asked) => {
+    const seedEvents = [
+      ...Array.from({ length: cap + 3 }, (_, i) => ({
+        summary: `e${i}`,
+        start: { dateTime: `2026-03-02T09:00:${String(i % 60).padStart(2, '0')}Z` },
+        end: { dateTime: '2026-03-02T10:00:00Z' },
+      })),
+      {
+        id: 'recur00001',
+        summary: 'Daily',
+        start: { dateTime: '2026-03-02T09:00:00Z', timeZone: 'UTC' },
+        end: { dateTime: '2026-03-02T09:30:00Z', timeZone: 'UTC' },
+        recurrence: ['RRULE:FREQ=DAILY;COUNT=10'],
+      },
+    ];
+    const acl = Array.from({ length: cap + 3 }, (_, i) => ({
+      role: 'reader',
+      scope: { type: 'user', value: `u${i}@example.com` },
+    }));
+    const calendars = [
+      { id: 'primary', owner: 'ana@example.com', events: seedEvents, acl },
+      ...Array.from({ length: cap + 3 }, (_, i) => ({ owner: 'ana@example.com', summary: `c${i}` })),
+    ];
+    await emu.reset();
+    applySeed(emu.emulator, parseSeed({ calendars }, 'seed.json'), 'seed.json');
+    const first = await emu.call('GET', path, { query: { maxResults: asked } });
+    expect(first.status).toBe(200);
+    expect(first.body.items).toHaveLength(cap);
+    expect(first.body.nextPageToken).toBeTypeOf('string');
+    const second = await emu.call('GET', path, {
+      query: { maxResults: asked, pageToken: first.body.nextPageToken },
+    });
+    expect(second.status).toBe(200);
+    expect(second.body.items.length).toBeGreaterThan(0);
+    if (cap === 2500) {
+      const instances = await emu.call('GET', '/calendars/primary/events/recur00001/instances', {
+        query: { maxResults: asked },
+      });
+      expect(instances.status).toBe(200);
+    }
+  });
+
   it.each([
     [7, 3, 3],
     [6, 3, 2],
@@ -227,5 +279,24 @@ describe('incremental sync', () => {
       query: { syncToken: list.body.nextSyncToken, minAccessRole: 'owner' },
     });
     expect(refused.status).toBe(400);
+  });
+});
+
+describe('x-pagination.maxPageSize in the spec', () => {
+  const withCap = (cap: unknown) => {
+    const document = JSON.parse(
+      readFileSync(path.resolve(import.meta.dirname, '../../../specs/dist/calendar.json'), 'utf8'),
+    );
+    document.paths['/users/me/calendarList'].get['x-pagination'].maxPageSize = cap;
+    return document;
+  };
+  it.each([0, -1, 2.5, '250'])('refuses %j, naming where it is', (cap) => {
+    expect(() => readApiSpec(withCap(cap), 'calendar.json')).toThrow(
+      /calendarList\.list|\/users\/me\/calendarList.*x-pagination\.maxPageSize: expected a whole number above 0/,
+    );
+  });
+  it('reads a whole number', () => {
+    const read = readApiSpec(withCap(7), 'calendar.json');
+    expect(read.operations.find((op) => op.id === 'calendarList.list')?.pagination?.maxPageSize).toBe(7);
   });
 });

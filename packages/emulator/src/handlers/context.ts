@@ -42,10 +42,19 @@ export const strings = (query: Record<string, Json>, name: string): string[] => 
   return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
 };
 
-/** maxResults, or the default of its schema in the spec. */
+/**
+ * maxResults, or the default of its schema in the spec; never more than the operation's
+ * `x-pagination.maxPageSize`, as the live service serves a larger value as its cap.
+ */
 export function maxResults(context: Context): number {
   const value = context.request.query.maxResults;
-  if (typeof value === 'number') return value;
   const parameter = context.op.parameters.find((p) => p.name === 'maxResults');
-  return typeof parameter?.schema.default === 'number' ? parameter.schema.default : 100;
+  const asked =
+    typeof value === 'number'
+      ? value
+      : typeof parameter?.schema.default === 'number'
+        ? parameter.schema.default
+        : 100;
+  const cap = context.op.pagination?.maxPageSize;
+  return cap === undefined ? asked : Math.min(asked, cap);
 }
