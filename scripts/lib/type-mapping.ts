@@ -12,7 +12,9 @@
  *   operation needs (decision 0011), is moved to `allOf: [{ $ref: X }], required: [a]`
  *   before generation: the same JSON Schema, in the form openapi-typescript turns into
  *   `WithRequired<X, "a">`. Left as it is, the bare member becomes `unknown` and the
- *   fields stay optional.
+ *   fields stay optional. A member may also narrow string properties (`properties: { id:
+ *   { type: string, pattern } }`): that is validation only, and the member is dropped from
+ *   the type, which the referenced schema already gives.
  */
 import ts from 'typescript';
 
@@ -52,18 +54,36 @@ export function mapType(schema: SchemaLike, where: { path?: string }): ts.TypeNo
 
 type Json = Record<string, unknown>;
 
-function isRequiredOnly(member: unknown): member is { required: string[] } {
-  return (
-    typeof member === 'object' &&
-    member !== null &&
-    Object.keys(member).length === 1 &&
-    Array.isArray((member as Json).required)
+/** Keywords that only narrow a string's values: they change what is valid, not its type. */
+const NARROWING = new Set(['type', 'description', 'pattern', 'minLength', 'maxLength']);
+
+/**
+ * An `allOf` member that adds nothing to the TypeScript type: a `required` list, and
+ * `properties` that only narrow string values (`id` with a `pattern` on insert). The
+ * referenced schema already types those properties.
+ */
+function isRequiredOnly(
+  member: unknown,
+): member is { required?: string[]; properties?: Record<string, Json> } {
+  if (typeof member !== 'object' || member === null) return false;
+  const { required, properties, ...rest } = member as Json;
+  if (Object.keys(rest).length > 0 || (required === undefined && properties === undefined)) return false;
+  if (required !== undefined && !Array.isArray(required)) return false;
+  if (properties === undefined) return true;
+  if (typeof properties !== 'object' || properties === null) return false;
+  return Object.values(properties).every(
+    (property) =>
+      typeof property === 'object' &&
+      property !== null &&
+      (property as Json).type === 'string' &&
+      Object.keys(property).every((key) => NARROWING.has(key)),
   );
 }
 
 /**
  * Lifts `required`-only members of every `allOf` onto the schema itself, in place (give it a
- * copy). Only when the other members are `$ref`s, the one form whose meaning is unchanged.
+ * copy), and drops members that only narrow string properties. Only when the other members
+ * are `$ref`s, the one form whose meaning for the type is unchanged.
  */
 export function liftAllOfRequired(node: unknown): void {
   if (Array.isArray(node)) {
@@ -79,9 +99,10 @@ export function liftAllOfRequired(node: unknown): void {
     allOf.every((m) => isRequiredOnly(m) || (m as Json)?.$ref)
   ) {
     const required = new Set([...((schema.required as string[] | undefined) ?? [])]);
-    for (const member of allOf.filter(isRequiredOnly)) for (const name of member.required) required.add(name);
+    for (const member of allOf.filter(isRequiredOnly))
+      for (const name of member.required ?? []) required.add(name);
     schema.allOf = allOf.filter((m) => !isRequiredOnly(m));
-    schema.required = [...required];
+    if (required.size > 0) schema.required = [...required];
   }
   for (const value of Object.values(schema)) liftAllOfRequired(value);
 }

@@ -1,6 +1,6 @@
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
-import { mapType, TypeMappingError } from '../lib/type-mapping.ts';
+import { liftAllOfRequired, mapType, TypeMappingError } from '../lib/type-mapping.ts';
 
 function printed(node: ts.TypeNode | undefined): string | undefined {
   if (!node) return undefined;
@@ -34,5 +34,46 @@ describe('mapType', () => {
     ).toThrow(
       /#\/components\/schemas\/Channel\/properties\/expiration: a 64-bit integer must be "type: string, format: int64"/,
     );
+  });
+});
+
+describe('liftAllOfRequired', () => {
+  const ref = { $ref: '#/components/schemas/Event' };
+  const idPattern = { properties: { id: { type: 'string', pattern: '^[a-v0-9]{5,1024}$' } } };
+  it.each([
+    [
+      'a required-only member is lifted',
+      { allOf: [ref, { required: ['start'] }] },
+      { allOf: [ref], required: ['start'] },
+    ],
+    [
+      'a member that also narrows a string property is lifted and dropped',
+      { allOf: [ref, { required: ['start', 'end'], ...idPattern }] },
+      { allOf: [ref], required: ['start', 'end'] },
+    ],
+    [
+      'a member that only narrows a string property is dropped',
+      { allOf: [ref, idPattern] },
+      { allOf: [ref] },
+    ],
+    [
+      'a member that adds a property type is kept',
+      { allOf: [ref, { required: ['x'], properties: { x: { type: 'integer' } } }] },
+      { allOf: [ref, { required: ['x'], properties: { x: { type: 'integer' } } }] },
+    ],
+    [
+      'a member with an enum is kept (it changes the type)',
+      { allOf: [ref, { properties: { x: { type: 'string', enum: ['a'] } } }] },
+      { allOf: [ref, { properties: { x: { type: 'string', enum: ['a'] } } }] },
+    ],
+    [
+      'nothing is lifted beside an inline schema',
+      { allOf: [{ type: 'object' }, { required: ['x'] }] },
+      { allOf: [{ type: 'object' }, { required: ['x'] }] },
+    ],
+  ])('%s', (_title, schema, want) => {
+    const copy = structuredClone(schema);
+    liftAllOfRequired(copy);
+    expect(copy).toEqual(want);
   });
 });

@@ -142,6 +142,27 @@ const cases: [string, { path: string; init?: RequestInit }, Want][] = [
     },
   ],
   [
+    'takes maxResults above the page cap, as the live service does (it serves the cap)',
+    { path: '/calendar/v3/calendars/primary/events?maxResults=5000', init: { headers: auth } },
+    { status: 200 },
+  ],
+  [
+    'names an event id that is not base32hex',
+    {
+      path: '/calendar/v3/calendars/primary/events',
+      init: {
+        method: 'POST',
+        headers: { ...auth, 'content-type': 'application/json' },
+        body: JSON.stringify({
+          id: 'Kick-off',
+          start: { dateTime: '2026-12-01T14:00:00Z' },
+          end: { dateTime: '2026-12-01T15:00:00Z' },
+        }),
+      },
+    },
+    { status: 400, reason: 'invalid', location: 'id' },
+  ],
+  [
     'names the parameter outside its enum',
     { path: '/calendar/v3/calendars/primary/events?orderBy=title', init: { headers: auth } },
     {

@@ -1912,7 +1912,7 @@ export interface components {
         QuotaUser: string;
         /** @description The calendar's id, as returned by `calendarList.list`. Use `primary` for the primary calendar of the signed-in user. */
         CalendarId: string;
-        /** @description The most entries on one page. The default is 100 and the service never returns more than 250; a page may hold fewer, even none, before the last one. */
+        /** @description The most entries on one page. The default is 100. The service never puts more than 250 entries on a page: a larger value is accepted and served as 250, not refused. A page may hold fewer entries, even none, before the last one. */
         MaxResults: number;
         /** @description The `nextPageToken` of the previous page. Send the other parameters unchanged while paging. */
         PageToken: string;
@@ -1976,7 +1976,7 @@ export interface components {
         ICalUID: string;
         /** @description The most attendees to include in the answer. When there are more, only the caller is included and `attendeesOmitted` is true. */
         MaxAttendees: number;
-        /** @description The most events on one page. The default is 250 and the service never returns more than 2500; a page may hold fewer, even none, before the last one. */
+        /** @description The most events on one page. The default is 250. The service never puts more than 2500 events on a page: a larger value is accepted and served as 2500, not refused. A page may hold fewer events, even none, before the last one. */
         EventsMaxResults: number;
         /** @description The order of the events: by start (`startTime`, which needs `singleEvents=true`) or by last change (`updated`). Without it the order is unspecified but stable. */
         OrderBy: "startTime" | "updated";
@@ -2324,7 +2324,7 @@ export interface operations {
                  * @example user-4711
                  */
                 quotaUser?: components["parameters"]["QuotaUser"];
-                /** @description The most entries on one page. The default is 100 and the service never returns more than 250; a page may hold fewer, even none, before the last one. */
+                /** @description The most entries on one page. The default is 100. The service never puts more than 250 entries on a page: a larger value is accepted and served as 250, not refused. A page may hold fewer entries, even none, before the last one. */
                 maxResults?: components["parameters"]["MaxResults"];
                 /** @description The `nextPageToken` of the previous page. Send the other parameters unchanged while paging. */
                 pageToken?: components["parameters"]["PageToken"];
@@ -2426,7 +2426,7 @@ export interface operations {
                  * @example user-4711
                  */
                 quotaUser?: components["parameters"]["QuotaUser"];
-                /** @description The most entries on one page. The default is 100 and the service never returns more than 250; a page may hold fewer, even none, before the last one. */
+                /** @description The most entries on one page. The default is 100. The service never puts more than 250 entries on a page: a larger value is accepted and served as 250, not refused. A page may hold fewer entries, even none, before the last one. */
                 maxResults?: components["parameters"]["MaxResults"];
                 /** @description The `nextPageToken` of the previous page. Send the other parameters unchanged while paging. */
                 pageToken?: components["parameters"]["PageToken"];
@@ -2700,7 +2700,7 @@ export interface operations {
                 iCalUID?: components["parameters"]["ICalUID"];
                 /** @description The most attendees to include in the answer. When there are more, only the caller is included and `attendeesOmitted` is true. */
                 maxAttendees?: components["parameters"]["MaxAttendees"];
-                /** @description The most events on one page. The default is 250 and the service never returns more than 2500; a page may hold fewer, even none, before the last one. */
+                /** @description The most events on one page. The default is 250. The service never puts more than 2500 events on a page: a larger value is accepted and served as 2500, not refused. A page may hold fewer events, even none, before the last one. */
                 maxResults?: components["parameters"]["EventsMaxResults"];
                 /** @description The order of the events: by start (`startTime`, which needs `singleEvents=true`) or by last change (`updated`). Without it the order is unspecified but stable. */
                 orderBy?: components["parameters"]["OrderBy"];
@@ -2959,7 +2959,7 @@ export interface operations {
                 iCalUID?: components["parameters"]["ICalUID"];
                 /** @description The most attendees to include in the answer. When there are more, only the caller is included and `attendeesOmitted` is true. */
                 maxAttendees?: components["parameters"]["MaxAttendees"];
-                /** @description The most events on one page. The default is 250 and the service never returns more than 2500; a page may hold fewer, even none, before the last one. */
+                /** @description The most events on one page. The default is 250. The service never puts more than 2500 events on a page: a larger value is accepted and served as 2500, not refused. A page may hold fewer events, even none, before the last one. */
                 maxResults?: components["parameters"]["EventsMaxResults"];
                 /** @description The order of the events: by start (`startTime`, which needs `singleEvents=true`) or by last change (`updated`). Without it the order is unspecified but stable. */
                 orderBy?: components["parameters"]["OrderBy"];
@@ -3322,7 +3322,7 @@ export interface operations {
                 alwaysIncludeEmail?: components["parameters"]["AlwaysIncludeEmail"];
                 /** @description The most attendees to include in the answer. When there are more, only the caller is included and `attendeesOmitted` is true. */
                 maxAttendees?: components["parameters"]["MaxAttendees"];
-                /** @description The most events on one page. The default is 250 and the service never returns more than 2500; a page may hold fewer, even none, before the last one. */
+                /** @description The most events on one page. The default is 250. The service never puts more than 2500 events on a page: a larger value is accepted and served as 2500, not refused. A page may hold fewer events, even none, before the last one. */
                 maxResults?: components["parameters"]["EventsMaxResults"];
                 /**
                  * @description Only the instance that originally started at this time, an RFC 3339 timestamp: the way to find one occurrence.
@@ -3577,7 +3577,7 @@ export interface operations {
                  * @example user-4711
                  */
                 quotaUser?: components["parameters"]["QuotaUser"];
-                /** @description The most entries on one page. The default is 100 and the service never returns more than 250; a page may hold fewer, even none, before the last one. */
+                /** @description The most entries on one page. The default is 100. The service never puts more than 250 entries on a page: a larger value is accepted and served as 250, not refused. A page may hold fewer entries, even none, before the last one. */
                 maxResults?: components["parameters"]["MaxResults"];
                 /** @description Only calendars on which the user has at least this access. All calendars by default. Cannot be combined with `syncToken`. (The live service also accepts `writerWithoutPrivateAccess`, a role between `reader` and `writer`.) */
                 minAccessRole?: components["parameters"]["MinAccessRole"];
@@ -3677,7 +3677,7 @@ export interface operations {
                  * @example user-4711
                  */
                 quotaUser?: components["parameters"]["QuotaUser"];
-                /** @description The most entries on one page. The default is 100 and the service never returns more than 250; a page may hold fewer, even none, before the last one. */
+                /** @description The most entries on one page. The default is 100. The service never puts more than 250 entries on a page: a larger value is accepted and served as 250, not refused. A page may hold fewer entries, even none, before the last one. */
                 maxResults?: components["parameters"]["MaxResults"];
                 /** @description Only calendars on which the user has at least this access. All calendars by default. Cannot be combined with `syncToken`. (The live service also accepts `writerWithoutPrivateAccess`, a role between `reader` and `writer`.) */
                 minAccessRole?: components["parameters"]["MinAccessRole"];
@@ -3920,7 +3920,7 @@ export interface operations {
                  * @example user-4711
                  */
                 quotaUser?: components["parameters"]["QuotaUser"];
-                /** @description The most entries on one page. The default is 100 and the service never returns more than 250; a page may hold fewer, even none, before the last one. */
+                /** @description The most entries on one page. The default is 100. The service never puts more than 250 entries on a page: a larger value is accepted and served as 250, not refused. A page may hold fewer entries, even none, before the last one. */
                 maxResults?: components["parameters"]["MaxResults"];
                 /** @description The `nextPageToken` of the previous page. Send the other parameters unchanged while paging. */
                 pageToken?: components["parameters"]["PageToken"];
@@ -3966,7 +3966,7 @@ export interface operations {
                  * @example user-4711
                  */
                 quotaUser?: components["parameters"]["QuotaUser"];
-                /** @description The most entries on one page. The default is 100 and the service never returns more than 250; a page may hold fewer, even none, before the last one. */
+                /** @description The most entries on one page. The default is 100. The service never puts more than 250 entries on a page: a larger value is accepted and served as 250, not refused. A page may hold fewer entries, even none, before the last one. */
                 maxResults?: components["parameters"]["MaxResults"];
                 /** @description The `nextPageToken` of the previous page. Send the other parameters unchanged while paging. */
                 pageToken?: components["parameters"]["PageToken"];
