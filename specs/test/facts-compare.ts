@@ -61,10 +61,20 @@ export interface SchemaDeviation {
   reason: string;
 }
 
+/** A constraint the spec adds to what the facts state, at a parameter, property path or request body. */
+export interface ConstraintDeviation {
+  /** Where, one or more: `events.list query timeMin`, `Event.reminders.overrides`, `events.insert requestBody.id`. */
+  at: string[];
+  /** The JSON Schema keyword: `pattern`, `maxItems`, `enum`, `required`, ... */
+  keyword: string;
+  reason: string;
+}
+
 export interface Deviations {
   parameters?: ParameterDeviation[];
   properties?: PropertyDeviation[];
   schemas?: SchemaDeviation[];
+  constraints?: ConstraintDeviation[];
 }
 
 export const fixturesDir = path.resolve(import.meta.dirname, 'fixtures');
@@ -269,4 +279,146 @@ export function compareProperties(doc: OpenApiDocument, facts: Facts): PropertyR
     if (specFormat !== format) problems.push(`format: facts ${format}, spec ${specFormat}`);
     return { schema, path: at, equal: problems.length === 0, why: problems.join('; ') };
   });
+}
+
+// ---------------------------------------------------------------------------------------
+// Constraints the spec adds
+
+export interface ConstraintResult {
+  at: string;
+  keyword: string;
+  /** What the spec says, for the failure message. */
+  value: unknown;
+}
+
+/**
+ * Keywords that narrow what is valid. Where the facts do not state one, the spec may be
+ * stricter than the live service (or, for a request, looser than a rule the service
+ * enforces that the facts leave out), so each one needs a recorded reason.
+ */
+const NARROWING = [
+  'enum',
+  'pattern',
+  'minLength',
+  'maxLength',
+  'minimum',
+  'maximum',
+  'exclusiveMinimum',
+  'exclusiveMaximum',
+  'minItems',
+  'maxItems',
+  'not',
+] as const;
+
+/** Formats that only say how a number travels (decision 0001); they narrow nothing. */
+const ENCODING_FORMATS = new Set(['int32', 'int64', 'uint32', 'uint64', 'double', 'float']);
+
+function addedConstraints(at: string, facts: FactsSchema, spec: Node, out: ConstraintResult[]): void {
+  const factsNode = facts as Record<string, unknown>;
+  for (const keyword of NARROWING) {
+    if (spec[keyword] === undefined) continue;
+    if (keyword === 'enum' && factsNode.enum !== undefined && enumKey(factsNode.enum) === enumKey(spec.enum))
+      continue;
+    if (keyword !== 'enum' && JSON.stringify(factsNode[keyword]) === JSON.stringify(spec[keyword])) continue;
+    out.push({ at, keyword, value: spec[keyword] });
+  }
+  if (spec.format !== undefined && facts.format === undefined && !ENCODING_FORMATS.has(spec.format)) {
+    out.push({ at, keyword: 'format', value: spec.format });
+  }
+}
+
+/**
+ * Every narrowing keyword the spec has and the facts do not, on the facts' parameters, the
+ * facts' property paths (and `required` on their objects), and the request bodies of the
+ * facts' operations (the `allOf` members that state what an operation needs). `minLength: 1`
+ * on a path parameter is left out: an empty path segment cannot name anything.
+ */
+export function compareConstraints(doc: OpenApiDocument, api: string, facts: Facts): ConstraintResult[] {
+  const out: ConstraintResult[] = [];
+  const specOps = new Map(operationsOf(api, doc).map((op) => [op.operationId, op]));
+  for (const factsOp of facts.operations) {
+    const specOp = specOps.get(factsOp.operation);
+    if (!specOp) continue;
+    const merged = new Map<string, Node>();
+    for (const raw of [...(specOp.pathItem.parameters ?? []), ...(specOp.operation.parameters ?? [])]) {
+      const param = deref<Node>(doc, raw);
+      merged.set(`${param.in}:${param.name}`, param);
+    }
+    for (const factsParam of factsOp.parameters) {
+      const specParam = merged.get(`${factsParam.in}:${factsParam.name}`);
+      if (!specParam) continue;
+      const schema = { ...(flatten(doc, specParam.schema) ?? {}) };
+      if (specParam.in === 'path' && schema.minLength === 1) delete schema.minLength;
+      // Parameter enums (and array items' enums) are compared by compareParameters.
+      delete schema.enum;
+      addedConstraints(
+        `${factsOp.operation} ${factsParam.in} ${factsParam.name}`,
+        factsParam.schema ?? {},
+        schema,
+        out,
+      );
+    }
+    const body = specOp.operation.requestBody ? deref<Node>(doc, specOp.operation.requestBody) : undefined;
+    const schema = body?.content?.['application/json']?.schema;
+    for (const member of Array.isArray(schema?.allOf) ? schema.allOf : []) {
+      if (member.$ref) continue;
+      const at = `${factsOp.operation} requestBody`;
+      if (Array.isArray(member.required)) out.push({ at, keyword: 'required', value: member.required });
+      for (const [name, property] of Object.entries((member.properties ?? {}) as Record<string, Node>)) {
+        addedConstraints(`${at}.${name}`, {}, property, out);
+      }
+    }
+  }
+  // A spec node reached by several paths (EventReminder inside Event and Events) counts once,
+  // at the first path that reaches it.
+  const seen = new WeakSet<object>();
+  const paths = [
+    ...Object.keys(facts.schemas).map((schema) => ({ schema, path: schema })),
+    ...factsPropertyPaths(facts),
+  ];
+  for (const { schema, path: at } of paths) {
+    const raw = doc.components?.schemas?.[schema] ? rawSpecNodeAt(doc, at) : undefined;
+    if (!raw || seen.has(raw)) continue;
+    seen.add(raw);
+    const node = flatten(doc, raw) ?? {};
+    const factsNode = factsNodeAt(facts, at) ?? {};
+    // Formats of property paths are compared by compareProperties.
+    addedConstraints(at, factsNode, { ...node, format: undefined }, out);
+    if (Array.isArray(node.required) && node.required.length > 0)
+      out.push({ at, keyword: 'required', value: node.required });
+  }
+  return out;
+}
+
+/** The spec node at a property path with its last `$ref` followed but not flattened: its identity. */
+function rawSpecNodeAt(doc: OpenApiDocument, fullPath: string): Node | undefined {
+  const cut = fullPath.match(/^(.*?)(\.[^.[\]{}]+|\[\]|\{\})$/);
+  if (!cut) return deref<Node>(doc, doc.components?.schemas?.[fullPath]);
+  const parent = specNodeAt(doc, cut[1] as string);
+  const segment = cut[2] as string;
+  if (!parent) return undefined;
+  const child =
+    segment === '[]'
+      ? parent.items
+      : segment === '{}'
+        ? parent.additionalProperties
+        : parent.properties?.[segment.slice(1)];
+  return child && typeof child === 'object' ? deref<Node>(doc, child) : undefined;
+}
+
+/** The facts node at a property path, facts $refs followed. */
+function factsNodeAt(facts: Facts, fullPath: string): FactsSchema | undefined {
+  const rootName = /^[^.[{]+/.exec(fullPath)?.[0] ?? '';
+  const resolve = (node: FactsSchema | undefined) =>
+    node?.$ref ? facts.schemas[factsRefName(node.$ref)] : node;
+  let node = resolve(facts.schemas[rootName]);
+  const segments = fullPath.slice(rootName.length).match(/\.[^.[\]{}]+|\[\]|\{\}/g) ?? [];
+  for (const segment of segments) {
+    if (!node) return undefined;
+    if (segment === '[]') node = resolve(node.items);
+    else if (segment === '{}')
+      node = resolve(typeof node.additionalProperties === 'object' ? node.additionalProperties : undefined);
+    else node = resolve(node.properties?.[segment.slice(1)]);
+  }
+  return node;
 }

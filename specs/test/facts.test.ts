@@ -10,7 +10,12 @@
  *   default wherever the facts give one;
  * - property paths: every property path of every facts schema (`Event.attendees[].email`,
  *   `[]` for array items, `{}` for additionalProperties, facts $refs followed, cycles cut)
- *   is in the spec component of the same name with the same type and format.
+ *   is in the spec component of the same name with the same type and format;
+ * - constraints: every narrowing keyword the spec adds to what the facts state (an enum,
+ *   pattern, length, bound, item count, `not`, a format on a parameter, a `required` list
+ *   on an object or a request body) is recorded with the reason the live service has it.
+ *   A constraint the live service does not have makes the spec stricter than the service:
+ *   remove it instead of recording it.
  *
  * Where the spec differs on purpose, the difference is recorded with its reason in
  * test/fixtures/<stem>.deviations.json (a missing file counts as empty). Its shape, also
@@ -31,6 +36,8 @@ import path from 'node:path';
 import type { OpenApiDocument } from '@gspec/scripts/apis';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
+  type ConstraintResult,
+  compareConstraints,
   compareParameters,
   compareProperties,
   type Facts,
@@ -68,6 +75,9 @@ for (const cfg of APIS) {
     let parameters: ParameterResult[] = [];
     let properties: PropertyResult[] = [];
     let missingSchemas: string[] = [];
+    let constraints: ConstraintResult[] = [];
+    const constraintRecorded = (r: ConstraintResult) =>
+      (deviations.constraints ?? []).some((d) => d.keyword === r.keyword && d.at.includes(r.at));
 
     const paramMatches = (d: ParameterDeviation, r: ParameterResult) =>
       d.operation === r.operation && d.name === r.name && (d.in === undefined || d.in === r.in);
@@ -77,6 +87,7 @@ for (const cfg of APIS) {
       doc = await loadSpec(cfg.api);
       parameters = compareParameters(doc, cfg.api, facts);
       properties = compareProperties(doc, facts);
+      constraints = compareConstraints(doc, cfg.api, facts);
       missingSchemas = Object.keys(facts.schemas).filter((name) => !doc.components?.schemas?.[name]);
       const specOps = operationsOf(cfg.api, doc);
       const paramsEqual = parameters.filter((r) => r.equal).length;
@@ -84,7 +95,8 @@ for (const cfg of APIS) {
       const recorded =
         (deviations.parameters?.length ?? 0) +
         (deviations.properties?.length ?? 0) +
-        (deviations.schemas?.length ?? 0);
+        (deviations.schemas?.length ?? 0) +
+        (deviations.constraints?.length ?? 0);
       console.log(
         [
           `${cfg.api} vs ${cfg.stem}.facts.json`,
@@ -92,6 +104,7 @@ for (const cfg of APIS) {
           `  parameters equal: ${paramsEqual}/${parameters.length} (${percent(paramsEqual, parameters.length).toFixed(1)} %)`,
           `  property paths equal: ${propsEqual}/${properties.length} (${percent(propsEqual, properties.length).toFixed(1)} %)`,
           `  facts schemas without a spec component: ${missingSchemas.join(', ') || 'none'}`,
+          `  constraints the spec adds: ${constraints.length}`,
           `  deviations recorded: ${recorded} (parameters ${deviations.parameters?.length ?? 0}, properties ${deviations.properties?.length ?? 0}, schemas ${deviations.schemas?.length ?? 0})`,
         ].join('\n'),
       );
@@ -166,11 +179,28 @@ for (const cfg of APIS) {
       expect(stale).toEqual([]);
     });
 
+    it('records every constraint the spec adds to the facts, with why the live service has it', () => {
+      const unrecorded = constraints
+        .filter((r) => !constraintRecorded(r))
+        .map((r) => `${r.at}: ${r.keyword} ${JSON.stringify(r.value)}`);
+      expect(unrecorded).toEqual([]);
+    });
+
+    it('has no stale constraint deviation', () => {
+      const stale = (deviations.constraints ?? []).flatMap((d) =>
+        d.at
+          .filter((at) => !constraints.some((r) => r.keyword === d.keyword && r.at === at))
+          .map((at) => `${at}: ${d.keyword}`),
+      );
+      expect(stale).toEqual([]);
+    });
+
     it('gives every deviation a reason', () => {
       const all = [
         ...(deviations.parameters ?? []),
         ...(deviations.properties ?? []),
         ...(deviations.schemas ?? []),
+        ...(deviations.constraints ?? []),
       ];
       const without = all.filter((d) => typeof d.reason !== 'string' || d.reason.trim() === '');
       expect(without).toEqual([]);
