@@ -2,8 +2,9 @@
  * The contract cases of an operation, generated from its spec (no hand-kept list):
  *
  * - positive: the required parameters with their first examples and the first named body
- *   example; every further named example of a parameter or of the body; every optional
- *   parameter that has an example; and (mock only) every named example of the success answer;
+ *   example; every further named example of a parameter (required or optional, each on its
+ *   own) or of the body; every optional parameter that has an example, all together; and
+ *   (mock only) every named example of the success answer;
  * - documented (mock only): every other documented status, asked for with `Prefer: code=N`;
  * - negative: each required parameter missing, each parameter of a wrong type, outside its
  *   enum or bounds, or with the value its schema refuses (`not`); a malformed JSON body, a
@@ -138,6 +139,13 @@ export function positiveCases(op: Operation): ContractCase[] {
     cases.push(
       make(`every optional parameter with an example (${optional.map((p) => p.name).join(', ')})`, all),
     );
+    // Each further example of an optional parameter is a form the service takes (a page size
+    // above its cap, a timestamp with another offset): sent on its own.
+    for (const param of optional) {
+      for (const [name, value] of parameterExamples(op.api.doc, param).slice(1)) {
+        cases.push(make(`${param.name} example ${name}`, setParam(base, param, value)));
+      }
+    }
   }
   const success = responsesOf(op).get(String(status))?.response;
   for (const media of Object.values<Json>(success?.content ?? {})) {
