@@ -207,8 +207,8 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
     origin: string,
   ): Reply {
     const { spec, tools } = service;
-    const valid = validateRequest(op, raw, tools);
     const handler = service.handlers[op.id];
+    const valid = validateRequest(op, raw, tools, handler?.batchList ? { batchList: handler.batchList } : {});
     if (!handler) throw notImplemented(op.id);
     const context: Context = { spec, tools, store, user, op, request: valid, notifier, origin };
     // Changes made before the handler (a new user's calendar list) are told before it runs,

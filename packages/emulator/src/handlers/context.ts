@@ -28,7 +28,13 @@ export interface Reply {
   headers?: Record<string, string>;
 }
 
-export type Handler = (context: Context) => Reply;
+export type Handler = ((context: Context) => Reply) & {
+  /**
+   * The body's array of rows of a best-effort batch operation (`conversion`): the schema
+   * problems of single rows then reach the handler as `request.rowProblems` (validate.ts).
+   */
+  batchList?: string;
+};
 
 export const text = (query: Record<string, Json>, name: string): string | undefined => {
   const value = query[name];

@@ -2,26 +2,31 @@
  * conversion.updateAvailability: for each Floodlight activity of the batch, the moment up to
  * which its conversions are uploaded, recorded per advertiser and activity (a later call for
  * the same activity replaces the moment, also within one batch: rows are applied in order).
- * All or nothing, like the conversion batches; the answer has each availability as recorded,
+ * Best effort per row, like the conversion batches (decision 0035); the answer has each availability as recorded,
  * with the activity's id and name and the advertiser's customer id when it has one.
  */
 
 import type { Handler } from '../handlers/context.js';
 import { own } from '../own.js';
-import { isObject, type JsonObject } from '../spec.js';
+import type { JsonObject } from '../spec.js';
 import { nextRevision } from '../state.js';
-import { activityOf, BatchProblems, field, isCount } from './batch.js';
+import { activityOf, BatchProblems, batchRows, field, isCount } from './batch.js';
 import { readWorld, writableWorld } from './state.js';
 
-const REQUEST = '#/components/schemas/UpdateAvailabilityRequest';
+const AVAILABILITY = '#/components/schemas/Availability';
 
 const updateAvailability: Handler = (context) => {
-  const body = context.tools.writable(context.request.body ?? {}, REQUEST);
-  const rows = Array.isArray(body.availabilities) ? body.availabilities.filter(isObject) : [];
-  const world = readWorld(context.store.state, context.spec);
   const problems = new BatchProblems('availabilities', 'availabilities');
+  const rows = batchRows(
+    context.request.body ?? {},
+    'availabilities',
+    context.request.rowProblems,
+    problems,
+  ).map((row) => (row ? context.tools.writable(row, AVAILABILITY) : undefined));
+  const world = readWorld(context.store.state, context.spec);
   const recorded: { advertiserId: string; activityId: string; availability: JsonObject }[] = [];
   rows.forEach((row, i) => {
+    if (!row) return;
     for (const name of ['agencyId', 'advertiserId', 'segmentationType', 'availabilityTimestamp'])
       if (!field(row, name)) problems.required(i, name);
     const timestamp = field(row, 'availabilityTimestamp');
@@ -74,17 +79,19 @@ const updateAvailability: Handler = (context) => {
       },
     });
   });
-  problems.throwIfAny(rows.length);
-
-  const writable = writableWorld(context.store, context.spec);
-  nextRevision(context.store.state);
-  for (const { advertiserId, activityId, availability } of recorded) {
-    writable.availabilities[advertiserId] ??= {};
-    (writable.availabilities[advertiserId] as Record<string, JsonObject>)[activityId] = availability;
+  // The valid rows are recorded whatever the others are (best effort), then the refused are named.
+  if (recorded.length > 0) {
+    const writable = writableWorld(context.store, context.spec);
+    nextRevision(context.store.state);
+    for (const { advertiserId, activityId, availability } of recorded) {
+      writable.availabilities[advertiserId] ??= {};
+      (writable.availabilities[advertiserId] as Record<string, JsonObject>)[activityId] = availability;
+    }
   }
+  problems.throwIfAny(rows.length, 'recorded');
   return { body: { availabilities: recorded.map((r) => r.availability) } };
 };
 
 export const availabilityHandlers: Record<string, Handler> = {
-  'conversion.updateAvailability': updateAvailability,
+  'conversion.updateAvailability': Object.assign(updateAvailability, { batchList: 'availabilities' }),
 };

@@ -1,13 +1,17 @@
 /**
- * The problems of a batch (conversions, availabilities): every row is checked first, and one
- * refused row refuses the whole batch with one error entry per problem, located as
- * `conversion[i].field` (decision 0021: all or nothing).
+ * The problems of a batch (conversions, availabilities), best effort per row (decision 0035):
+ * each row is checked on its own, a refused row gets one error entry per problem located as
+ * `conversion[i].field`, and the rows without a problem are written. The batch's 400 then names
+ * every refused row; a row it does not name was written.
  */
 import { ApiError, type GoogleErrorItem } from '../errors.js';
+import { isObject, type Json, type JsonObject } from '../spec.js';
 import type { FloodlightActivityRecord } from './state.js';
 
 export class BatchProblems {
   readonly items: GoogleErrorItem[] = [];
+  /** The row of each entry of `items`. */
+  private readonly itemRows: number[] = [];
   private readonly rows = new Set<number>();
 
   constructor(
@@ -19,6 +23,7 @@ export class BatchProblems {
 
   add(index: number, field: string | undefined, reason: string, message: string): void {
     this.rows.add(index);
+    this.itemRows.push(index);
     this.items.push({
       domain: 'global',
       reason,
@@ -32,21 +37,55 @@ export class BatchProblems {
     this.add(index, field, 'required', `Required field: ${what}`);
   }
 
+  /** Problems of row `index` found before the handler (its schema problems, validate.ts). */
+  addItems(index: number, items: readonly GoogleErrorItem[]): void {
+    this.rows.add(index);
+    for (const item of items) {
+      this.itemRows.push(index);
+      this.items.push(item);
+    }
+  }
+
   /** Whether row `index` has a problem so far. */
   has(index: number): boolean {
     return this.rows.has(index);
   }
 
-  /** Throws the batch's 400 when any row was refused. */
-  throwIfAny(total: number): void {
+  /**
+   * Throws the batch's 400 when any row was refused, after the other rows were written: the
+   * message says how many of `total` were refused and that the rest were `done`.
+   */
+  throwIfAny(total: number, done: 'stored' | 'changed' | 'recorded'): void {
     if (this.items.length === 0) return;
     const count = this.rows.size;
+    // In row order (a row's schema problems were added before the rows were checked).
+    const order = this.items
+      .map((_, k) => k)
+      .sort((a, b) => (this.itemRows[a] ?? 0) - (this.itemRows[b] ?? 0));
     throw new ApiError(
       400,
-      this.items,
-      `The request was not processed: ${count} of ${total} ${this.noun} ${count === 1 ? 'is' : 'are'} invalid.`,
+      order.map((k) => this.items[k] as GoogleErrorItem),
+      `Refused ${count} of ${total} ${this.noun}, named in errors; ${done} the other ${total - count}.`,
     );
   }
+}
+
+/**
+ * The rows of a batch body's array `list`, by index (a row that is not an object is undefined),
+ * the schema problems of single rows already added to `problems`.
+ */
+export function batchRows(
+  body: JsonObject,
+  list: string,
+  rowProblems: Map<number, GoogleErrorItem[]> | undefined,
+  problems: BatchProblems,
+): (JsonObject | undefined)[] {
+  const rows = Array.isArray(body[list]) ? (body[list] as Json[]) : [];
+  return rows.map((row, i) => {
+    const items = rowProblems?.get(i);
+    if (items) problems.addItems(i, items);
+    return isObject(row) && !items ? row : undefined;
+  });
 }
 
 /** The text of a field if it is a non-empty string. */

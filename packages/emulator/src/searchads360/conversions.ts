@@ -1,11 +1,13 @@
 /**
  * conversion.insert and conversion.update: batches checked row by row against the entities
- * of the state, all or nothing (decision 0021), as the operations' descriptions say:
+ * of the state, best effort per conversion (decision 0035): the valid rows are written, and
+ * the 400 names each refused row (`conversion[i].field`); a row it does not name was written.
  *
  * - a conversion is identified within its advertiser by `conversionId` with
- *   `conversionTimestamp`; insert refuses a stored pair and a `conversionId` repeated in the
- *   batch for the same advertiser (`duplicate`), update refuses keys that match nothing
- *   (`notFound`);
+ *   `conversionTimestamp`; insert refuses a stored pair (`duplicate`: a resent conversion
+ *   that is stored already), and both refuse a `conversionId` repeated in the batch for the
+ *   same advertiser (`invalid`; the first row with it is handled); update refuses keys that
+ *   match nothing (`notFound`);
  * - the Floodlight activity is found by `segmentationId` or `segmentationName`; the click by
  *   `clickId`, or the attribution by `engineAccountId` (or `customerId`) with the entity ids;
  *   unknown ones are `notFound`, contradicting ones `invalid`;
@@ -20,9 +22,9 @@
 import { ApiError } from '../errors.js';
 import type { Context, Handler } from '../handlers/context.js';
 import { own } from '../own.js';
-import { isObject, type Json, type JsonObject } from '../spec.js';
+import type { Json, JsonObject } from '../spec.js';
 import { nextRevision, now } from '../state.js';
-import { activityOf, BatchProblems, CURRENCIES, field, isCount } from './batch.js';
+import { activityOf, BatchProblems, batchRows, CURRENCIES, field, isCount } from './batch.js';
 import {
   type AdvertiserRecord,
   conversionKey,
@@ -35,7 +37,7 @@ import {
   writableWorld,
 } from './state.js';
 
-const CONVERSION_LIST = '#/components/schemas/ConversionList';
+const CONVERSION = '#/components/schemas/Conversion';
 export const CONVERSION_LIST_KIND = 'doubleclicksearch#conversionList';
 
 /** A Conversion's fields in the order the service answers them (the spec's examples). */
@@ -127,10 +129,13 @@ function ordered(value: JsonObject): JsonObject {
   return out;
 }
 
-/** The conversions of the body with what a client may write (read-only and unknown fields dropped). */
-function rowsOf(context: Context): JsonObject[] {
-  const body = context.tools.writable(context.request.body ?? {}, CONVERSION_LIST);
-  const rows = Array.isArray(body.conversion) ? body.conversion.filter(isObject) : [];
+/**
+ * The conversions of the body with what a client may write (read-only and unknown fields
+ * dropped), by index; a row refused by the schema is undefined, its problems in `problems`.
+ */
+function rowsOf(context: Context, problems: BatchProblems): (JsonObject | undefined)[] {
+  const body = context.request.body ?? {};
+  const rows = batchRows(body, 'conversion', context.request.rowProblems, problems);
   if (rows.length === 0)
     throw new ApiError(400, [
       {
@@ -141,8 +146,12 @@ function rowsOf(context: Context): JsonObject[] {
         locationType: 'parameter',
       },
     ]);
-  // attributionModel is the service's to set; it is ignored, as the spec says.
-  return rows.map(({ attributionModel: _ignored, ...row }) => row);
+  return rows.map((row) => {
+    if (!row) return undefined;
+    // attributionModel is the service's to set; it is ignored, as the spec says.
+    const { attributionModel: _ignored, ...writable } = context.tools.writable(row, CONVERSION);
+    return writable;
+  });
 }
 
 /** The keys of a row, and its agency and advertiser; undefined when they cannot be found. */
@@ -411,8 +420,8 @@ const answer = (conversions: JsonObject[]) => ({
 });
 
 /**
- * A conversionId may stand once per advertiser in a request; a repeat is refused with `reason`
- * (insert documents `duplicate`, update only `invalid`).
+ * A conversionId may stand once per advertiser in a request; a repeat is refused as `invalid`
+ * (not `duplicate`, which says that the conversion is stored already).
  */
 function onceInBatch(
   firstOfId: Map<string, number>,
@@ -420,7 +429,6 @@ function onceInBatch(
   conversionId: string,
   i: number,
   problems: BatchProblems,
-  reason: 'duplicate' | 'invalid',
 ): void {
   const key = JSON.stringify([advertiserId, conversionId]);
   const first = firstOfId.get(key);
@@ -429,18 +437,35 @@ function onceInBatch(
     problems.add(
       i,
       'conversionId',
-      reason,
+      'invalid',
       `conversion[${first}] has conversionId ${conversionId} already; every conversion of a request needs its own conversionId.`,
     );
 }
 
+/** Stores the prepared conversions of an insert, with their dsConversionIds; answers them as stored. */
+function writeInserted(
+  context: Context,
+  prepared: { advertiser: AdvertiserRecord; conversion: JsonObject }[],
+): JsonObject[] {
+  const writable = writableWorld(context.store, context.spec);
+  nextRevision(context.store.state);
+  return prepared.map(({ advertiser, conversion }) => {
+    const written = stamp(context, conversion, writable, true);
+    writable.conversions[advertiser.id] ??= {};
+    const list = writable.conversions[advertiser.id] as Record<string, JsonObject>;
+    list[conversionKey(String(written.conversionTimestamp), String(written.conversionId))] = written;
+    return written;
+  });
+}
+
 const insert: Handler = (context) => {
-  const rows = rowsOf(context);
-  const world = readWorld(context.store.state, context.spec);
   const problems = new BatchProblems('conversion', 'conversions');
+  const rows = rowsOf(context, problems);
+  const world = readWorld(context.store.state, context.spec);
   const firstOfId = new Map<string, number>();
   const prepared: { advertiser: AdvertiserRecord; conversion: JsonObject }[] = [];
   rows.forEach((row, i) => {
+    if (!row) return;
     const advertiser = advertiserOfRow(world, row, i, problems);
     const type = field(row, 'type');
     if (!type) problems.required(i, 'type');
@@ -452,7 +477,7 @@ const insert: Handler = (context) => {
     const conversionId = field(row, 'conversionId');
     const timestamp = field(row, 'conversionTimestamp');
     if (conversionId) {
-      onceInBatch(firstOfId, advertiser.id, conversionId, i, problems, 'duplicate');
+      onceInBatch(firstOfId, advertiser.id, conversionId, i, problems);
       if (timestamp && own(own(world.conversions, advertiser.id), conversionKey(timestamp, conversionId)))
         problems.add(
           i,
@@ -473,27 +498,20 @@ const insert: Handler = (context) => {
     };
     prepared.push({ advertiser, conversion: withCurrency(conversion, advertiser) });
   });
-  problems.throwIfAny(rows.length);
-
-  const writable = writableWorld(context.store, context.spec);
-  nextRevision(context.store.state);
-  const stored = prepared.map(({ advertiser, conversion }) => {
-    const written = stamp(context, conversion, writable, true);
-    writable.conversions[advertiser.id] ??= {};
-    const list = writable.conversions[advertiser.id] as Record<string, JsonObject>;
-    list[conversionKey(String(written.conversionTimestamp), String(written.conversionId))] = written;
-    return written;
-  });
+  // The valid rows are stored whatever the others are (best effort), then the refused are named.
+  const stored = prepared.length > 0 ? writeInserted(context, prepared) : [];
+  problems.throwIfAny(rows.length, 'stored');
   return answer(stored);
 };
 
 const update: Handler = (context) => {
-  const rows = rowsOf(context);
-  const world = readWorld(context.store.state, context.spec);
   const problems = new BatchProblems('conversion', 'conversions');
+  const rows = rowsOf(context, problems);
+  const world = readWorld(context.store.state, context.spec);
   const firstOfId = new Map<string, number>();
   const prepared: { advertiser: AdvertiserRecord; key: string; conversion: JsonObject }[] = [];
   rows.forEach((row, i) => {
+    if (!row) return;
     const advertiser = advertiserOfRow(world, row, i, problems);
     if (!field(row, 'type')) problems.required(i, 'type');
     if (!field(row, 'clickId') && !field(row, 'engineAccountId') && !field(row, 'customerId'))
@@ -502,7 +520,7 @@ const update: Handler = (context) => {
     const conversionId = field(row, 'conversionId');
     const timestamp = field(row, 'conversionTimestamp');
     if (!conversionId || !timestamp || !isCount(timestamp)) return;
-    onceInBatch(firstOfId, advertiser.id, conversionId, i, problems, 'invalid');
+    onceInBatch(firstOfId, advertiser.id, conversionId, i, problems);
     const key = conversionKey(timestamp, conversionId);
     const stored = own(own(world.conversions, advertiser.id), key);
     if (!stored) {
@@ -548,19 +566,22 @@ const update: Handler = (context) => {
     const conversion = withCurrency({ ...kept, ...changed, state: row.state ?? 'ACTIVE' }, advertiser);
     prepared.push({ advertiser, key, conversion });
   });
-  problems.throwIfAny(rows.length);
-
-  const writable = writableWorld(context.store, context.spec);
-  nextRevision(context.store.state);
-  const stored = prepared.map(({ advertiser, key, conversion }) => {
-    const written = stamp(context, conversion, writable, false);
-    (writable.conversions[advertiser.id] as Record<string, JsonObject>)[key] = written;
-    return written;
-  });
-  return answer(stored);
+  // The valid rows are changed whatever the others are (best effort), then the refused are named.
+  const changed: JsonObject[] = [];
+  if (prepared.length > 0) {
+    const writable = writableWorld(context.store, context.spec);
+    nextRevision(context.store.state);
+    for (const { advertiser, key, conversion } of prepared) {
+      const written = stamp(context, conversion, writable, false);
+      (writable.conversions[advertiser.id] as Record<string, JsonObject>)[key] = written;
+      changed.push(written);
+    }
+  }
+  problems.throwIfAny(rows.length, 'changed');
+  return answer(changed);
 };
 
 export const conversionWriteHandlers: Record<string, Handler> = {
-  'conversion.insert': insert,
-  'conversion.update': update,
+  'conversion.insert': Object.assign(insert, { batchList: 'conversion' }),
+  'conversion.update': Object.assign(update, { batchList: 'conversion' }),
 };
