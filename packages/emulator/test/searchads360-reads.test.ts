@@ -23,7 +23,9 @@ import {
   signup,
 } from './support/searchads360.ts';
 
-const emu = useEmulator();
+// Strict mode: these tests check the closed world of the seed and the examples, where an id no
+// one named is refused; the default mode creates such ids on first use (searchads360-any-ids.test.ts).
+const emu = useEmulator({ strict: true, users: { 'ana@example.com': 'ana@example.com' } });
 const call = sa360(emu);
 
 const NOVEMBER = { startDate: 20251101, endDate: 20251130, startRow: 0, rowCount: 1000 };

@@ -17,6 +17,11 @@ export interface Context {
   notifier: Notifier;
   /** `http://<Host of the request>`: the emulator as the client reached it (for resourceUri). */
   origin: string;
+  /**
+   * Search Ads 360: create the agencies, advertisers and what they hold that a request names
+   * and no seed did, on first use (the default; not in strict mode, nor for a seed's own writes).
+   */
+  openIds?: boolean;
 }
 
 export interface Reply {

@@ -11,7 +11,7 @@ import { own } from '../own.js';
 import type { JsonObject } from '../spec.js';
 import { nextRevision } from '../state.js';
 import { activityOf, BatchProblems, batchRows, field, isCount } from './batch.js';
-import { readWorld, writableWorld } from './state.js';
+import { readWorld, worldWithRowAdvertisers, writableWorld } from './state.js';
 
 const AVAILABILITY = '#/components/schemas/Availability';
 
@@ -23,9 +23,11 @@ const updateAvailability: Handler = (context) => {
     context.request.rowProblems,
     problems,
   ).map((row) => (row ? context.tools.writable(row, AVAILABILITY) : undefined));
-  const world = readWorld(context.store.state, context.spec);
+  const world = context.openIds
+    ? worldWithRowAdvertisers(context.store, context.spec, rows)
+    : readWorld(context.store.state, context.spec);
   const recorded: { advertiserId: string; activityId: string; availability: JsonObject }[] = [];
-  rows.forEach((row, i) => {
+  const check = (row: JsonObject | undefined, i: number): void => {
     if (!row) return;
     for (const name of ['agencyId', 'advertiserId', 'segmentationType', 'availabilityTimestamp'])
       if (!field(row, name)) problems.required(i, name);
@@ -56,6 +58,11 @@ const updateAvailability: Handler = (context) => {
       return;
     }
     const customerId = field(row, 'customerId');
+    // An advertiser created on first use takes the customer id its first availability names.
+    if (customerId && advertiser.createdOnFirstUse && !advertiser.customerId && /^\d+$/.test(customerId)) {
+      advertiser.customerId = customerId;
+      problems.created(i, () => delete advertiser.customerId);
+    }
     if (customerId && customerId !== advertiser.customerId)
       problems.add(
         i,
@@ -63,7 +70,7 @@ const updateAvailability: Handler = (context) => {
         'invalid',
         `Advertiser ${advertiserId} has customer id ${advertiser.customerId ?? '(none)'}, not ${customerId}.`,
       );
-    const activity = activityOf(advertiser.floodlightActivities, row, i, problems);
+    const activity = activityOf(advertiser, row, i, problems);
     if (problems.has(i) || !activity || !timestamp) return;
     recorded.push({
       advertiserId,
@@ -74,10 +81,14 @@ const updateAvailability: Handler = (context) => {
         ...(advertiser.customerId ? { customerId: advertiser.customerId } : {}),
         segmentationType: 'FLOODLIGHT',
         segmentationId: activity.id,
-        segmentationName: activity.name,
+        ...(activity.name ? { segmentationName: activity.name } : {}),
         availabilityTimestamp: timestamp,
       },
     });
+  };
+  rows.forEach((row, i) => {
+    check(row, i);
+    problems.settle(i);
   });
   // The valid rows are recorded whatever the others are (best effort), then the refused are named.
   if (recorded.length > 0) {

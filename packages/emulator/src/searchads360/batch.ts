@@ -6,7 +6,7 @@
  */
 import { ApiError, type GoogleErrorItem } from '../errors.js';
 import { isObject, type Json, type JsonObject } from '../spec.js';
-import type { FloodlightActivityRecord } from './state.js';
+import type { AdvertiserRecord, FloodlightActivityRecord } from './state.js';
 
 export class BatchProblems {
   readonly items: GoogleErrorItem[] = [];
@@ -44,6 +44,23 @@ export class BatchProblems {
       this.itemRows.push(index);
       this.items.push(item);
     }
+  }
+
+  private readonly undo = new Map<number, (() => void)[]>();
+
+  /** Records how to take back what row `index` created on first use, should it be refused. */
+  created(index: number, undo: () => void): void {
+    this.undo.set(index, [...(this.undo.get(index) ?? []), undo]);
+  }
+
+  /**
+   * Once row `index` is checked: if it was refused, what it created on first use is taken
+   * back, so a refused row leaves no entity behind for the next rows to be checked against.
+   */
+  settle(index: number): void {
+    const undo = this.undo.get(index);
+    this.undo.delete(index);
+    if (undo && this.rows.has(index)) for (const step of undo.reverse()) step();
   }
 
   /** Whether row `index` has a problem so far. */
@@ -101,22 +118,33 @@ export const isCount = (value: string): boolean => /^\d+$/.test(value) && BigInt
 
 /**
  * The Floodlight activity a row names by `segmentationId` or `segmentationName` (both, when
- * given, must name the same one); undefined, with the row's problem added, when it cannot.
+ * given, must name the same one); undefined, with the row's problem added, when it cannot. An
+ * advertiser created on first use gets the activity it does not know yet (by id, with the name
+ * if given; by name alone, with the next id after its activities').
  */
 export function activityOf(
-  activities: readonly FloodlightActivityRecord[],
+  advertiser: AdvertiserRecord,
   row: Record<string, unknown>,
   i: number,
   problems: BatchProblems,
 ): FloodlightActivityRecord | undefined {
+  const activities = advertiser.floodlightActivities;
   const id = field(row, 'segmentationId');
   const name = field(row, 'segmentationName');
   if (!id && !name) {
     problems.required(i, 'segmentationName', 'segmentationId or segmentationName');
     return undefined;
   }
-  const byId = id ? activities.find((a) => a.id === id) : undefined;
-  const byName = name ? activities.find((a) => a.name === name) : undefined;
+  let byId = id ? activities.find((a) => a.id === id) : undefined;
+  let byName = name ? activities.find((a) => a.name === name) : undefined;
+  if (advertiser.createdOnFirstUse && !byId && !byName && (!id || /^\d+$/.test(id))) {
+    const next = activities.reduce((max, a) => (BigInt(a.id) > max ? BigInt(a.id) : max), 0n) + 1n;
+    const activity: FloodlightActivityRecord = { id: id ?? String(next), ...(name ? { name } : {}) };
+    activities.push(activity);
+    problems.created(i, () => activities.splice(activities.indexOf(activity), 1));
+    byId = id ? activity : undefined;
+    byName = name ? activity : undefined;
+  }
   if (id && !byId)
     problems.add(i, 'segmentationId', 'notFound', `Floodlight activity id ${id} is not found.`);
   if (name && !byName)
