@@ -152,6 +152,28 @@ describe('default mode: ids no seed names are created on first use', () => {
     ]);
   });
 
+  it('dumps and loads back what it created on first use', async () => {
+    await emu.reset();
+    expect((await call('POST', '/conversion', { body: { conversion: [sale('s-1')] } })).status).toBe(200);
+    // By its id alone: an activity without a name.
+    const byId = { ...availability, segmentationName: undefined, segmentationId: '34000000000000009' };
+    const recorded = await call('POST', '/conversion/updateAvailability', {
+      body: { availabilities: [JSON.parse(JSON.stringify(byId))] },
+    });
+    expect(recorded.status).toBe(200);
+    const dump = (await call('GET', '/__emulator/state')).body;
+    const listed = await call('GET', ENGINE_PATH, { query: WINDOW });
+    await emu.reset();
+    expect((await call('PUT', '/__emulator/state', { body: dump })).status).toBe(204);
+    expect((await call('GET', ENGINE_PATH, { query: WINDOW })).body).toEqual(listed.body);
+    const next = await call('POST', '/conversion', {
+      body: {
+        conversion: [{ ...sale('s-2'), adGroupId: undefined, adId: undefined, campaignId: undefined }],
+      },
+    });
+    expect(next.body.conversion[0]).toMatchObject({ adId: AD, segmentationName: 'Checkout' });
+  });
+
   it('keeps an advertiser of another agency unknown', async () => {
     await emu.reset();
     expect((await call('POST', '/conversion', { body: { conversion: [sale('s-1')] } })).status).toBe(200);
