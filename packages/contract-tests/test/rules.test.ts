@@ -579,24 +579,42 @@ function errorLocations(body: Json): string[] {
   return (body?.error?.errors ?? []).map((e: Json) => `${e.location} ${e.reason}`);
 }
 
-describe('rule: conversion and availability batches are all or nothing', () => {
+describe('rule: conversion and availability batches are best effort per row', () => {
   const batches = [
-    ['conversion.insert', /^conversion\[\d+\]\.\w+$/],
-    ['conversion.update', /^conversion\[\d+\]\.\w+$/],
-    ['conversion.updateAvailability', /^availabilities\[\d+\]\.\w+$/],
+    ['conversion.insert', 'conversion', /^conversion\[\d+\]\.\w+$/],
+    ['conversion.update', 'conversion', /^conversion\[\d+\]\.\w+$/],
+    ['conversion.updateAvailability', 'availabilities', /^availabilities\[\d+\]\.\w+$/],
   ] as const;
 
-  for (const [operationId, location] of batches) {
+  for (const [operationId, list, location] of batches) {
     it(
-      `spec: ${operationId} documents a 400 whose examples name each refused row and field`,
+      `spec: ${operationId} documents a 400 whose examples name each refused row and field, or no row at all`,
       meta(operationId),
       () => {
         const refused = documentedResponse(op(operationId), 400)?.response;
         const examples = Object.values<Json>(refused?.content?.['application/json']?.examples ?? {});
         expect(examples.length).toBeGreaterThan(0);
+        expect(refused.description).toMatch(/no entry names was (stored|recorded)/);
         for (const example of examples) {
-          const items = follow(op(operationId).api.doc, example).value.value.error.errors as Json[];
-          for (const item of items) expect(item.location).toMatch(location);
+          const { error } = follow(op(operationId).api.doc, example).value.value;
+          const items = error.errors as Json[];
+          const inRows = items.filter((item) => location.test(item.location));
+          // An answer names rows (the others were written) or concerns the request as a whole.
+          if (inRows.length === 0) {
+            for (const item of items) expect(item.location).toBe(list);
+            continue;
+          }
+          expect(inRows).toEqual(items);
+          // The message counts the refused rows: the distinct indexes the entries name.
+          const rows = new Set(items.map((item) => /\[(\d+)\]/.exec(item.location)?.[1]));
+          expect(error.message).toMatch(
+            new RegExp(
+              `^Refused ${rows.size} of (\\d+) \\w+, named in errors; (stored|changed|recorded) the other \\d+\\.$`,
+            ),
+          );
+          const [, total, , rest] =
+            /of (\d+) \w+, named in errors; (\w+) the other (\d+)/.exec(error.message) ?? [];
+          expect(Number(total) - rows.size).toBe(Number(rest));
         }
       },
     );
@@ -605,7 +623,7 @@ describe('rule: conversion and availability batches are all or nothing', () => {
   const window = (day: number) => ({ startDate: day, endDate: day, startRow: 0, rowCount: 1000 });
 
   it(
-    'behaviour: a conversion stored before is refused as duplicate, and the rest of its batch is not stored',
+    'behaviour: a conversion stored before is refused as duplicate, and the rest of its batch is stored',
     meta('conversion.insert'),
     async (ctx) => {
       stateful(ctx, { conversions: true });
@@ -614,12 +632,12 @@ describe('rule: conversion and availability batches are all or nothing', () => {
       const refused = await expectCall('conversion.insert', 400, { body: { conversion: [fresh, kept] } });
       expect(errorLocations(refused)).toEqual(['conversion[1].conversionId duplicate']);
       const stored = await expectCall('conversion.get', 200, { query: window(20310210) });
-      expect(conversionIds(stored)).toEqual([kept.conversionId]);
+      expect(conversionIds(stored).sort()).toEqual([kept.conversionId, fresh.conversionId].sort());
     },
   );
 
   it(
-    'behaviour: a partly failing batch names each refused row and stores none of the batch',
+    'behaviour: a partly failing batch names each refused row and stores the others; resent fixed, the stored row is a duplicate',
     meta('conversion.insert'),
     async (ctx) => {
       stateful(ctx, { conversions: true });
@@ -639,12 +657,40 @@ describe('rule: conversion and availability batches are all or nothing', () => {
         'conversion[1].segmentationName notFound',
         'conversion[2].conversionTimestamp required',
       ]);
-      expect(conversionIds(await expectCall('conversion.get', 200, { query: window(20310305) }))).toEqual([]);
-      // Fixed, the whole batch goes through.
-      await expectCall('conversion.insert', 200, { body: { conversion: originals } });
+      expect(refused.error.message).toBe('Refused 2 of 3 conversions, named in errors; stored the other 1.');
+      expect(conversionIds(await expectCall('conversion.get', 200, { query: window(20310305) }))).toEqual([
+        fine.conversionId,
+      ]);
+      // Fixed and resent whole, the two refused rows are stored and the stored one is a duplicate.
+      const again = await expectCall('conversion.insert', 400, { body: { conversion: originals } });
+      expect(errorLocations(again)).toEqual(['conversion[0].conversionId duplicate']);
       expect(
         conversionIds(await expectCall('conversion.get', 200, { query: window(20310305) })),
       ).toHaveLength(3);
+    },
+  );
+
+  it(
+    'behaviour: an update changes the rows it can and names the others',
+    meta('conversion.update'),
+    async (ctx) => {
+      stateful(ctx, { conversions: true });
+      const [first, second] = ownConversions('update best effort', '2031-04-02T10:00:00Z', 2) as [Json, Json];
+      await expectCall('conversion.insert', 200, { body: { conversion: [first, second] } });
+      const refused = await expectCall('conversion.update', 400, {
+        body: {
+          conversion: [
+            { ...first, state: 'REMOVED' },
+            { ...second, conversionId: `${second.conversionId}-unknown` },
+          ],
+        },
+      });
+      expect(errorLocations(refused)).toEqual(['conversion[1].conversionId notFound']);
+      const stored = await expectCall('conversion.get', 200, { query: window(20310402) });
+      expect(stored.conversion.map((c: Json) => [c.conversionId, c.state])).toEqual([
+        [first.conversionId, 'REMOVED'],
+        [second.conversionId, 'ACTIVE'],
+      ]);
     },
   );
 

@@ -207,10 +207,21 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
     origin: string,
   ): Reply {
     const { spec, tools } = service;
-    const valid = validateRequest(op, raw, tools);
     const handler = service.handlers[op.id];
+    const valid = validateRequest(op, raw, tools, handler?.batchList ? { batchList: handler.batchList } : {});
     if (!handler) throw notImplemented(op.id);
-    const context: Context = { spec, tools, store, user, op, request: valid, notifier, origin };
+    const context: Context = {
+      spec,
+      tools,
+      store,
+      user,
+      op,
+      request: valid,
+      notifier,
+      origin,
+      // Search Ads 360 ids no seed names are created on first use unless strict (decision 0035).
+      openIds: !access.strict,
+    };
     // Changes made before the handler (a new user's calendar list) are told before it runs,
     // so that a channel the handler opens hears only of later ones. With no channel open
     // (most of the time) there is no one to tell.

@@ -23,6 +23,21 @@ export interface ValidRequest {
   query: Record<string, Json>;
   headers: Record<string, string>;
   body: JsonObject | undefined;
+  /**
+   * For a batch operation (`batchList` given): the schema problems of single rows, by row index.
+   * Such a row is refused alone; the others are still handled (decision 0035).
+   */
+  rowProblems?: Map<number, GoogleErrorItem[]>;
+}
+
+/** Options of validateRequest. */
+export interface ValidateOptions {
+  /**
+   * The body's array of rows when the operation is a best-effort batch (`conversion`,
+   * `availabilities`): schema problems inside one row are kept for the handler instead of
+   * refusing the whole request.
+   */
+  batchList?: string;
 }
 
 function schemaType(schema: JsonObject): string | undefined {
@@ -72,6 +87,21 @@ function meaningful(errors: ErrorObject[]): ErrorObject[] {
   return useful.length > 0 ? useful : errors;
 }
 
+/**
+ * The row index of each error when every one lies inside a row of the body's array `list`
+ * (`/conversion/3/type`); undefined when one concerns the request as a whole.
+ */
+function rowsOf(errors: ErrorObject[], list: string): number[] | undefined {
+  const inRow = new RegExp(`^/${list}/(\\d+)(/|$)`);
+  const rows: number[] = [];
+  for (const error of errors) {
+    const match = inRow.exec(error.instancePath);
+    if (!match) return undefined;
+    rows.push(Number(match[1]));
+  }
+  return rows;
+}
+
 function refuse(items: GoogleErrorItem[]): never {
   throw new ApiError(
     400,
@@ -80,7 +110,12 @@ function refuse(items: GoogleErrorItem[]): never {
   );
 }
 
-export function validateRequest(op: OperationSpec, raw: RawRequest, tools: SchemaTools): ValidRequest {
+export function validateRequest(
+  op: OperationSpec,
+  raw: RawRequest,
+  tools: SchemaTools,
+  options: ValidateOptions = {},
+): ValidRequest {
   const out: ValidRequest = { path: {}, query: {}, headers: {}, body: undefined };
   const problems: GoogleErrorItem[] = [];
   for (const parameter of op.parameters) {
@@ -169,21 +204,27 @@ export function validateRequest(op: OperationSpec, raw: RawRequest, tools: Schem
     }
     const validate = tools.validator(op.body.schemaPointer);
     if (!validate(body)) {
-      refuse(
-        meaningful(validate.errors ?? []).map((error) => {
-          const field = fieldOf(error);
-          const required = error.keyword === 'required';
-          return {
-            domain: 'global',
-            reason: required ? 'required' : 'invalid',
-            message: required
-              ? `Required field: ${field}`
-              : `Invalid value for field ${field || 'body'}: ${describe(error)}`,
-            location: field || 'body',
-            locationType: 'parameter',
-          };
-        }),
-      );
+      const errors = meaningful(validate.errors ?? []);
+      const items = errors.map((error): GoogleErrorItem => {
+        const field = fieldOf(error);
+        const required = error.keyword === 'required';
+        return {
+          domain: 'global',
+          reason: required ? 'required' : 'invalid',
+          message: required
+            ? `Required field: ${field}`
+            : `Invalid value for field ${field || 'body'}: ${describe(error)}`,
+          location: field || 'body',
+          locationType: 'parameter',
+        };
+      });
+      const rows = options.batchList ? rowsOf(errors, options.batchList) : undefined;
+      if (!rows) refuse(items);
+      out.rowProblems = new Map();
+      items.forEach((item, k) => {
+        const row = rows[k] as number;
+        out.rowProblems?.set(row, [...(out.rowProblems.get(row) ?? []), item]);
+      });
     }
     out.body = isObject(body) ? body : undefined;
   }

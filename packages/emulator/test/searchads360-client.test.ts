@@ -1,9 +1,15 @@
 /**
  * The project's Search Ads 360 client (`@gspec/searchads360`) against the emulator, with only
- * the base URL changed: batched uploads whose refused rows come back by index, the deprecated
- * read, and the ID-mapping rows.
+ * the base URL changed: batched uploads whose refused rows come back by index while the others
+ * are stored (best effort), a rerun that stores nothing new, the deprecated read, and the
+ * ID-mapping rows.
  */
-import { type ConversionInput, createSearchAds360, insertConversions } from '@gspec/searchads360';
+import {
+  type ConversionInput,
+  createSearchAds360,
+  insertConversions,
+  updateConversions,
+} from '@gspec/searchads360';
 import { idMappingRows } from '@gspec/searchads360/id-mapping';
 import { describe, expect, it } from 'vitest';
 import { useEmulator } from './support/harness.ts';
@@ -25,11 +31,12 @@ describe('@gspec/searchads360 against the emulator', () => {
       signup('c-4', { conversionTimestamp: '1763628016000' }),
     ];
     const result = await insertConversions(searchAds, conversions as ConversionInput[], { batchSize: 2 });
-    expect(result.stored.map((c) => c.conversionId)).toEqual(['c-1', 'c-2']);
+    // Best effort: c-4 of the partly refused batch is stored too.
+    expect(result.stored.map((c) => c.conversion.conversionId)).toEqual(['c-1', 'c-2', 'c-4']);
     expect(result.failed.map((f) => [f.index, f.errors.map((e) => `${e.field} ${e.reason}`)])).toEqual([
       [2, ['clickId notFound']],
     ]);
-    expect(result.resend.map((r) => r.index)).toEqual([3]);
+    expect(result.alreadyStored).toEqual([]);
 
     const read = await searchAds.conversion.get({
       agencyId: AGENCY,
@@ -40,7 +47,7 @@ describe('@gspec/searchads360 against the emulator', () => {
       startRow: 0,
       rowCount: 10,
     });
-    expect(read.conversion?.map((c) => c.conversionId)).toEqual(['c-1', 'c-2']);
+    expect(read.conversion?.map((c) => c.conversionId)).toEqual(['c-1', 'c-2', 'c-4']);
 
     const rows = [];
     for await (const row of idMappingRows(searchAds, { agencyId: AGENCY, advertiserId: ADVERTISER }))
@@ -51,6 +58,89 @@ describe('@gspec/searchads360 against the emulator', () => {
       'AD_GROUP',
       'AD',
       'KEYWORD',
+    ]);
+  });
+
+  it('uploads 1,000 rows with 7 bad ones: 993 stored and 7 failed; a rerun stores nothing new', async () => {
+    await emu.reset();
+    const searchAds = createSearchAds360({
+      accessToken: 'ana@example.com',
+      baseUrl: `${emu.origin}/doubleclicksearch/v2`,
+    });
+    const bad: Record<number, Record<string, unknown>> = {
+      0: { clickId: 'no-such-click' },
+      199: { revenueMicros: undefined },
+      200: { currencyCode: 'XYZ' },
+      512: { type: 'SALE' },
+      513: { segmentationName: 'Store visit' },
+      640: { revenueMicros: '12.5' },
+      999: { countMillis: '1000' },
+    };
+    const input = Array.from(
+      { length: 1000 },
+      (_, i) => JSON.parse(JSON.stringify(purchase(`bulk-${i}`, bad[i] ?? {}))) as ConversionInput,
+    );
+    const badIndexes = Object.keys(bad).map(Number);
+
+    const first = await insertConversions(searchAds, input, { batchSize: 200 });
+    expect(first.stored).toHaveLength(993);
+    expect(first.failed.map((f) => f.index)).toEqual(badIndexes);
+    expect(first.alreadyStored).toEqual([]);
+
+    const second = await insertConversions(searchAds, input, { batchSize: 200 });
+    expect(second.stored).toEqual([]);
+    expect(second.alreadyStored).toHaveLength(993);
+    expect(second.alreadyStored.map((r) => r.index)).toEqual(
+      input.map((_, i) => i).filter((i) => !badIndexes.includes(i)),
+    );
+    expect(second.failed.map((f) => f.index)).toEqual(badIndexes);
+    expect(second.failed.map((f) => f.errors.map((e) => e.reason))).toEqual(
+      first.failed.map((f) => f.errors.map((e) => e.reason)),
+    );
+
+    const read = await searchAds.conversion.get({
+      agencyId: AGENCY,
+      advertiserId: ADVERTISER,
+      engineAccountId: ENGINE,
+      startDate: 20251120,
+      endDate: 20251120,
+      startRow: 0,
+      rowCount: 1000,
+    });
+    expect(read.conversion).toHaveLength(993);
+  });
+
+  it('updates best effort too: the rows it can are changed, the unknown one is named', async () => {
+    await emu.reset();
+    const searchAds = createSearchAds360({
+      accessToken: 'ana@example.com',
+      baseUrl: `${emu.origin}/doubleclicksearch/v2`,
+    });
+    const input = ['u-1', 'u-2', 'u-3'].map((id) => purchase(id) as ConversionInput);
+    expect((await insertConversions(searchAds, input)).stored).toHaveLength(3);
+    const changes = [
+      { ...input[0], revenueMicros: '5000000' },
+      { ...input[1], conversionId: 'never-inserted' },
+      { ...input[2], state: 'REMOVED' },
+    ] as ConversionInput[];
+    const result = await updateConversions(searchAds, changes);
+    expect(result.stored.map((r) => r.index)).toEqual([0, 2]);
+    expect(result.failed.map((f) => [f.index, f.errors.map((e) => `${e.field} ${e.reason}`)])).toEqual([
+      [1, ['conversionId notFound']],
+    ]);
+    const read = await searchAds.conversion.get({
+      agencyId: AGENCY,
+      advertiserId: ADVERTISER,
+      engineAccountId: ENGINE,
+      startDate: 20251120,
+      endDate: 20251120,
+      startRow: 0,
+      rowCount: 10,
+    });
+    expect(read.conversion?.map((c) => [c.conversionId, c.revenueMicros, c.state])).toEqual([
+      ['u-1', '5000000', 'ACTIVE'],
+      ['u-2', '129990000', 'ACTIVE'],
+      ['u-3', '129990000', 'REMOVED'],
     ]);
   });
 });

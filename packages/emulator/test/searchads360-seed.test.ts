@@ -10,7 +10,9 @@ import { applySeed, parseSeed, type Seed, SeedError } from '../src/seed.ts';
 import { useEmulator } from './support/harness.ts';
 import { ADVERTISER, AGENCY, at, problems, purchase, sa360 } from './support/searchads360.ts';
 
-const emu = useEmulator();
+// Strict mode: these tests check the closed world of the seed and the examples, where an id no
+// one named is refused; the default mode creates such ids on first use (searchads360-any-ids.test.ts).
+const emu = useEmulator({ strict: true, users: { 'ana@example.com': 'ana@example.com' } });
 const call = sa360(emu);
 
 const conversion = (id: string, extra: Record<string, unknown>) => ({

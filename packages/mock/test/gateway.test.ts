@@ -230,6 +230,28 @@ const cases: [string, { path: string; init?: RequestInit }, Want][] = [
     { status: 410, reason: 'fullSyncRequired' },
   ],
   [
+    'answers a partly refused conversion batch with Prefer (best effort: the rows not named were stored)',
+    {
+      path: '/doubleclicksearch/v2/conversion',
+      init: {
+        method: 'POST',
+        headers: { ...auth, 'content-type': 'application/json', prefer: 'code=400, example=partlyStored' },
+        body: JSON.stringify({
+          conversion: [{ agencyId: '1', advertiserId: '2', conversionId: 'c', conversionTimestamp: '1' }],
+        }),
+      },
+    },
+    {
+      status: 400,
+      reason: 'notFound',
+      location: 'conversion[1].clickId',
+      body: (text) =>
+        expect(JSON.parse(text).error.message).toBe(
+          'Refused 1 of 3 conversions, named in errors; stored the other 2.',
+        ),
+    },
+  ],
+  [
     'answers the example and status asked for with query parameters',
     {
       path: '/calendar/v3/calendars/primary/events?__code=410&__example=updatedMinTooLongAgo',

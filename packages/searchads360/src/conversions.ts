@@ -1,8 +1,10 @@
 /**
  * Uploading many conversions: split into batches, refuse repeated keys before anything is
- * sent, and map every refused row of Google's answer (`conversion[i].field`) back to the
- * caller's input. Batches are all or nothing (decision 0021): the rows of a refused batch
- * that had no problem of their own were not stored either, and are returned to resend.
+ * sent, and read Google's answer row by row. Batches are best effort per conversion (decision
+ * 0035): the rows a 400 names (`conversion[i].field`) were refused, every row it does not name
+ * was stored, and a row answered `duplicate` was stored before (an earlier run, or a send whose
+ * answer was lost). So the result says, for every row, stored now, stored before, or failed
+ * with why; nothing is returned "to resend", since resending a stored row stores nothing.
  */
 import { type CallOptions, ClientConfigError, type GoogleErrorDetail, isBadRequest } from '@gspec/runtime';
 import type { AnswerOf, BodyOf, Resources } from './generated/methods.js';
@@ -10,6 +12,27 @@ import type { AnswerOf, BodyOf, Resources } from './generated/methods.js';
 /** One conversion as `conversion.insert` and `conversion.update` take it. */
 export type ConversionInput = NonNullable<BodyOf<'conversion.insert'>['conversion']>[number];
 type StoredConversion = NonNullable<AnswerOf<'conversion.insert'>['conversion']>[number];
+
+/** A row the service stored (insert) or changed (update) in this call. */
+export interface StoredRow {
+  /** The row's position in the caller's array. */
+  index: number;
+  conversion: ConversionInput;
+  /**
+   * The conversion as the service answered it (with `dsConversionId`), when its batch was
+   * answered `200`; a partly refused batch is answered with a `400` that lists only the
+   * refused rows, so the stored rows of such a batch have none.
+   */
+  answer?: StoredConversion;
+}
+
+/** A row answered `duplicate` alone: a conversion with its keys was stored before this call. */
+export interface AlreadyStoredRow {
+  index: number;
+  conversion: ConversionInput;
+  /** The service's `duplicate` entry for the row. */
+  error: GoogleErrorDetail;
+}
 
 export interface FailedConversion {
   /** The row's position in the caller's array. */
@@ -20,12 +43,16 @@ export interface FailedConversion {
 }
 
 export interface ConversionBatchResult {
-  /** The stored conversions, as the service answered them, in input order. */
-  stored: StoredConversion[];
-  /** The rows the service refused, with why. */
+  /** The rows this call stored (insert) or changed (update), in input order. */
+  stored: StoredRow[];
+  /**
+   * Insert: the rows whose keys (`conversionId` with `conversionTimestamp`) were stored
+   * before, answered `duplicate` and nothing else. They need no resend; to change such a
+   * conversion, use `updateConversions`.
+   */
+  alreadyStored: AlreadyStoredRow[];
+  /** The rows the service refused, with why; fix them and send only them again. */
   failed: FailedConversion[];
-  /** Rows without a problem of their own, not stored because their batch was refused: send them again. */
-  resend: { index: number; conversion: ConversionInput }[];
 }
 
 export interface ConversionBatchOptions {
@@ -53,17 +80,24 @@ export class DuplicateConversionError extends Error {
   }
 }
 
-/** A batch failed for another reason than its rows (after the runtime's retries); `result` holds what was done before. */
+/**
+ * A batch got no answer about its rows (an error that is not a 400, after the runtime's
+ * retries); `result` holds what was done before it.
+ */
 export class ConversionUploadError extends Error {
   override name = 'ConversionUploadError';
   constructor(
     readonly result: ConversionBatchResult,
-    /** The index of the first row of the failed batch; it and every later row were not stored. */
+    /**
+     * The index of the first row of that batch; it and every later row are in no list of
+     * `result`. Rows of that batch may have been stored if the answer was lost: sending them
+     * again is safe, as a stored row answers `duplicate` and is reported as already stored.
+     */
     readonly firstUnsentIndex: number,
     options: { cause: unknown },
   ) {
     super(
-      `the batch starting at conversion[${firstUnsentIndex}] failed; rows before it were handled (${result.stored.length} stored): ${
+      `the batch starting at conversion[${firstUnsentIndex}] failed; rows before it were handled (${result.stored.length} stored, ${result.alreadyStored.length} stored before, ${result.failed.length} failed): ${
         options.cause instanceof Error ? options.cause.message : String(options.cause)
       }`,
       options,
@@ -94,19 +128,24 @@ async function upload(
     throw new ClientConfigError(`batchSize must be a whole number of at least 1; got ${batchSize}`);
   }
   checkUnique(conversions);
-  const result: ConversionBatchResult = { stored: [], failed: [], resend: [] };
+  const result: ConversionBatchResult = { stored: [], alreadyStored: [], failed: [] };
   for (let start = 0; start < conversions.length; start += batchSize) {
     const batch = conversions.slice(start, start + batchSize);
     try {
       const answer = await send(batch, call);
-      result.stored.push(...(answer.conversion ?? []));
+      const answered = answer.conversion ?? [];
+      batch.forEach((conversion, i) => {
+        const stored = answered[i];
+        result.stored.push({ index: start + i, conversion, ...(stored ? { answer: stored } : {}) });
+      });
     } catch (error) {
       if (!isBadRequest(error)) throw new ConversionUploadError(result, start, { cause: error });
       const byRow = new Map<number, FailedConversion['errors']>();
       for (const detail of error.details) {
         const match = LOCATION.exec(detail.location ?? '');
         const row = match ? Number(match[1]) : undefined;
-        // A problem that names no row of this batch concerns the batch as a whole: every row carries it.
+        // A problem that names no row of this batch concerns the request as a whole: nothing
+        // of the batch was stored, and every row carries it.
         const rows = row !== undefined && row < batch.length ? [row] : batch.map((_, i) => i);
         for (const i of rows) {
           byRow.set(i, [...(byRow.get(i) ?? []), { ...detail, ...(match?.[2] ? { field: match[2] } : {}) }]);
@@ -114,8 +153,12 @@ async function upload(
       }
       batch.forEach((conversion, i) => {
         const errors = byRow.get(i);
-        if (errors) result.failed.push({ index: start + i, conversion, errors });
-        else result.resend.push({ index: start + i, conversion });
+        const index = start + i;
+        // Best effort: a row the answer does not name was stored.
+        if (!errors) result.stored.push({ index, conversion });
+        else if (errors.every((e) => e.reason === 'duplicate'))
+          result.alreadyStored.push({ index, conversion, error: errors[0] as GoogleErrorDetail });
+        else result.failed.push({ index, conversion, errors });
       });
     }
   }

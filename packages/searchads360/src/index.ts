@@ -10,6 +10,7 @@ import type { paths } from './generated/schema.js';
 
 export * from '@gspec/runtime';
 export {
+  type AlreadyStoredRow,
   type ConversionBatchOptions,
   type ConversionBatchResult,
   type ConversionInput,
@@ -17,6 +18,7 @@ export {
   DuplicateConversionError,
   type FailedConversion,
   insertConversions,
+  type StoredRow,
   updateConversions,
 } from './conversions.js';
 export { apiName, defaultBaseUrl, type OperationId, operations, readOnlyFields } from './generated/api.js';

@@ -33,11 +33,15 @@ describe('insertConversions', () => {
       batchSize: given.batchSize,
     });
     expect(requests.map((r) => (r.body as { conversion: unknown[] }).conversion.length)).toEqual(want);
-    expect(result.stored.map((c) => c.conversionId)).toEqual(rows(given.count).map((c) => c.conversionId));
+    expect(result.stored.map((c) => c.answer?.conversionId)).toEqual(
+      rows(given.count).map((c) => c.conversionId),
+    );
+    expect(result.stored.map((c) => c.index)).toEqual(rows(given.count).map((_, i) => i));
     expect(result.failed).toEqual([]);
+    expect(result.alreadyStored).toEqual([]);
   });
 
-  it('maps every refused row of a batch back to its input, and returns the others of that batch to resend', async () => {
+  it('maps every refused row of a batch back to its input, and reports the rows the answer does not name as stored', async () => {
     const { fetch } = scriptedFetch(
       stored,
       badRequest(
@@ -59,8 +63,31 @@ describe('insertConversions', () => {
       { index: 3, id: 'order-3', problems: ['clickId:notFound'] },
       { index: 4, id: 'order-4', problems: ['conversionTimestamp:required', 'revenueMicros:invalid'] },
     ]);
-    expect(result.resend.map((r) => r.index)).toEqual([5]);
-    expect(result.stored.map((c) => c.conversionId)).toEqual(['order-0', 'order-1', 'order-2', 'order-6']);
+    // Best effort: row 5 of the refused batch was stored; it has no answer of its own.
+    expect(result.stored.map((c) => [c.index, c.conversion.conversionId, c.answer !== undefined])).toEqual([
+      [0, 'order-0', true],
+      [1, 'order-1', true],
+      [2, 'order-2', true],
+      [5, 'order-5', false],
+      [6, 'order-6', true],
+    ]);
+    expect(result).not.toHaveProperty('resend');
+  });
+
+  it('reports a row answered duplicate alone as stored before, and one with other problems as failed', async () => {
+    const { fetch } = scriptedFetch(
+      badRequest(
+        ['conversion[0].conversionId', 'duplicate'],
+        ['conversion[2].conversionId', 'duplicate'],
+        ['conversion[2].revenueMicros', 'invalid'],
+      ),
+    );
+    const result = await insertConversions(createSearchAds360Client({ fetch }), rows(4));
+    expect(result.alreadyStored.map((r) => [r.index, r.error.reason])).toEqual([[0, 'duplicate']]);
+    expect(result.failed.map((f) => [f.index, f.errors.map((e) => e.reason)])).toEqual([
+      [2, ['duplicate', 'invalid']],
+    ]);
+    expect(result.stored.map((r) => r.index)).toEqual([1, 3]);
   });
 
   it('gives a problem that names no row to every row of its batch', async () => {
@@ -110,7 +137,12 @@ describe('insertConversions', () => {
     expect(error).toBeInstanceOf(ConversionUploadError);
     expect(error).toMatchObject({
       firstUnsentIndex: 2,
-      result: { stored: [{ conversionId: 'order-0' }, { conversionId: 'order-1' }] },
+      result: {
+        stored: [
+          { index: 0, answer: { conversionId: 'order-0' } },
+          { index: 1, answer: { conversionId: 'order-1' } },
+        ],
+      },
     });
   });
 });

@@ -17,6 +17,11 @@ export interface Context {
   notifier: Notifier;
   /** `http://<Host of the request>`: the emulator as the client reached it (for resourceUri). */
   origin: string;
+  /**
+   * Search Ads 360: create the agencies, advertisers and what they hold that a request names
+   * and no seed did, on first use (the default; not in strict mode, nor for a seed's own writes).
+   */
+  openIds?: boolean;
 }
 
 export interface Reply {
@@ -28,7 +33,13 @@ export interface Reply {
   headers?: Record<string, string>;
 }
 
-export type Handler = (context: Context) => Reply;
+export type Handler = ((context: Context) => Reply) & {
+  /**
+   * The body's array of rows of a best-effort batch operation (`conversion`): the schema
+   * problems of single rows then reach the handler as `request.rowProblems` (validate.ts).
+   */
+  batchList?: string;
+};
 
 export const text = (query: Record<string, Json>, name: string): string | undefined => {
   const value = query[name];

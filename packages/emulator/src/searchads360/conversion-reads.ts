@@ -20,6 +20,7 @@ import {
   advertiserOfPath,
   type EngineAccountPlace,
   findCustomer,
+  findEngineAccount,
   readWorld,
   type SearchAds360State,
   unknownId,
@@ -111,8 +112,14 @@ const answer = (context: Context, conversions: JsonObject[]) => ({
 const get: Handler = (context) => {
   const world = readWorld(context.store.state, context.spec);
   const { agencyId, advertiserId, engineAccountId } = context.request.path as Record<string, string>;
-  const { agency, advertiser } = advertiserOfPath(world, agencyId as string, advertiserId as string);
-  const engineAccount = own(advertiser.engineAccounts, engineAccountId as string);
+  const open = context.openIds === true;
+  const { agency, advertiser } = advertiserOfPath(world, agencyId as string, advertiserId as string, open);
+  // Default mode: an engine account no one named yet holds no conversions (nothing is written).
+  const engineAccount =
+    own(advertiser.engineAccounts, engineAccountId as string) ??
+    (open && (advertiser.createdOnFirstUse || !findEngineAccount(world, engineAccountId as string))
+      ? { id: engineAccountId as string, entities: [], clicks: {} }
+      : undefined);
   if (!engineAccount)
     throw unknownId(
       'engineAccountId',
@@ -131,7 +138,16 @@ const get: Handler = (context) => {
 const getByCustomerId: Handler = (context) => {
   const world = readWorld(context.store.state, context.spec);
   const customerId = context.request.path.customerId as string;
-  const place = findCustomer(world, customerId);
+  const place: EngineAccountPlace | undefined =
+    findCustomer(world, customerId) ??
+    // Default mode: a customer id no one named yet has no conversions (nothing is written).
+    (context.openIds
+      ? {
+          agency: { id: '', advertisers: {} },
+          advertiser: { id: '', floodlightActivities: [], savedColumns: [], engineAccounts: {} },
+          engineAccount: { id: '', customerId, entities: [], clicks: {} },
+        }
+      : undefined);
   if (!place) throw unknownId('customerId', `Customer id ${customerId} is not found.`);
   // The previous platform's ids check the account: ids of another account match no conversion.
   const { query } = context.request;

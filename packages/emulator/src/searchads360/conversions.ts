@@ -1,11 +1,13 @@
 /**
  * conversion.insert and conversion.update: batches checked row by row against the entities
- * of the state, all or nothing (decision 0021), as the operations' descriptions say:
+ * of the state, best effort per conversion (decision 0035): the valid rows are written, and
+ * the 400 names each refused row (`conversion[i].field`); a row it does not name was written.
  *
  * - a conversion is identified within its advertiser by `conversionId` with
- *   `conversionTimestamp`; insert refuses a stored pair and a `conversionId` repeated in the
- *   batch for the same advertiser (`duplicate`), update refuses keys that match nothing
- *   (`notFound`);
+ *   `conversionTimestamp`; insert refuses a stored pair (`duplicate`: a resent conversion
+ *   that is stored already), and both refuse a `conversionId` repeated in the batch for the
+ *   same advertiser (`invalid`; the first row with it is handled); update refuses keys that
+ *   match nothing (`notFound`);
  * - the Floodlight activity is found by `segmentationId` or `segmentationName`; the click by
  *   `clickId`, or the attribution by `engineAccountId` (or `customerId`) with the entity ids;
  *   unknown ones are `notFound`, contradicting ones `invalid`;
@@ -20,22 +22,25 @@
 import { ApiError } from '../errors.js';
 import type { Context, Handler } from '../handlers/context.js';
 import { own } from '../own.js';
-import { isObject, type Json, type JsonObject } from '../spec.js';
+import type { Json, JsonObject } from '../spec.js';
 import { nextRevision, now } from '../state.js';
-import { activityOf, BatchProblems, CURRENCIES, field, isCount } from './batch.js';
+import { activityOf, BatchProblems, batchRows, CURRENCIES, field, isCount } from './batch.js';
 import {
   type AdvertiserRecord,
+  type ClickRecord,
   conversionKey,
   type EngineAccountRecord,
   type EntityRecord,
   type EntityType,
+  findAdvertiser,
   findClick,
   readWorld,
   type SearchAds360State,
+  worldWithRowAdvertisers,
   writableWorld,
 } from './state.js';
 
-const CONVERSION_LIST = '#/components/schemas/ConversionList';
+const CONVERSION = '#/components/schemas/Conversion';
 export const CONVERSION_LIST_KIND = 'doubleclicksearch#conversionList';
 
 /** A Conversion's fields in the order the service answers them (the spec's examples). */
@@ -127,10 +132,13 @@ function ordered(value: JsonObject): JsonObject {
   return out;
 }
 
-/** The conversions of the body with what a client may write (read-only and unknown fields dropped). */
-function rowsOf(context: Context): JsonObject[] {
-  const body = context.tools.writable(context.request.body ?? {}, CONVERSION_LIST);
-  const rows = Array.isArray(body.conversion) ? body.conversion.filter(isObject) : [];
+/**
+ * The conversions of the body with what a client may write (read-only and unknown fields
+ * dropped), by index; a row refused by the schema is undefined, its problems in `problems`.
+ */
+function rowsOf(context: Context, problems: BatchProblems): (JsonObject | undefined)[] {
+  const body = context.request.body ?? {};
+  const rows = batchRows(body, 'conversion', context.request.rowProblems, problems);
   if (rows.length === 0)
     throw new ApiError(400, [
       {
@@ -141,8 +149,12 @@ function rowsOf(context: Context): JsonObject[] {
         locationType: 'parameter',
       },
     ]);
-  // attributionModel is the service's to set; it is ignored, as the spec says.
-  return rows.map(({ attributionModel: _ignored, ...row }) => row);
+  return rows.map((row) => {
+    if (!row) return undefined;
+    // attributionModel is the service's to set; it is ignored, as the spec says.
+    const { attributionModel: _ignored, ...writable } = context.tools.writable(row, CONVERSION);
+    return writable;
+  });
 }
 
 /** The keys of a row, and its agency and advertiser; undefined when they cannot be found. */
@@ -151,6 +163,7 @@ function advertiserOfRow(
   row: JsonObject,
   i: number,
   problems: BatchProblems,
+  open = false,
 ): AdvertiserRecord | undefined {
   for (const name of ['agencyId', 'advertiserId', 'conversionId', 'conversionTimestamp'])
     if (!field(row, name)) problems.required(i, name);
@@ -166,6 +179,17 @@ function advertiserOfRow(
   const advertiserId = field(row, 'advertiserId');
   if (!agencyId || !advertiserId) return undefined;
   const agency = own(world.agencies, agencyId);
+  const elsewhere = agency ? undefined : findAdvertiser(world, advertiserId);
+  if (elsewhere && open) {
+    // Default mode creates unknown agencies, but an advertiser belongs to one agency only.
+    problems.add(
+      i,
+      'advertiserId',
+      'notFound',
+      `Advertiser ${advertiserId} is not found in agency ${agencyId} (it is in agency ${elsewhere.agency.id}).`,
+    );
+    return undefined;
+  }
   if (!agency) {
     problems.add(i, 'agencyId', 'notFound', `Agency ${agencyId} is not found.`);
     return undefined;
@@ -229,6 +253,75 @@ function checkValues(row: JsonObject, type: string, i: number, problems: BatchPr
   }
 }
 
+/** A TRANSACTION of an advertiser without a currency of its own (created on first use) names its currency. */
+function needsCurrency(
+  advertiser: AdvertiserRecord,
+  row: JsonObject,
+  i: number,
+  problems: BatchProblems,
+): void {
+  if (!advertiser.currencyCode && !field(row, 'currencyCode'))
+    problems.required(
+      i,
+      'currencyCode',
+      `currencyCode (advertiser ${advertiser.id} was created on first use and has no currency of its own to default to)`,
+    );
+}
+
+/**
+ * An advertiser created on first use (default mode) gets the engine account and the entities a
+ * row names and it does not know yet, each recorded in `problems` to be taken back if the row
+ * is refused. An entity is created with the type of the field that names it and, as parent, the
+ * campaign or ad group the row names; entities it knows are left to the usual checks.
+ */
+function createNamed(
+  advertiser: AdvertiserRecord,
+  row: JsonObject,
+  i: number,
+  problems: BatchProblems,
+): void {
+  const engineAccountId = field(row, 'engineAccountId');
+  const customerId = field(row, 'customerId');
+  let account = engineAccountId ? own(advertiser.engineAccounts, engineAccountId) : undefined;
+  if (engineAccountId && !account && /^\d+$/.test(engineAccountId)) {
+    const taken = customerId
+      ? Object.values(advertiser.engineAccounts).some((a) => a.customerId === customerId)
+      : false;
+    const created: EngineAccountRecord = {
+      id: engineAccountId,
+      ...(customerId && !taken ? { customerId } : {}),
+      entities: [],
+      clicks: {},
+    };
+    advertiser.engineAccounts[engineAccountId] = created;
+    problems.created(i, () => delete advertiser.engineAccounts[engineAccountId]);
+    account = created;
+  } else if (account && customerId && !account.customerId) {
+    const known = account;
+    known.customerId = customerId;
+    problems.created(i, () => delete known.customerId);
+  }
+  if (!engineAccountId && customerId)
+    account = Object.values(advertiser.engineAccounts).find((a) => a.customerId === customerId);
+  if (!account) return;
+  const entities = account.entities;
+  const parents: Record<string, string | undefined> = {
+    campaignId: undefined,
+    adGroupId: field(row, 'campaignId'),
+    adId: field(row, 'adGroupId'),
+    criterionId: field(row, 'adGroupId'),
+    productGroupId: field(row, 'adGroupId'),
+  };
+  for (const [name, type] of ENTITY_FIELDS) {
+    const id = field(row, name);
+    if (!id || !/^\d+$/.test(id) || entities.some((e) => e.id === id)) continue;
+    const parentId = parents[name];
+    const entity: EntityRecord = { id, type, ...(parentId ? { parentId } : {}) };
+    entities.push(entity);
+    problems.created(i, () => entities.splice(entities.indexOf(entity), 1));
+  }
+}
+
 /** The attribution of a new conversion, from its click or from its engine account and entity ids. */
 function attributionOfRow(
   advertiser: AdvertiserRecord,
@@ -237,7 +330,9 @@ function attributionOfRow(
   problems: BatchProblems,
 ): JsonObject | undefined {
   const clickId = field(row, 'clickId');
-  if (clickId) {
+  const open = advertiser.createdOnFirstUse === true;
+  // A click an advertiser created on first use does not know yet is made from the row's ids.
+  if (clickId && !(open && !findClick(advertiser, clickId))) {
     const found = findClick(advertiser, clickId);
     if (!found) {
       problems.add(
@@ -282,8 +377,19 @@ function attributionOfRow(
     return fits ? out : undefined;
   }
 
+  if (open) createNamed(advertiser, row, i, problems);
   const engineAccountId = field(row, 'engineAccountId');
   const customerId = field(row, 'customerId');
+  const accountOfRow = engineAccountId
+    ? own(advertiser.engineAccounts, engineAccountId)
+    : Object.values(advertiser.engineAccounts).find((a) => a.customerId === customerId);
+  if (open && !accountOfRow && (clickId || customerId)) {
+    // No engine account to hold the click or the entities: the ids are stored as sent.
+    const out: JsonObject = {};
+    for (const name of ['clickId', ...ATTRIBUTION, 'deviceType'])
+      if (field(row, name)) out[name] = row[name] as Json;
+    return out;
+  }
   if (!engineAccountId && !customerId) {
     problems.required(
       i,
@@ -378,12 +484,20 @@ function attributionOfRow(
   }
   const device = field(row, 'deviceType');
   if (device) out.deviceType = device;
+  if (clickId) {
+    // Open advertiser: the click is known from now on, with what this row attributed it to.
+    const { engineAccountId: _account, customerId: _customer, ...click } = out;
+    const clicks = account.clicks;
+    clicks[clickId] = click as ClickRecord;
+    problems.created(i, () => delete clicks[clickId]);
+    return { clickId, ...out };
+  }
   return out;
 }
 
 /** The currency a TRANSACTION is stored in: its own, else the advertiser's. */
 function withCurrency(conversion: JsonObject, advertiser: AdvertiserRecord): JsonObject {
-  if (conversion.type === 'TRANSACTION' && conversion.currencyCode === undefined)
+  if (conversion.type === 'TRANSACTION' && conversion.currencyCode === undefined && advertiser.currencyCode)
     conversion.currencyCode = advertiser.currencyCode;
   return conversion;
 }
@@ -411,8 +525,8 @@ const answer = (conversions: JsonObject[]) => ({
 });
 
 /**
- * A conversionId may stand once per advertiser in a request; a repeat is refused with `reason`
- * (insert documents `duplicate`, update only `invalid`).
+ * A conversionId may stand once per advertiser in a request; a repeat is refused as `invalid`
+ * (not `duplicate`, which says that the conversion is stored already).
  */
 function onceInBatch(
   firstOfId: Map<string, number>,
@@ -420,7 +534,6 @@ function onceInBatch(
   conversionId: string,
   i: number,
   problems: BatchProblems,
-  reason: 'duplicate' | 'invalid',
 ): void {
   const key = JSON.stringify([advertiserId, conversionId]);
   const first = firstOfId.get(key);
@@ -429,30 +542,50 @@ function onceInBatch(
     problems.add(
       i,
       'conversionId',
-      reason,
+      'invalid',
       `conversion[${first}] has conversionId ${conversionId} already; every conversion of a request needs its own conversionId.`,
     );
 }
 
+/** Stores the prepared conversions of an insert, with their dsConversionIds; answers them as stored. */
+function writeInserted(
+  context: Context,
+  prepared: { advertiser: AdvertiserRecord; conversion: JsonObject }[],
+): JsonObject[] {
+  const writable = writableWorld(context.store, context.spec);
+  nextRevision(context.store.state);
+  return prepared.map(({ advertiser, conversion }) => {
+    const written = stamp(context, conversion, writable, true);
+    writable.conversions[advertiser.id] ??= {};
+    const list = writable.conversions[advertiser.id] as Record<string, JsonObject>;
+    list[conversionKey(String(written.conversionTimestamp), String(written.conversionId))] = written;
+    return written;
+  });
+}
+
 const insert: Handler = (context) => {
-  const rows = rowsOf(context);
-  const world = readWorld(context.store.state, context.spec);
   const problems = new BatchProblems('conversion', 'conversions');
+  const rows = rowsOf(context, problems);
+  const world = context.openIds
+    ? worldWithRowAdvertisers(context.store, context.spec, rows)
+    : readWorld(context.store.state, context.spec);
   const firstOfId = new Map<string, number>();
   const prepared: { advertiser: AdvertiserRecord; conversion: JsonObject }[] = [];
-  rows.forEach((row, i) => {
-    const advertiser = advertiserOfRow(world, row, i, problems);
+  const check = (row: JsonObject | undefined, i: number): void => {
+    if (!row) return;
+    const advertiser = advertiserOfRow(world, row, i, problems, context.openIds === true);
     const type = field(row, 'type');
     if (!type) problems.required(i, 'type');
     else checkValues(row, type, i, problems);
     if (!advertiser) return;
+    if (type === 'TRANSACTION') needsCurrency(advertiser, row, i, problems);
     if (!field(row, 'segmentationType')) problems.required(i, 'segmentationType');
-    const activity = activityOf(advertiser.floodlightActivities, row, i, problems);
+    const activity = activityOf(advertiser, row, i, problems);
     const attribution = attributionOfRow(advertiser, row, i, problems);
     const conversionId = field(row, 'conversionId');
     const timestamp = field(row, 'conversionTimestamp');
     if (conversionId) {
-      onceInBatch(firstOfId, advertiser.id, conversionId, i, problems, 'duplicate');
+      onceInBatch(firstOfId, advertiser.id, conversionId, i, problems);
       if (timestamp && own(own(world.conversions, advertiser.id), conversionKey(timestamp, conversionId)))
         problems.add(
           i,
@@ -467,34 +600,33 @@ const insert: Handler = (context) => {
       ...attribution,
       segmentationType: 'FLOODLIGHT',
       segmentationId: activity.id,
-      segmentationName: activity.name,
+      ...(activity.name ? { segmentationName: activity.name } : {}),
       state: row.state ?? 'ACTIVE',
       ...(advertiser.attributionModel ? { attributionModel: advertiser.attributionModel } : {}),
     };
     prepared.push({ advertiser, conversion: withCurrency(conversion, advertiser) });
+  };
+  rows.forEach((row, i) => {
+    check(row, i);
+    problems.settle(i);
   });
-  problems.throwIfAny(rows.length);
-
-  const writable = writableWorld(context.store, context.spec);
-  nextRevision(context.store.state);
-  const stored = prepared.map(({ advertiser, conversion }) => {
-    const written = stamp(context, conversion, writable, true);
-    writable.conversions[advertiser.id] ??= {};
-    const list = writable.conversions[advertiser.id] as Record<string, JsonObject>;
-    list[conversionKey(String(written.conversionTimestamp), String(written.conversionId))] = written;
-    return written;
-  });
+  // The valid rows are stored whatever the others are (best effort), then the refused are named.
+  const stored = prepared.length > 0 ? writeInserted(context, prepared) : [];
+  problems.throwIfAny(rows.length, 'stored');
   return answer(stored);
 };
 
 const update: Handler = (context) => {
-  const rows = rowsOf(context);
-  const world = readWorld(context.store.state, context.spec);
   const problems = new BatchProblems('conversion', 'conversions');
+  const rows = rowsOf(context, problems);
+  const world = context.openIds
+    ? worldWithRowAdvertisers(context.store, context.spec, rows)
+    : readWorld(context.store.state, context.spec);
   const firstOfId = new Map<string, number>();
   const prepared: { advertiser: AdvertiserRecord; key: string; conversion: JsonObject }[] = [];
-  rows.forEach((row, i) => {
-    const advertiser = advertiserOfRow(world, row, i, problems);
+  const check = (row: JsonObject | undefined, i: number): void => {
+    if (!row) return;
+    const advertiser = advertiserOfRow(world, row, i, problems, context.openIds === true);
     if (!field(row, 'type')) problems.required(i, 'type');
     if (!field(row, 'clickId') && !field(row, 'engineAccountId') && !field(row, 'customerId'))
       problems.required(i, 'clickId', 'clickId, or the attribution ids the conversion was inserted with');
@@ -502,7 +634,7 @@ const update: Handler = (context) => {
     const conversionId = field(row, 'conversionId');
     const timestamp = field(row, 'conversionTimestamp');
     if (!conversionId || !timestamp || !isCount(timestamp)) return;
-    onceInBatch(firstOfId, advertiser.id, conversionId, i, problems, 'invalid');
+    onceInBatch(firstOfId, advertiser.id, conversionId, i, problems);
     const key = conversionKey(timestamp, conversionId);
     const stored = own(own(world.conversions, advertiser.id), key);
     if (!stored) {
@@ -523,9 +655,12 @@ const update: Handler = (context) => {
         'invalid',
         'The type of a stored conversion cannot be changed; remove it and insert a new conversion instead.',
       );
-    else checkValues(row, String(stored.type), i, problems);
+    else {
+      checkValues(row, String(stored.type), i, problems);
+      if (stored.type === 'TRANSACTION') needsCurrency(advertiser, row, i, problems);
+    }
     if (!field(row, 'segmentationType')) problems.required(i, 'segmentationType');
-    const activity = activityOf(advertiser.floodlightActivities, row, i, problems);
+    const activity = activityOf(advertiser, row, i, problems);
     if (activity && activity.id !== stored.segmentationId)
       problems.add(
         i,
@@ -547,20 +682,27 @@ const update: Handler = (context) => {
     const changed = Object.fromEntries(Object.entries(row).filter(([name]) => CHANGEABLE.includes(name)));
     const conversion = withCurrency({ ...kept, ...changed, state: row.state ?? 'ACTIVE' }, advertiser);
     prepared.push({ advertiser, key, conversion });
+  };
+  rows.forEach((row, i) => {
+    check(row, i);
+    problems.settle(i);
   });
-  problems.throwIfAny(rows.length);
-
-  const writable = writableWorld(context.store, context.spec);
-  nextRevision(context.store.state);
-  const stored = prepared.map(({ advertiser, key, conversion }) => {
-    const written = stamp(context, conversion, writable, false);
-    (writable.conversions[advertiser.id] as Record<string, JsonObject>)[key] = written;
-    return written;
-  });
-  return answer(stored);
+  // The valid rows are changed whatever the others are (best effort), then the refused are named.
+  const changed: JsonObject[] = [];
+  if (prepared.length > 0) {
+    const writable = writableWorld(context.store, context.spec);
+    nextRevision(context.store.state);
+    for (const { advertiser, key, conversion } of prepared) {
+      const written = stamp(context, conversion, writable, false);
+      (writable.conversions[advertiser.id] as Record<string, JsonObject>)[key] = written;
+      changed.push(written);
+    }
+  }
+  problems.throwIfAny(rows.length, 'changed');
+  return answer(changed);
 };
 
 export const conversionWriteHandlers: Record<string, Handler> = {
-  'conversion.insert': insert,
-  'conversion.update': update,
+  'conversion.insert': Object.assign(insert, { batchList: 'conversion' }),
+  'conversion.update': Object.assign(update, { batchList: 'conversion' }),
 };

@@ -66,7 +66,12 @@ export function idMappingRows(agencyId: string, advertiser: AdvertiserRecord): s
 const getIdMappingFile: Handler = (context) => {
   const world = readWorld(context.store.state, context.spec);
   const { agencyId, advertiserId } = context.request.path as Record<string, string>;
-  const { advertiser } = advertiserOfPath(world, agencyId as string, advertiserId as string);
+  const { advertiser } = advertiserOfPath(
+    world,
+    agencyId as string,
+    advertiserId as string,
+    context.openIds === true,
+  );
   return {
     text: {
       contentType: 'text/csv; charset=utf-8',
@@ -79,7 +84,12 @@ const getIdMappingFile: Handler = (context) => {
 const listSavedColumns: Handler = (context) => {
   const world = readWorld(context.store.state, context.spec);
   const { agencyId, advertiserId } = context.request.path as Record<string, string>;
-  const { advertiser } = advertiserOfPath(world, agencyId as string, advertiserId as string);
+  const { advertiser } = advertiserOfPath(
+    world,
+    agencyId as string,
+    advertiserId as string,
+    context.openIds === true,
+  );
   const items: JsonObject[] = advertiser.savedColumns.map((column) => ({
     kind: 'doubleclicksearch#savedColumn',
     savedColumnName: column.savedColumnName,

@@ -47,24 +47,22 @@ export function searchAds360StateSchema(specId = SEARCHADS360_SPEC_ID): object {
     entities: list(entity),
     clicks: record(click),
   });
-  const advertiser = object(
-    ['id', 'currencyCode', 'floodlightActivities', 'savedColumns', 'engineAccounts'],
-    {
-      id: ID,
-      name: { type: 'string' },
-      currencyCode: { type: 'string', pattern: '^[A-Z]{3}$' },
-      customerId: ID,
-      attributionModel: { type: 'string' },
-      floodlightActivities: list(object(['id', 'name'], { id: ID, name: { type: 'string', minLength: 1 } })),
-      savedColumns: list(
-        object(['savedColumnName', 'type'], {
-          savedColumnName: { type: 'string' },
-          type: { type: 'string' },
-        }),
-      ),
-      engineAccounts: record(engineAccount),
-    },
-  );
+  const advertiser = object(['id', 'floodlightActivities', 'savedColumns', 'engineAccounts'], {
+    id: ID,
+    name: { type: 'string' },
+    currencyCode: { type: 'string', pattern: '^[A-Z]{3}$' },
+    createdOnFirstUse: { const: true },
+    customerId: ID,
+    attributionModel: { type: 'string' },
+    floodlightActivities: list(object(['id'], { id: ID, name: { type: 'string', minLength: 1 } })),
+    savedColumns: list(
+      object(['savedColumnName', 'type'], {
+        savedColumnName: { type: 'string' },
+        type: { type: 'string' },
+      }),
+    ),
+    engineAccounts: record(engineAccount),
+  });
   return object(['agencies', 'conversions', 'availabilities', 'nextDsConversionId'], {
     agencies: record(
       object(['id', 'advertisers'], { id: ID, name: { type: 'string' }, advertisers: record(advertiser) }),

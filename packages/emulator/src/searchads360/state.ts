@@ -56,7 +56,8 @@ export interface EngineAccountRecord {
 
 export interface FloodlightActivityRecord {
   id: string;
-  name: string;
+  /** Unknown for an activity created on first use by its id alone. */
+  name?: string;
 }
 
 export interface SavedColumnRecord {
@@ -67,8 +68,16 @@ export interface SavedColumnRecord {
 export interface AdvertiserRecord {
   id: string;
   name?: string;
-  /** The advertiser's currency: what a TRANSACTION without `currencyCode` is in. */
-  currencyCode: string;
+  /**
+   * The advertiser's currency: what a TRANSACTION without `currencyCode` is in. Unknown for an
+   * advertiser created on first use, whose transactions must then name their currency.
+   */
+  currencyCode?: string;
+  /**
+   * Made when a request named it and no seed did (default mode, decision 0035): what its rows
+   * name (engine accounts, entities, clicks, Floodlight activities) is created on first use too.
+   */
+  createdOnFirstUse?: true;
   /** The advertiser's account in the new platform, answered with its availabilities. */
   customerId?: string;
   /** What the service sets as `attributionModel` on the advertiser's conversions. */
@@ -174,16 +183,56 @@ export function unknownId(parameter: string, message: string): ApiError {
   ]);
 }
 
-/** The agency and advertiser of a path (`/agency/{agencyId}/advertiser/{advertiserId}/...`), or 404. */
+/** An advertiser that holds nothing, for reads of ids no one named yet in default mode. */
+const emptyAdvertiser = (id: string): AdvertiserRecord => ({
+  id,
+  floodlightActivities: [],
+  savedColumns: [],
+  engineAccounts: {},
+});
+
+/**
+ * The agency and advertiser of a path (`/agency/{agencyId}/advertiser/{advertiserId}/...`), or
+ * 404. With `open` (default mode), ids no one named yet read as an empty advertiser, without
+ * writing anything; an advertiser of another agency stays unknown.
+ */
 export function advertiserOfPath(
   world: SearchAds360State,
   agencyId: string,
   advertiserId: string,
+  open = false,
 ): AdvertiserPlace {
   const agency = own(world.agencies, agencyId);
+  const advertiser = own(agency?.advertisers, advertiserId);
+  if (agency && advertiser) return { agency, advertiser };
+  if (open && !findAdvertiser(world, advertiserId))
+    return { agency: agency ?? { id: agencyId, advertisers: {} }, advertiser: emptyAdvertiser(advertiserId) };
   if (!agency) throw unknownId('agencyId', `Agency ${agencyId} is not found.`);
-  const advertiser = own(agency.advertisers, advertiserId);
-  if (!advertiser)
-    throw unknownId('advertiserId', `Advertiser ${advertiserId} is not found in agency ${agencyId}.`);
-  return { agency, advertiser };
+  throw unknownId('advertiserId', `Advertiser ${advertiserId} is not found in agency ${agencyId}.`);
+}
+
+/**
+ * Default mode: the agencies and advertisers that rows of a batch name and no one named yet
+ * are created (the advertiser marked `createdOnFirstUse`), and the world to check the rows
+ * against is answered: the state's, once anything was created. An advertiser id that stands
+ * under another agency is left alone, to be refused as unknown.
+ */
+export function worldWithRowAdvertisers(
+  store: Store,
+  spec: ApiSpec,
+  rows: readonly (Record<string, unknown> | undefined)[],
+): SearchAds360State {
+  let world = readWorld(store.state, spec);
+  for (const row of rows) {
+    const agencyId =
+      typeof row?.agencyId === 'string' && /^\d+$/.test(row.agencyId) ? row.agencyId : undefined;
+    const advertiserId =
+      typeof row?.advertiserId === 'string' && /^\d+$/.test(row.advertiserId) ? row.advertiserId : undefined;
+    if (!agencyId || !advertiserId || findAdvertiser(world, advertiserId)) continue;
+    world = writableWorld(store, spec);
+    const agency = own(world.agencies, agencyId) ?? { id: agencyId, advertisers: {} };
+    world.agencies[agencyId] = agency;
+    agency.advertisers[advertiserId] = { ...emptyAdvertiser(advertiserId), createdOnFirstUse: true };
+  }
+  return world;
 }

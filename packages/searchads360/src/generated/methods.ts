@@ -142,9 +142,10 @@ export interface Resources {
      *
      * **Identity.** Within an advertiser, a conversion is identified by `conversionId` and
      * `conversionTimestamp` together. Every conversion of a request needs its own
-     * `conversionId`, and its pair of `conversionId` and `conversionTimestamp` must not already
-     * be stored for the advertiser; a reused pair is refused with reason `duplicate`, which
-     * also makes resending a batch harmless.
+     * `conversionId` (a repeat within the request is refused with reason `invalid`). A pair of
+     * `conversionId` and `conversionTimestamp` that is already stored for the advertiser is
+     * refused with reason `duplicate`: that conversion is stored, from this send or an earlier
+     * one, so a client resending a batch reads `duplicate` as "already stored".
      *
      * **Required fields.** `agencyId`, `advertiserId`, `conversionId`, `conversionTimestamp`,
      * the Floodlight activity (`segmentationType` with `segmentationId` or `segmentationName`),
@@ -153,19 +154,25 @@ export interface Resources {
      * carries `countMillis`. Leave out what the service sets: `dsConversionId`,
      * `conversionModifiedTimestamp` and `kind`.
      *
-     * **Batches are all or nothing.** The service checks every conversion first. If any is
-     * invalid, it stores none of them and answers `400` with one entry in `error.errors` per
-     * problem, located by the conversion's index in the batch and the field
-     * (`conversion[1].conversionId`); fix those rows and resend the whole batch. On success
-     * the answer lists the stored conversions, in request order, with the fields the service
-     * filled in. This is the contract the spec and the mock follow (see decision 0021);
-     * Google's guide for the live service promises less, so a client should take a
-     * `duplicate` on a row it sent before as "already stored".
+     * **Batches are best effort, row by row.** Each conversion is checked on its own; the
+     * valid ones are stored even when others of the same request are refused. When every
+     * conversion was stored, the answer is `200` and lists them, in request order, with the
+     * fields the service filled in. When any was refused, the answer is `400` in Google's error
+     * envelope, with one entry in `error.errors` per problem, located by the conversion's index
+     * in the request and the field (`conversion[1].clickId`): **every conversion that no entry
+     * names was stored**, although the status is `400`. Only an entry that names no row
+     * (`location` `conversion`, `body` or a parameter) means the request as a whole was
+     * refused and nothing was stored. So read the answer row by row: fix and resend only the
+     * named rows, never the whole batch, and take `duplicate` on a resent row as "stored
+     * before". (Google's guide for the live service describes uploads as best effort per
+     * conversion and does not document the exact shape of a partly failing answer; this is the
+     * shape the spec, the mock and the emulator use, see decision 0035.)
      *
      * **Errors.** `400` as above (reasons `required`, `invalid`, `duplicate`, `notFound` for an
      * unknown click id or Floodlight activity); `401` `authError`; `403` `forbidden` when the
      * user cannot manage the advertiser, or a usage limit reason; `429` and `5xx` are worth
-     * retrying with backoff, resending the same batch.
+     * retrying with backoff, resending the same batch (rows stored by a send whose answer was
+     * lost then answer `duplicate`).
      *
      * `POST /conversion`, quota cost 1.
      */
@@ -206,11 +213,13 @@ export interface Resources {
      * with reason `invalid`, located at that field. `dsConversionId`, `conversionModifiedTimestamp` and
      * `attributionModel` are the service's and are ignored if sent.
      *
-     * **Batches are all or nothing**, as for `conversion.insert`: if any conversion is
-     * refused, none is changed, and the `400` answer has one entry per problem located as
-     * `conversion[i].field`. On success the answer lists the conversions as now stored, in
-     * request order, with a new `conversionModifiedTimestamp`. Resending the same batch is
-     * harmless: it sets the same values again.
+     * **Batches are best effort, row by row**, as for `conversion.insert`: the valid
+     * conversions are changed even when others of the request are refused. When every one was
+     * changed, the answer is `200` and lists them as now stored, in request order, with a new
+     * `conversionModifiedTimestamp`. When any was refused, the answer is `400` with one entry
+     * per problem located as `conversion[i].field`; every conversion that no entry names was
+     * changed, and an entry that names no row means nothing was changed. Resending a
+     * conversion that was changed is harmless: it sets the same values again.
      *
      * **Errors.** `400` as above (reasons `required`, `invalid`, `notFound`); `401`
      * `authError`; `403` `forbidden` or a usage limit reason; `429` and `5xx` are worth
@@ -232,10 +241,12 @@ export interface Resources {
      * `availabilityTimestamp` in milliseconds since the Unix epoch. A later call for the same
      * activity replaces the earlier moment.
      *
-     * **Batches are all or nothing**, as for the conversion uploads: if any availability is
-     * refused, none is recorded, and the `400` answer has one entry per problem located as
-     * `availabilities[i].field`. On success the answer lists the availabilities as recorded,
-     * in request order. Resending the same batch is harmless.
+     * **Batches are best effort, row by row**, as for the conversion uploads: the valid
+     * availabilities are recorded even when others of the request are refused. When every one
+     * was recorded, the answer is `200` and lists them as recorded, in request order. When any
+     * was refused, the answer is `400` with one entry per problem located as
+     * `availabilities[i].field`; every availability that no entry names was recorded, and an
+     * entry that names no row means nothing was recorded. Resending a batch is harmless.
      *
      * **Errors.** `400` as above (reasons `required`, `invalid`, `notFound` for an unknown
      * Floodlight activity); `401` `authError`; `403` `forbidden` when the user cannot manage
