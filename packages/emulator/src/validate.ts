@@ -42,6 +42,17 @@ function convert(text: string, schema: JsonObject): Json {
 }
 
 function describe(error: ErrorObject): string {
+  // A null where the schema takes none: say so, rather than "must be string".
+  if (error.data === null && error.keyword === 'type')
+    return 'null is not accepted here: null clears a field only in a patch, and only a field that may be absent';
+  // EventDateTime: without timeZone, dateTime must carry its offset (decision 0036).
+  if (
+    error.keyword === 'format' &&
+    (error.params as { format?: string }).format === 'date-time' &&
+    error.instancePath.endsWith('/dateTime') &&
+    error.schemaPath.includes('/else/')
+  )
+    return 'needs a UTC offset (such as 2027-03-01T10:00:00+01:00, or Z) unless timeZone names the zone';
   if (error.keyword === 'enum')
     return `must be one of ${(error.params as { allowedValues: unknown[] }).allowedValues.join(', ')}`;
   if (error.keyword === 'not') {
@@ -66,10 +77,27 @@ function fieldOf(error: ErrorObject): string {
   );
 }
 
-/** Ajv reports both an allOf branch and the failure inside it; keep the informative ones. */
+/**
+ * Ajv reports both an allOf branch and the failure inside it; keep the informative ones. A
+ * null is reported once, by its type error (not also as outside an enum or a const).
+ */
 function meaningful(errors: ErrorObject[]): ErrorObject[] {
-  const useful = errors.filter((e) => !['allOf', 'anyOf', 'oneOf', 'if'].includes(e.keyword));
-  return useful.length > 0 ? useful : errors;
+  const nulls = new Set(
+    errors.filter((e) => e.data === null && e.keyword === 'type').map((e) => e.instancePath),
+  );
+  const useful = errors.filter(
+    (e) =>
+      !['allOf', 'anyOf', 'oneOf', 'if'].includes(e.keyword) &&
+      !(nulls.has(e.instancePath) && e.keyword !== 'type'),
+  );
+  const unique = useful.filter(
+    (e, i) =>
+      !(
+        e.keyword === 'type' &&
+        useful.findIndex((o) => o.instancePath === e.instancePath && o.keyword === 'type') < i
+      ),
+  );
+  return unique.length > 0 ? unique : errors;
 }
 
 function refuse(items: GoogleErrorItem[]): never {

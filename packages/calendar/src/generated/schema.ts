@@ -1262,19 +1262,16 @@ export interface components {
              */
             self?: $Read<boolean>;
         };
-        /** @description When an event starts or ends. An all-day event uses `date` only; a timed event uses `dateTime` (with an offset unless `timeZone` is given). Never set both. */
+        /** @description When an event starts or ends. An all-day event uses `date` only; a timed event uses `dateTime`. Never set both. `dateTime` carries a UTC offset (`2027-03-01T10:00:00+01:00`, or `Z`) unless `timeZone` names the zone, in which case a local time without offset (`2027-03-01T10:00:00`) is read in that zone; recurring events are usually written that way. Answers give `dateTime` with the offset that applies in the event's zone at that instant. */
         EventDateTime: {
             /**
              * Format: date
              * @description The day, as yyyy-mm-dd, for an all-day event.
              */
             date?: string;
-            /**
-             * Format: date-time
-             * @description The instant, as an RFC 3339 timestamp. It needs a UTC offset unless `timeZone` names the zone.
-             */
+            /** @description An RFC 3339 date and time. The UTC offset (`Z`, `+01:00`) may be left out only when `timeZone` is given: `2027-03-01T10:00:00` with `timeZone: Europe/Zurich` is 10:00 on Zurich's clock, whatever the offset is on that day. Without `timeZone` the offset is required. */
             dateTime?: string;
-            /** @description An IANA time zone name, such as `Europe/Zurich`. Required for the start and end of a recurring event, where it decides how the recurrence is expanded. */
+            /** @description An IANA time zone name, such as `Europe/Zurich`. Required for the start and end of a recurring event, where it decides how the recurrence is expanded (10:00 stays 10:00 across a daylight-saving change). Lets `dateTime` be a local time without offset. */
             timeZone?: string;
         };
         /**
