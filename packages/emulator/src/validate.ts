@@ -195,6 +195,24 @@ export function validateRequest(op: OperationSpec, raw: RawRequest, tools: Schem
         },
       ]);
     }
+    // A read-only field sent as null would otherwise be ignored like any read-only value:
+    // null asks to clear it, which no request can do.
+    if (isObject(body)) {
+      const pointer = op.body.schemaPointer;
+      const readOnly = Object.keys(body).filter(
+        (name) => body[name] === null && tools.isReadOnly(pointer, name),
+      );
+      if (readOnly.length > 0)
+        refuse(
+          readOnly.map((name) => ({
+            domain: 'global',
+            reason: 'invalid',
+            message: `Invalid value for field ${name}: the field is read-only, the service sets it; it cannot be cleared with null`,
+            location: name,
+            locationType: 'parameter',
+          })),
+        );
+    }
     const validate = tools.validator(op.body.schemaPointer);
     if (!validate(body)) {
       refuse(
