@@ -53,6 +53,9 @@ function describe(error: ErrorObject): string {
     error.schemaPath.includes('/else/')
   )
     return 'needs a UTC offset (such as 2027-03-01T10:00:00+01:00, or Z) unless timeZone names the zone';
+  // EventDateTime.dateTime's pattern: say what it stands for instead of printing it.
+  if (error.keyword === 'pattern' && error.instancePath.endsWith('/dateTime'))
+    return 'must be an RFC 3339 date-time such as 2027-03-01T10:00:00+01:00 (the offset may be left out when timeZone names the zone)';
   if (error.keyword === 'enum')
     return `must be one of ${(error.params as { allowedValues: unknown[] }).allowedValues.join(', ')}`;
   if (error.keyword === 'not') {
@@ -79,16 +82,23 @@ function fieldOf(error: ErrorObject): string {
 
 /**
  * Ajv reports both an allOf branch and the failure inside it; keep the informative ones. A
- * null is reported once, by its type error (not also as outside an enum or a const).
+ * null is reported once, by its type error (not also as outside an enum or a const), and a
+ * value that is not a date-time at all by its pattern (not also as missing its offset).
  */
 function meaningful(errors: ErrorObject[]): ErrorObject[] {
-  const nulls = new Set(
-    errors.filter((e) => e.data === null && e.keyword === 'type').map((e) => e.instancePath),
-  );
+  const at = (keyword: string) =>
+    new Set(
+      errors
+        .filter((e) => e.keyword === keyword && (keyword !== 'type' || e.data === null))
+        .map((e) => e.instancePath),
+    );
+  const nulls = at('type');
+  const patterns = at('pattern');
   const useful = errors.filter(
     (e) =>
       !['allOf', 'anyOf', 'oneOf', 'if'].includes(e.keyword) &&
-      !(nulls.has(e.instancePath) && e.keyword !== 'type'),
+      !(nulls.has(e.instancePath) && e.keyword !== 'type') &&
+      !(patterns.has(e.instancePath) && e.keyword === 'format'),
   );
   const unique = useful.filter(
     (e, i) =>
