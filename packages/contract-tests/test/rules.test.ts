@@ -404,8 +404,7 @@ describe('rule: the three patch semantics', () => {
 });
 
 describe('rule: a field sent as null in a patch is removed (decision 0037)', () => {
-  const bodyRef = (operationId: string): string | undefined =>
-    requestBodyOf(op(operationId))?.schema?.$ref;
+  const bodyRef = (operationId: string): string | undefined => requestBodyOf(op(operationId))?.schema?.$ref;
 
   it.each([
     ['events.patch', 'EventPatch'],
