@@ -153,3 +153,30 @@ describe('null is refused where the field cannot be absent', () => {
     expect(reply.body.error.errors[0]).toMatchObject({ location: 'location', reason: 'invalid' });
   });
 });
+
+describe('null inside start and end', () => {
+  it('turns an all-day event into a timed one with date: null, as clients of the live service do', async () => {
+    const event = await ok('POST', '/calendars/primary/events', {
+      summary: 'All day',
+      start: { date: '2027-03-01' },
+      end: { date: '2027-03-02' },
+    });
+    const patched = await ok('PATCH', `/calendars/primary/events/${event.id}`, {
+      start: { date: null, dateTime: '2027-03-01T09:00:00', timeZone: 'Europe/Zurich' },
+      end: { date: null, dateTime: '2027-03-01T10:00:00', timeZone: 'Europe/Zurich' },
+    });
+    expect(patched.start).toEqual({ dateTime: '2027-03-01T09:00:00+01:00', timeZone: 'Europe/Zurich' });
+    expect(patched.end).toEqual({ dateTime: '2027-03-01T10:00:00+01:00', timeZone: 'Europe/Zurich' });
+  });
+
+  it('refuses a local time whose timeZone is sent as null, naming the field', async () => {
+    const event = await newEvent();
+    const reply = await emu.call('PATCH', `/calendars/primary/events/${event.id}`, {
+      body: { start: { dateTime: '2026-03-02T10:00:00', timeZone: null } },
+    });
+    expect(reply.status).toBe(400);
+    expect(reply.body.error.errors).toEqual([
+      expect.objectContaining({ location: 'start.dateTime', message: expect.stringMatching(/UTC offset/) }),
+    ]);
+  });
+});

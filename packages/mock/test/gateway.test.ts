@@ -488,6 +488,7 @@ describe('event times and nulls (decisions 0036, 0037)', () => {
     ['PUT', event, { start: zurich('2027-03-01T10:00:00'), end: zurich('2027-03-01T11:00:00') }],
     ['PATCH', event, { start: zurich('2027-03-01T10:00:00') }],
     ['PATCH', event, { location: null, description: null }],
+    ['PATCH', event, { start: { date: null, ...zurich('2027-03-01T10:00:00') } }],
     ['PATCH', '/calendars/primary', { description: null }],
     ['PATCH', '/users/me/calendarList/primary', { summaryOverride: null }],
   ])('takes %s %s %j', async (method, requestPath, body) => {

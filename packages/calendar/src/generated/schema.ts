@@ -1570,6 +1570,15 @@ export interface components {
              */
             updated?: string;
         };
+        /** @description `start` or `end` in the body of `events.patch`: an EventDateTime whose `date` and `timeZone` may be sent as `null`. The object replaces the stored one as a whole, so a null member is simply left out of it; `"date": null` next to a new `dateTime` is how clients of the live service turn an all-day event into a timed one, and it is taken here too. As in EventDateTime, `dateTime` needs its offset unless `timeZone` names the zone. */
+        EventDateTimePatch: {
+            /** @description The day, as yyyy-mm-dd, for an all-day event; `null` leaves it out. */
+            date?: string | null;
+            /** @description An RFC 3339 date and time; the UTC offset may be left out only when `timeZone` is given, as in EventDateTime. */
+            dateTime?: string;
+            /** @description An IANA time zone name, such as `Europe/Zurich`; `null` leaves it out. */
+            timeZone?: string | null;
+        };
         /** @description The body of `events.patch`: the fields of an Event to change. A field left out keeps its value; a field given replaces it (an array or object as a whole); a field given as JSON `null` is removed from the event, so it reads as absent (or as its default) afterwards. `start`, `end` and the fields that cannot change are never null, and a read-only field sent as null is refused. */
         EventPatch: {
             /** @description Whether anyone can invite themselves. Deprecated by Google. `null` removes it. */
@@ -1596,7 +1605,7 @@ export interface components {
             /** @description The event's description; may contain HTML. `null` removes it. */
             description?: string | null;
             /** @description When the event ends, exclusive. For a recurring event, the end of the first instance. Required on every event: change it, never null. */
-            end?: components["schemas"]["EventDateTime"];
+            end?: components["schemas"]["EventDateTimePatch"];
             /** @description Whether the end is a placeholder; when true, `end` is still set but should not be shown. `null` removes it. */
             endTimeUnspecified?: boolean | null;
             /** @description The entity tag of this version of the event. Send it in `If-Match` to update only if nobody changed the event since you read it. Read-only: ignored when given, refused when null. */
@@ -1706,7 +1715,7 @@ export interface components {
                 url?: string;
             } | null;
             /** @description When the event starts, inclusive. For a recurring event, the start of the first instance. Required on every event: change it, never null. */
-            start?: components["schemas"]["EventDateTime"];
+            start?: components["schemas"]["EventDateTimePatch"];
             /** @description Whether the event takes place. A deleted event stays visible to incremental sync and to `showDeleted=true` as `cancelled`. `null` removes it. */
             status?: ("confirmed" | "tentative" | "cancelled") | null;
             /** @description The event's title. `null` removes it. */

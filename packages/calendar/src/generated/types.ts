@@ -141,6 +141,11 @@ export type EventDateTime = Readable<components['schemas']['EventDateTime']>;
 /** EventDateTime as a request body takes it: read-only fields left out. */
 export type EventDateTimeInput = Writable<components['schemas']['EventDateTime']>;
 
+/** `start` or `end` in the body of `events.patch`: an EventDateTime whose `date` and `timeZone` may be sent as `null`. As the service returns it. */
+export type EventDateTimePatch = Readable<components['schemas']['EventDateTimePatch']>;
+/** EventDateTimePatch as a request body takes it: read-only fields left out. */
+export type EventDateTimePatchInput = Writable<components['schemas']['EventDateTimePatch']>;
+
 /** What a focus-time event does. As the service returns it. */
 export type EventFocusTimeProperties = Readable<components['schemas']['EventFocusTimeProperties']>;
 /** EventFocusTimeProperties as a request body takes it: read-only fields left out. */

@@ -21,7 +21,7 @@ import {
   storeEvent,
   typeSpecificProperties,
 } from './event-model.js';
-import { applyPatch } from './patch.js';
+import { applyPatch, withoutNullMembers } from './patch.js';
 import { parseQuickAdd } from './quick-add.js';
 import { findInstance, isRecurring, parseInstanceId } from './recurrence.js';
 
@@ -164,7 +164,10 @@ export const eventHandlers: Record<string, Handler> = {
     // null removes a field. The body was validated against EventPatch, where only fields that
     // may be absent take null; pruning against Event keeps nulls and drops read-only fields.
     const stored = context.tools.writable(record.resource, EVENT);
-    const given = context.tools.writable(context.request.body ?? {}, EVENT);
+    const given = withoutNullMembers(context.tools.writable(context.request.body ?? {}, EVENT), [
+      'start',
+      'end',
+    ]);
     return answer(replace(context, record, applyPatch(stored, given)));
   },
 
