@@ -1012,7 +1012,7 @@ export interface components {
         CalendarPatch: {
             /** @description Whether the calendar accepts invitations by itself; only meaningful for resource calendars such as rooms. The live service has this; the facts snapshot does not. `null` removes it. */
             autoAcceptInvitations?: boolean | null;
-            /** @description `null` removes it. */
+            /** @description The calendar's conference settings; `null` removes them. */
             conferenceProperties?: components["schemas"]["ConferenceProperties"] | null;
             /** @description The email address of the user who owns the calendar's data; set on secondary calendars only. The live service has this; the facts snapshot does not. Read-only: ignored when given, refused when null. */
             dataOwner?: $Read<string>;
@@ -1589,11 +1589,11 @@ export interface components {
             attendees?: components["schemas"]["EventAttendee"][] | null;
             /** @description Whether attendees were left out of this copy (see `maxAttendees`); when true, a write does not touch other attendees' answers. `null` removes it. */
             attendeesOmitted?: boolean | null;
-            /** @description `null` removes it. */
+            /** @description The birthday details of a birthday event; `null` removes them. */
             birthdayProperties?: components["schemas"]["EventBirthdayProperties"] | null;
             /** @description The event's color, a key of the `event` map of `colors.get`. `null` removes it. */
             colorId?: string | null;
-            /** @description `null` removes it. */
+            /** @description The event's conference (such as a Meet link); `null` removes it. */
             conferenceData?: components["schemas"]["ConferenceData"] | null;
             /**
              * Format: date-time
@@ -1627,7 +1627,7 @@ export interface components {
                     [key: string]: string;
                 };
             } | null;
-            /** @description `null` removes it. */
+            /** @description The settings of a focus time event; `null` removes them. */
             focusTimeProperties?: components["schemas"]["EventFocusTimeProperties"] | null;
             /**
              * @deprecated
@@ -1690,7 +1690,7 @@ export interface components {
             organizer?: components["schemas"]["EventPerson"];
             /** @description For an instance of a recurring event, when it would start according to the recurrence. Identifies the instance and cannot be changed. Cannot change: never null. */
             originalStartTime?: components["schemas"]["EventDateTime"];
-            /** @description `null` removes it. */
+            /** @description The settings of an out-of-office event; `null` removes them. */
             outOfOfficeProperties?: components["schemas"]["EventOutOfOfficeProperties"] | null;
             /** @description Whether changes to this copy stay private to it. Can be set only by `events.import`. `null` removes it. */
             privateCopy?: boolean | null;
@@ -1729,7 +1729,7 @@ export interface components {
             updated?: $Read<string>;
             /** @description Who may see the event's details. `null` removes it. */
             visibility?: ("default" | "public" | "private" | "confidential") | null;
-            /** @description `null` removes it. */
+            /** @description The settings of a working location event; `null` removes them. */
             workingLocationProperties?: components["schemas"]["EventWorkingLocationProperties"] | null;
         };
         /** @description A pair of colors, as hexadecimal `#rrggbb` strings. */
