@@ -14,7 +14,10 @@
  * - paging and sync are declared on the lists; watch operations describe the push
  *   notification as a callback; body-less answers are 204;
  * - every operation has exactly the scopes of the facts;
- * - request examples carry no read-only and no unknown fields.
+ * - request examples carry no read-only and no unknown fields;
+ * - a patch body is its resource with `null` allowed exactly where a field may be absent
+ *   (decision 0037), while insert and update bodies take no null;
+ * - an event's `dateTime` may leave out its offset only when `timeZone` is given (0036).
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -152,6 +155,103 @@ describe('patch semantics', () => {
     expect(text).toMatch(/a field you leave out keeps its value/i);
     expect(text).toMatch(/an array you send .*replaces the whole stored array/is);
     expect(text).toMatch(/three quota units/i);
+  });
+});
+
+/**
+ * Patch bodies (decision 0037): each patch schema lists every property of its resource with
+ * the same schema; a property that may be absent also takes `null` (anyOf with a null
+ * member), the others (required on the resource, unchangeable, read-only) do not.
+ */
+describe('null in patch bodies', () => {
+  const bodySchema = (operationId: string): Node =>
+    deref<Node>(doc, op(operationId).operation.requestBody).content['application/json'].schema;
+  const refOf = (schema: Node): string | undefined =>
+    schema.$ref ?? schema.allOf?.find((m: Node) => m.$ref)?.$ref;
+  const strip = ({ description: _d, default: _f, deprecated: _x, ...rest }: Node): Node => rest;
+
+  it.each([
+    [
+      'events.patch',
+      'Event',
+      'EventPatch',
+      ['start', 'end', 'eventType', 'id', 'iCalUID', 'organizer', 'originalStartTime'],
+    ],
+    ['calendars.patch', 'Calendar', 'CalendarPatch', ['summary', 'timeZone']],
+    ['calendarList.patch', 'CalendarListEntry', 'CalendarListEntryPatch', ['id']],
+    // Every field of a rule is needed or read-only: its patch takes the rule as it is.
+    ['acl.patch', 'AclRule', 'AclRule', ['role', 'scope']],
+  ])('%s takes %s with null where a field may be absent', (operationId, resource, patch, neverNull) => {
+    expect(refOf(bodySchema(operationId))).toBe(`#/components/schemas/${patch}`);
+    const resourceProps: Record<string, Node> = doc.components?.schemas?.[resource]?.properties;
+    const patchProps: Record<string, Node> = doc.components?.schemas?.[patch]?.properties;
+    expect(Object.keys(patchProps).sort()).toEqual(Object.keys(resourceProps).sort());
+    const nullable: string[] = [];
+    for (const [name, property] of Object.entries(patchProps)) {
+      const original = strip(resourceProps[name] as Node);
+      if (Array.isArray(property.anyOf)) {
+        nullable.push(name);
+        expect(property.anyOf, name).toHaveLength(2);
+        expect(strip(property.anyOf[0]), name).toEqual(original);
+        expect(property.anyOf[1], name).toEqual({ type: 'null' });
+      } else if (patch === 'EventPatch' && (name === 'start' || name === 'end')) {
+        // start and end take EventDateTime with null allowed inside (date: null).
+        expect(original.$ref).toBe('#/components/schemas/EventDateTime');
+        expect(property.$ref, name).toBe('#/components/schemas/EventDateTimePatch');
+      } else {
+        expect(strip(property), name).toEqual(original);
+      }
+    }
+    const writableOptional = Object.entries(resourceProps)
+      .filter(([name, property]) => property.readOnly !== true && !neverNull.includes(name))
+      .map(([name]) => name);
+    expect(nullable.sort()).toEqual(writableOptional.sort());
+  });
+
+  it.each([
+    ['events.insert', 'Event'],
+    ['events.import', 'Event'],
+    ['events.update', 'Event'],
+    ['calendars.insert', 'Calendar'],
+    ['calendars.update', 'Calendar'],
+    ['calendarList.insert', 'CalendarListEntry'],
+    ['calendarList.update', 'CalendarListEntry'],
+    ['acl.insert', 'AclRule'],
+    ['acl.update', 'AclRule'],
+  ])('%s takes %s, which has no null anywhere', (operationId, resource) => {
+    expect(refOf(bodySchema(operationId))).toBe(`#/components/schemas/${resource}`);
+    expect(JSON.stringify(doc.components?.schemas?.[resource])).not.toContain('"null"');
+  });
+
+  it.each(PATCHES.map((id) => [id]))('%s says what null does', (operationId) => {
+    expect(description(operationId)).toMatch(/`null`/);
+  });
+});
+
+describe('event times', () => {
+  const eventDateTime = (): Node => doc.components?.schemas?.EventDateTime;
+
+  it.each([
+    ['2027-03-01T10:00:00', true],
+    ['2027-03-01T10:00:00.250', true],
+    ['2027-03-01T10:00:00Z', true],
+    ['2027-03-01T10:00:00+01:00', true],
+    ['2027-03-01T10:00:00-05:30', true],
+    ['2027-13-01T10:00:00', false],
+    ['2027-03-01T24:00:00', false],
+    ['2027-03-01 10:00:00', false],
+    ['2027-03-01T10:00', false],
+    ['2027-03-01', false],
+  ])('dateTime %s matches the pattern: %s', (value, matches) => {
+    expect(new RegExp(eventDateTime().properties.dateTime.pattern).test(value)).toBe(matches);
+  });
+
+  it('needs the offset (format date-time) exactly when timeZone is absent', () => {
+    const schema = eventDateTime();
+    expect(schema.properties.dateTime.format).toBeUndefined();
+    expect(schema.if.required).toEqual(['timeZone']);
+    expect(schema.then).toBeUndefined();
+    expect(schema.else.properties.dateTime.format).toBe('date-time');
   });
 });
 
@@ -336,7 +436,12 @@ describe('request examples', () => {
 
   /** Paths in `value` that the schema does not allow in a request. */
   function problems(value: unknown, schema: Node, where: string): string[] {
-    const resolved = deref<Node>(doc, schema);
+    let resolved = deref<Node>(doc, schema);
+    // A patch property that takes null: a value is checked against its other member.
+    if (Array.isArray(resolved.anyOf)) {
+      if (value === null) return [];
+      resolved = deref<Node>(doc, resolved.anyOf.find((m: Node) => m.type !== 'null') ?? {});
+    }
     if (Array.isArray(value)) {
       return resolved.items
         ? value.flatMap((item, i) => problems(item, resolved.items, `${where}[${i}]`))

@@ -54,7 +54,8 @@ import { loadSpec, operationsOf } from './support.ts';
 // The tests
 
 const APIS = [
-  { api: 'calendar@v3', stem: 'calendar-v3', operations: 37, parameterShare: 0.98, propertyShare: 0.99 },
+  // Calendar's property share is 98 %: the seven paths of EventDateTime.dateTime differ on purpose (0036).
+  { api: 'calendar@v3', stem: 'calendar-v3', operations: 37, parameterShare: 0.98, propertyShare: 0.98 },
   {
     api: 'searchads360@v2',
     stem: 'searchads360-v2',

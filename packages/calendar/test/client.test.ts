@@ -247,6 +247,16 @@ describe('createCalendar', () => {
   });
 });
 
+describe('null in a patch body', () => {
+  it('is sent as JSON null, so that the service removes the field', async () => {
+    const { fetch, requests } = scriptedFetch(Response.json({ kind: 'calendar#event', id: 'e' }));
+    const client = createCalendar({ accessToken: 't', fetch });
+    await client.events.patch({ calendarId: 'primary', eventId: 'e', location: null, summary: 'Kept' });
+    expect(requests[0]?.method).toBe('PATCH');
+    expect(requests[0]?.body).toEqual({ location: null, summary: 'Kept' });
+  });
+});
+
 describe('the types of the resource methods', () => {
   it('are exactly those of the spec', () => {
     type ListAnswer =
@@ -283,6 +293,20 @@ describe('the types of the resource methods', () => {
       void c.events.list({ calendarId: 'p', summary: 'x' });
       // The patch body has no required field.
       void c.events.patch({ calendarId: 'p', eventId: 'e', summary: 'x' });
+      // null removes a field in a patch (decision 0037)...
+      void c.events.patch({ calendarId: 'p', eventId: 'e', location: null, reminders: null });
+      void c.calendars.patch({ calendarId: 'p', description: null });
+      void c.calendarList.patch({ calendarId: 'p', summaryOverride: null, colorId: null });
+      // @ts-expect-error ...but never a field every event has
+      void c.events.patch({ calendarId: 'p', eventId: 'e', start: null });
+      // @ts-expect-error ...nor a calendar's title
+      void c.calendars.patch({ calendarId: 'p', summary: null });
+      // @ts-expect-error ...nor any field of a sharing rule
+      void c.acl.patch({ calendarId: 'p', ruleId: 'r', role: null });
+      // @ts-expect-error an update replaces the event and takes no null
+      void c.events.update({ calendarId: 'p', eventId: 'e', start: {}, end: {}, location: null });
+      // @ts-expect-error an insert takes no null either
+      void c.calendars.insert({ summary: 'x', description: null });
     };
     expect(typeof neverCalled).toBe('function');
   });

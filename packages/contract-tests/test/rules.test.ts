@@ -403,6 +403,183 @@ describe('rule: the three patch semantics', () => {
   );
 });
 
+describe('rule: a field sent as null in a patch is removed (decision 0037)', () => {
+  const bodyRef = (operationId: string): string | undefined => requestBodyOf(op(operationId))?.schema?.$ref;
+
+  it.each([
+    ['events.patch', 'EventPatch'],
+    ['calendars.patch', 'CalendarPatch'],
+    ['calendarList.patch', 'CalendarListEntryPatch'],
+    ['acl.patch', 'AclRule'],
+  ])('spec: %s takes %s', (operationId, schema) => {
+    expect(bodyRef(operationId)).toBe(`#/components/schemas/${schema}`);
+  });
+
+  it(
+    'behaviour: events.patch removes nulled fields and refuses null for start',
+    meta('events.patch'),
+    async (ctx) => {
+      stateful(ctx);
+      const calendarId = await ownCalendar('patch null event');
+      const event = await expectCall('events.insert', 200, {
+        path: { calendarId },
+        query: quiet,
+        body: plainEvent({ colorId: '3' }),
+      });
+      const path = { calendarId, eventId: event.id };
+      const patched = await expectCall('events.patch', 200, {
+        path,
+        query: quiet,
+        body: { location: null, colorId: null, summary: 'Nulled' },
+      });
+      expect(patched.summary).toBe('Nulled');
+      expect(patched.description).toBe(plainEvent().description);
+      const read = await expectCall('events.get', 200, { path });
+      expect(read.location).toBeUndefined();
+      expect(read.colorId).toBeUndefined();
+      const refused = await expectCall('events.patch', 400, { path, query: quiet, body: { start: null } });
+      expect(refused.error.errors[0].location).toBe('start');
+    },
+  );
+
+  it(
+    'behaviour: calendars.patch and calendarList.patch remove nulled fields',
+    meta('calendars.patch'),
+    async (ctx) => {
+      stateful(ctx);
+      const calendarId = await ownCalendar('patch null calendar');
+      await expectCall('calendars.patch', 200, { path: { calendarId }, body: { description: 'To remove' } });
+      const calendar = await expectCall('calendars.patch', 200, {
+        path: { calendarId },
+        body: { description: null },
+      });
+      expect(calendar.description).toBeUndefined();
+      const refused = await expectCall('calendars.patch', 400, {
+        path: { calendarId },
+        body: { summary: null },
+      });
+      expect(refused.error.errors[0].location).toBe('summary');
+      await expectCall('calendarList.patch', 200, {
+        path: { calendarId },
+        body: { summaryOverride: 'Mine' },
+      });
+      const entry = await expectCall('calendarList.patch', 200, {
+        path: { calendarId },
+        body: { summaryOverride: null },
+      });
+      expect(entry.summaryOverride).toBeUndefined();
+    },
+  );
+
+  it('behaviour: acl.patch refuses null for role', meta('acl.patch'), async (ctx) => {
+    stateful(ctx);
+    const calendarId = await ownCalendar('patch null acl');
+    const rule = await expectCall('acl.insert', 200, {
+      path: { calendarId },
+      query: { sendNotifications: false },
+      body: { role: 'freeBusyReader', scope: { type: 'default' } },
+    });
+    const refused = await expectCall('acl.patch', 400, {
+      path: { calendarId, ruleId: rule.id },
+      body: { role: null },
+    });
+    expect(refused.error.errors[0].location).toBe('role');
+  });
+});
+
+describe('rule: an event time without offset is read on the clock of its timeZone (decision 0036)', () => {
+  const zurich = (dateTime: string) => ({ dateTime, timeZone: 'Europe/Zurich' });
+
+  it('spec: EventDateTime needs the offset only without timeZone', meta('events.insert'), () => {
+    const schema = op('events.insert').api.doc.components.schemas.EventDateTime;
+    expect(schema.properties.dateTime.format).toBeUndefined();
+    expect(schema.if.required).toEqual(['timeZone']);
+    expect(schema.else.properties.dateTime.format).toBe('date-time');
+  });
+
+  it(
+    'behaviour: a weekly 10:00 Zurich event written in local time stays at 10:00 across the DST change',
+    meta('events.instances'),
+    async (ctx) => {
+      stateful(ctx);
+      const calendarId = await ownCalendar('local times');
+      const event = await expectCall('events.insert', 200, {
+        path: { calendarId },
+        query: quiet,
+        body: plainEvent({
+          start: zurich('2030-03-18T10:00:00'),
+          end: zurich('2030-03-18T11:00:00'),
+          recurrence: ['RRULE:FREQ=WEEKLY;COUNT=3'],
+        }),
+      });
+      expect(Date.parse(event.start.dateTime)).toBe(Date.parse('2030-03-18T09:00:00Z'));
+      const instances = await expectCall('events.instances', 200, {
+        path: { calendarId, eventId: event.id },
+      });
+      expect((instances.items as Json[]).map((i) => Date.parse(i.start.dateTime))).toEqual(
+        ['2030-03-18T09:00:00Z', '2030-03-25T09:00:00Z', '2030-04-01T08:00:00Z'].map(Date.parse),
+      );
+      const busy = await expectCall('freebusy.query', 200, {
+        body: {
+          timeMin: '2030-03-31T00:00:00Z',
+          timeMax: '2030-04-02T00:00:00Z',
+          items: [{ id: calendarId }],
+        },
+      });
+      expect(
+        (busy.calendars[calendarId].busy as Json[]).map((b) => [Date.parse(b.start), Date.parse(b.end)]),
+      ).toEqual([[Date.parse('2030-04-01T08:00:00Z'), Date.parse('2030-04-01T09:00:00Z')]]);
+    },
+  );
+
+  it('behaviour: update, patch and import take local times', meta('events.patch'), async (ctx) => {
+    stateful(ctx);
+    const calendarId = await ownCalendar('local times writes');
+    const event = await expectCall('events.insert', 200, {
+      path: { calendarId },
+      query: quiet,
+      body: plainEvent(),
+    });
+    const path = { calendarId, eventId: event.id };
+    const updated = await expectCall('events.update', 200, {
+      path,
+      query: quiet,
+      body: plainEvent({ start: zurich('2030-07-01T10:00:00'), end: zurich('2030-07-01T11:00:00') }),
+    });
+    expect(Date.parse(updated.start.dateTime)).toBe(Date.parse('2030-07-01T08:00:00Z'));
+    const patched = await expectCall('events.patch', 200, {
+      path,
+      query: quiet,
+      body: { start: zurich('2030-01-07T10:00:00'), end: zurich('2030-01-07T11:00:00') },
+    });
+    expect(Date.parse(patched.end.dateTime)).toBe(Date.parse('2030-01-07T10:00:00Z'));
+    const imported = await expectCall('events.import', 200, {
+      path: { calendarId },
+      body: plainEvent({
+        iCalUID: `gspec-local-${Date.now()}@contract.test`,
+        start: zurich('2030-01-08T10:00:00'),
+        end: zurich('2030-01-08T11:00:00'),
+      }),
+    });
+    expect(Date.parse(imported.start.dateTime)).toBe(Date.parse('2030-01-08T09:00:00Z'));
+  });
+
+  it(
+    'behaviour: a local time without timeZone is refused, naming the field',
+    meta('events.insert'),
+    async (ctx) => {
+      stateful(ctx);
+      const calendarId = await ownCalendar('local times refused');
+      const refused = await expectCall('events.insert', 400, {
+        path: { calendarId },
+        query: quiet,
+        body: plainEvent({ start: { dateTime: '2030-01-07T10:00:00' } }),
+      });
+      expect(refused.error.errors[0].location).toBe('start.dateTime');
+    },
+  );
+});
+
 describe('rule: get-then-update with a stale etag gets 412', () => {
   for (const operationId of ['events.update', 'events.patch', 'events.delete']) {
     it(`spec: ${operationId} takes If-Match and documents 412 conditionNotMet`, meta(operationId), () => {

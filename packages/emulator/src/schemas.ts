@@ -20,6 +20,8 @@ export interface SchemaTools {
   writable(value: unknown, pointer: string): JsonObject;
   /** The schema at a pointer with its top-level $ref followed. */
   resolve(pointer: string): JsonObject;
+  /** Whether the object schema at `pointer` declares `name` read-only (through $ref and allOf). */
+  isReadOnly(pointer: string, name: string): boolean;
 }
 
 /** Ajv for the specs (server-kit's, shared with the contract tests), with errors that carry their schema. */
@@ -106,6 +108,13 @@ export function createSchemaTools(spec: ApiSpec): SchemaTools {
     },
     resolve(pointer) {
       return resolveNode({ $ref: pointer }, pointer);
+    },
+    isReadOnly(pointer, name) {
+      const property = properties(resolveNode({ $ref: pointer }, pointer), pointer).get(name);
+      return (
+        property !== undefined &&
+        (property.readOnly === true || resolveNode(property, pointer).readOnly === true)
+      );
     },
   };
 }

@@ -104,6 +104,39 @@ export function formatInZone(utc: number, zone: string): string {
   return `${wall}${offset < 0 ? '-' : '+'}${pad(Math.floor(minutes / 60))}:${pad(minutes % 60)}`;
 }
 
+/** An RFC 3339 date-time without an offset (`2027-03-01T10:00:00`, fractions allowed). */
+const LOCAL = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d+)?$/;
+
+export const isLocalDateTime = (text: string): boolean => LOCAL.test(text);
+
+/**
+ * A local date-time as a wall time (milliseconds as if the reading were UTC), or undefined
+ * when it is not one or names no real day or time (`2027-02-30`, `24:00`, a leap second).
+ */
+export function parseLocalDateTime(text: string): number | undefined {
+  const match = LOCAL.exec(text);
+  if (!match) return undefined;
+  const [y, mo, d, h, mi, s] = match.slice(1, 7).map(Number) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
+  const fraction = match[7] ? Math.floor(Number(match[7]) * 1000) : 0;
+  const wall = Date.UTC(y, mo - 1, d, h, mi, s, fraction);
+  const back = new Date(wall);
+  const same =
+    back.getUTCFullYear() === y &&
+    back.getUTCMonth() === mo - 1 &&
+    back.getUTCDate() === d &&
+    back.getUTCHours() === h &&
+    back.getUTCMinutes() === mi &&
+    back.getUTCSeconds() === s;
+  return same ? wall : undefined;
+}
+
 /** `20261201T143000Z`: the basic UTC form Google puts in instance ids. */
 export const basicUtc = (utc: number): string =>
   new Date(utc).toISOString().replace(/[-:]/g, '').replace(/\.\d+/, '');

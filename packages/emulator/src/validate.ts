@@ -57,6 +57,20 @@ function convert(text: string, schema: JsonObject): Json {
 }
 
 function describe(error: ErrorObject): string {
+  // A null where the schema takes none: say so, rather than "must be string".
+  if (error.data === null && error.keyword === 'type')
+    return 'null is not accepted here: null clears a field only in a patch, and only a field that may be absent';
+  // EventDateTime: without timeZone, dateTime must carry its offset (decision 0036).
+  if (
+    error.keyword === 'format' &&
+    (error.params as { format?: string }).format === 'date-time' &&
+    error.instancePath.endsWith('/dateTime') &&
+    error.schemaPath.includes('/else/')
+  )
+    return 'needs a UTC offset (such as 2027-03-01T10:00:00+01:00, or Z) unless timeZone names the zone';
+  // EventDateTime.dateTime's pattern: say what it stands for instead of printing it.
+  if (error.keyword === 'pattern' && error.instancePath.endsWith('/dateTime'))
+    return 'must be an RFC 3339 date-time such as 2027-03-01T10:00:00+01:00 (the offset may be left out when timeZone names the zone)';
   if (error.keyword === 'enum')
     return `must be one of ${(error.params as { allowedValues: unknown[] }).allowedValues.join(', ')}`;
   if (error.keyword === 'not') {
@@ -81,10 +95,34 @@ function fieldOf(error: ErrorObject): string {
   );
 }
 
-/** Ajv reports both an allOf branch and the failure inside it; keep the informative ones. */
+/**
+ * Ajv reports both an allOf branch and the failure inside it; keep the informative ones. A
+ * null is reported once, by its type error (not also as outside an enum or a const), and a
+ * value that is not a date-time at all by its pattern (not also as missing its offset).
+ */
 function meaningful(errors: ErrorObject[]): ErrorObject[] {
-  const useful = errors.filter((e) => !['allOf', 'anyOf', 'oneOf', 'if'].includes(e.keyword));
-  return useful.length > 0 ? useful : errors;
+  const at = (keyword: string) =>
+    new Set(
+      errors
+        .filter((e) => e.keyword === keyword && (keyword !== 'type' || e.data === null))
+        .map((e) => e.instancePath),
+    );
+  const nulls = at('type');
+  const patterns = at('pattern');
+  const useful = errors.filter(
+    (e) =>
+      !['allOf', 'anyOf', 'oneOf', 'if'].includes(e.keyword) &&
+      !(nulls.has(e.instancePath) && e.keyword !== 'type') &&
+      !(patterns.has(e.instancePath) && e.keyword === 'format'),
+  );
+  const unique = useful.filter(
+    (e, i) =>
+      !(
+        e.keyword === 'type' &&
+        useful.findIndex((o) => o.instancePath === e.instancePath && o.keyword === 'type') < i
+      ),
+  );
+  return unique.length > 0 ? unique : errors;
 }
 
 /**
@@ -201,6 +239,24 @@ export function validateRequest(
           message: `The request body is not valid JSON: ${(error as Error).message}`,
         },
       ]);
+    }
+    // A read-only field sent as null would otherwise be ignored like any read-only value:
+    // null asks to clear it, which no request can do.
+    if (isObject(body)) {
+      const pointer = op.body.schemaPointer;
+      const readOnly = Object.keys(body).filter(
+        (name) => body[name] === null && tools.isReadOnly(pointer, name),
+      );
+      if (readOnly.length > 0)
+        refuse(
+          readOnly.map((name) => ({
+            domain: 'global',
+            reason: 'invalid',
+            message: `Invalid value for field ${name}: the field is read-only, the service sets it; it cannot be cleared with null`,
+            location: name,
+            locationType: 'parameter',
+          })),
+        );
     }
     const validate = tools.validator(op.body.schemaPointer);
     if (!validate(body)) {

@@ -140,4 +140,37 @@ describe('googleapis integration flow', () => {
     const gone = await calendar.calendars.get({ calendarId }).catch((error: { status?: number }) => error);
     expect((gone as { status?: number }).status).toBe(404);
   });
+
+  it("clears a field with null and writes local times, as Google's client users do", async () => {
+    const auth = new google.auth.OAuth2();
+    auth.setCredentials({ access_token: 'jordan@example.com' });
+    const calendar = google.calendar({ version: 'v3', auth, rootUrl: `${emu.origin}/` });
+    const event = await calendar.events.insert({
+      calendarId: 'primary',
+      requestBody: {
+        summary: 'Local',
+        location: 'Room 4',
+        start: { dateTime: '2027-10-25T10:00:00', timeZone: 'Europe/Zurich' },
+        end: { dateTime: '2027-10-25T11:00:00', timeZone: 'Europe/Zurich' },
+        recurrence: ['RRULE:FREQ=WEEKLY;COUNT=2'],
+      },
+    });
+    // Zurich leaves summer time on 2027-10-31: the second instance is an hour later in UTC.
+    expect(event.data.start?.dateTime).toBe('2027-10-25T10:00:00+02:00');
+    const instances = await calendar.events.instances({
+      calendarId: 'primary',
+      eventId: event.data.id as string,
+    });
+    expect(instances.data.items?.map((item) => item.start?.dateTime)).toEqual([
+      '2027-10-25T10:00:00+02:00',
+      '2027-11-01T10:00:00+01:00',
+    ]);
+    const patched = await calendar.events.patch({
+      calendarId: 'primary',
+      eventId: event.data.id as string,
+      requestBody: { location: null },
+    });
+    expect(patched.data.location).toBeUndefined();
+    expect(patched.data.summary).toBe('Local');
+  });
 });

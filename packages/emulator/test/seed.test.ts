@@ -200,7 +200,7 @@ describe('seed files', () => {
           },
         ],
       },
-      'calendars[0].events[1] ("Bad"): 400 invalid: Invalid value for field end.dateTime: must match format "date-time" (end.dateTime); Invalid value for field start.dateTime',
+      'calendars[0].events[1] ("Bad"): 400 invalid: Invalid value for field end.dateTime: must be an RFC 3339 date-time such as 2027-03-01T10:00:00+01:00 (the offset may be left out when timeZone names the zone) (end.dateTime); Invalid value for field start.dateTime',
     ],
     [
       'an event that ends before it starts',

@@ -106,7 +106,11 @@ export const AUTH_ERROR = (message = MISSING_CREDENTIAL): GoogleErrorBody =>
  * with the spec's first 400 or 401 example, which cannot name the parameter at fault.
  */
 export function fromFindings(findings: Diagnostic[], canonical?: NameLookup): GoogleErrorBody | undefined {
-  const errors = findings.filter(isError);
+  const all = findings.filter(isError);
+  // An if/then/else schema fails twice: inside the branch (the informative finding) and as
+  // "must match "else" schema"; keep the first only.
+  const informative = all.filter((finding) => !isBranchFinding(finding));
+  const errors = (informative.length > 0 ? informative : all).map(explainOffset);
   if (errors.length === 0) return undefined;
   if (errors.some(isSecurityFinding)) return AUTH_ERROR();
   const items = errors.map((finding) => itemFromDiagnostic(finding, canonical));
@@ -115,6 +119,24 @@ export function fromFindings(findings: Diagnostic[], canonical?: NameLookup): Go
     items,
     items.length === 1 ? items[0]?.message : `${items.length} problems with the request; see errors`,
   );
+}
+
+function isBranchFinding(diagnostic: Diagnostic): boolean {
+  return diagnostic.code === 'if' || /^must match "(then|else)" schema$/.test(diagnostic.message);
+}
+
+/**
+ * An event's `dateTime` refused by `format: date-time`, which the spec asks for only when
+ * `timeZone` is absent (decision 0036): say that the offset is missing and how to fix it.
+ */
+function explainOffset(diagnostic: Diagnostic): Diagnostic {
+  const field = diagnostic.path ?? [];
+  if (field[0] !== 'body' || field[field.length - 1] !== 'dateTime') return diagnostic;
+  if (!/must match format "date-time"/.test(diagnostic.message)) return diagnostic;
+  return {
+    ...diagnostic,
+    message: 'needs a UTC offset (such as 2027-03-01T10:00:00+01:00, or Z) unless timeZone names the zone',
+  };
 }
 
 /** The status and envelope for an error Prism returned instead of a mocked answer. */

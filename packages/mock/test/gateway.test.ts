@@ -509,3 +509,58 @@ describe('error locations', () => {
     expect(body.error.message).not.toContain('undefined');
   });
 });
+
+describe('event times and nulls (decisions 0036, 0037)', () => {
+  const send = async (method: string, requestPath: string, body: unknown) => {
+    const response = await fetch(`${origin}/calendar/v3${requestPath}`, {
+      method,
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    return { status: response.status, body: await response.json() };
+  };
+  const zurich = (dateTime: string) => ({ dateTime, timeZone: 'Europe/Zurich' });
+  const event = '/calendars/primary/events/abc123';
+
+  it.each([
+    [
+      'POST',
+      '/calendars/primary/events',
+      { start: zurich('2027-03-01T10:00:00'), end: zurich('2027-03-01T11:00:00') },
+    ],
+    ['PUT', event, { start: zurich('2027-03-01T10:00:00'), end: zurich('2027-03-01T11:00:00') }],
+    ['PATCH', event, { start: zurich('2027-03-01T10:00:00') }],
+    ['PATCH', event, { location: null, description: null }],
+    ['PATCH', event, { start: { date: null, ...zurich('2027-03-01T10:00:00') } }],
+    ['PATCH', '/calendars/primary', { description: null }],
+    ['PATCH', '/users/me/calendarList/primary', { summaryOverride: null }],
+  ])('takes %s %s %j', async (method, requestPath, body) => {
+    expect((await send(method, requestPath, body)).status).toBe(200);
+  });
+
+  it.each([
+    [
+      'a local time without timeZone, once, saying the offset is missing',
+      'POST',
+      '/calendars/primary/events',
+      { start: { dateTime: '2027-03-01T10:00:00' }, end: zurich('2027-03-01T11:00:00') },
+      'start.dateTime',
+      /UTC offset/,
+    ],
+    ['null for start in a patch', 'PATCH', event, { start: null }, 'start', /must be object/],
+    [
+      'null in an update',
+      'PUT',
+      event,
+      { start: zurich('2027-03-01T10:00:00'), end: zurich('2027-03-01T11:00:00'), location: null },
+      'location',
+      /must be string/,
+    ],
+  ])('refuses %s', async (_title, method, requestPath, body, location, message) => {
+    const answer = await send(method, requestPath, body);
+    expect(answer.status).toBe(400);
+    expect(answer.body.error.errors).toEqual([
+      expect.objectContaining({ reason: 'invalid', location, message: expect.stringMatching(message) }),
+    ]);
+  });
+});

@@ -446,6 +446,23 @@ export const readOnlyFields = {
     "summary": true,
     "timeZone": true
   },
+  "CalendarListEntryPatch": {
+    "accessRole": true,
+    "deleted": true,
+    "description": true,
+    "etag": true,
+    "kind": true,
+    "location": true,
+    "primary": true,
+    "summary": true,
+    "timeZone": true
+  },
+  "CalendarPatch": {
+    "dataOwner": true,
+    "etag": true,
+    "id": true,
+    "kind": true
+  },
   "Channel": {
     "kind": true,
     "resourceUri": true
@@ -518,6 +535,24 @@ export const readOnlyFields = {
   },
   "EventBirthdayProperties": {
     "contact": true
+  },
+  "EventPatch": {
+    "created": true,
+    "creator": {
+      "id": true,
+      "self": true
+    },
+    "etag": true,
+    "hangoutLink": true,
+    "htmlLink": true,
+    "kind": true,
+    "locked": true,
+    "organizer": {
+      "id": true,
+      "self": true
+    },
+    "recurringEventId": true,
+    "updated": true
   },
   "EventPerson": {
     "id": true,

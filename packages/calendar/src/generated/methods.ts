@@ -313,7 +313,7 @@ export interface Resources {
     /**
      * Change a sharing rule
      *
-     * Changes only the fields given in the body, usually `role`. Patch semantics: a field you send replaces the stored value; a field you leave out keeps its value; an array you send replaces the whole stored array. A patch costs three quota units; prefer `acl.get` followed by `acl.update`. Needs owner access.
+     * Changes only the fields given in the body, usually `role`. Patch semantics: a field you send replaces the stored value; a field you leave out keeps its value; an array you send replaces the whole stored array. No field of a rule may be sent as `null`: `role` and `scope` are part of every rule and the others are read-only, so a null is refused with 400 naming the field. A patch costs three quota units; prefer `acl.get` followed by `acl.update`. Needs owner access.
      *
      * `PATCH /calendars/{calendarId}/acl/{ruleId}`, quota cost 3.
      */
@@ -383,7 +383,7 @@ export interface Resources {
     /**
      * Change some of the user's settings for a calendar
      *
-     * Changes only the fields given in the body. Patch semantics: a field you send replaces the stored value; a field you leave out keeps its value; an array you send (such as `defaultReminders`) replaces the whole stored array. A patch costs three quota units; prefer `calendarList.get` followed by `calendarList.update`.
+     * Changes only the fields given in the body. Patch semantics: a field you send replaces the stored value; a field you leave out keeps its value; an array you send (such as `defaultReminders`) replaces the whole stored array; a field you send as `null` is removed and reads as its default afterwards (`summaryOverride`, `colorId`, `hidden`, ...; the read-only fields are refused as null with 400). A patch costs three quota units; prefer `calendarList.get` followed by `calendarList.update`.
      *
      * `PATCH /users/me/calendarList/{calendarId}`, quota cost 3.
      */
@@ -441,7 +441,7 @@ export interface Resources {
     /**
      * Change some of a calendar's metadata
      *
-     * Changes only the fields given in the body. Patch semantics: a field you send replaces the stored value; a field you leave out keeps its value; an array you send replaces the whole stored array (its old elements are dropped). A patch costs three quota units; prefer `calendars.get` followed by `calendars.update`.
+     * Changes only the fields given in the body. Patch semantics: a field you send replaces the stored value; a field you leave out keeps its value; an array you send replaces the whole stored array (its old elements are dropped); a field you send as `null` is removed (`description`, `location` and the other optional fields; `summary`, `timeZone` and the read-only fields are refused as null with 400). A patch costs three quota units; prefer `calendars.get` followed by `calendars.update`.
      *
      * `PATCH /calendars/{calendarId}`, quota cost 3.
      */
@@ -560,7 +560,7 @@ export interface Resources {
     /**
      * Change some fields of an event
      *
-     * Changes only the fields given in the body. Patch semantics: a field you send replaces the stored value; a field you leave out keeps its value; an array you send (such as `attendees` or `recurrence`) replaces the whole stored array, so send every element you want to keep. A patch costs three quota units; prefer `events.get` followed by `events.update`. `If-Match` makes the patch conditional on the event's `etag`.
+     * Changes only the fields given in the body. Patch semantics: a field you send replaces the stored value; a field you leave out keeps its value; an array you send (such as `attendees` or `recurrence`) replaces the whole stored array, so send every element you want to keep; a field you send as `null` is removed from the event, and one with a default (`transparency`, `reminders`, ...) reads as that default afterwards. `start`, `end`, `eventType` and the read-only fields are refused as null with 400 naming the field. A patch costs three quota units; prefer `events.get` followed by `events.update`. `If-Match` makes the patch conditional on the event's `etag`.
      *
      * `PATCH /calendars/{calendarId}/events/{eventId}`, quota cost 3.
      */

@@ -94,7 +94,7 @@ export interface paths {
         head?: never;
         /**
          * Change some of a calendar's metadata
-         * @description Changes only the fields given in the body. Patch semantics: a field you send replaces the stored value; a field you leave out keeps its value; an array you send replaces the whole stored array (its old elements are dropped). A patch costs three quota units; prefer `calendars.get` followed by `calendars.update`.
+         * @description Changes only the fields given in the body. Patch semantics: a field you send replaces the stored value; a field you leave out keeps its value; an array you send replaces the whole stored array (its old elements are dropped); a field you send as `null` is removed (`description`, `location` and the other optional fields; `summary`, `timeZone` and the read-only fields are refused as null with 400). A patch costs three quota units; prefer `calendars.get` followed by `calendars.update`.
          */
         patch: operations["calendars.patch"];
         trace?: never;
@@ -267,7 +267,7 @@ export interface paths {
         head?: never;
         /**
          * Change a sharing rule
-         * @description Changes only the fields given in the body, usually `role`. Patch semantics: a field you send replaces the stored value; a field you leave out keeps its value; an array you send replaces the whole stored array. A patch costs three quota units; prefer `acl.get` followed by `acl.update`. Needs owner access.
+         * @description Changes only the fields given in the body, usually `role`. Patch semantics: a field you send replaces the stored value; a field you leave out keeps its value; an array you send replaces the whole stored array. No field of a rule may be sent as `null`: `role` and `scope` are part of every rule and the others are read-only, so a null is refused with 400 naming the field. A patch costs three quota units; prefer `acl.get` followed by `acl.update`. Needs owner access.
          */
         patch: operations["acl.patch"];
         trace?: never;
@@ -493,7 +493,7 @@ export interface paths {
         head?: never;
         /**
          * Change some fields of an event
-         * @description Changes only the fields given in the body. Patch semantics: a field you send replaces the stored value; a field you leave out keeps its value; an array you send (such as `attendees` or `recurrence`) replaces the whole stored array, so send every element you want to keep. A patch costs three quota units; prefer `events.get` followed by `events.update`. `If-Match` makes the patch conditional on the event's `etag`.
+         * @description Changes only the fields given in the body. Patch semantics: a field you send replaces the stored value; a field you leave out keeps its value; an array you send (such as `attendees` or `recurrence`) replaces the whole stored array, so send every element you want to keep; a field you send as `null` is removed from the event, and one with a default (`transparency`, `reminders`, ...) reads as that default afterwards. `start`, `end`, `eventType` and the read-only fields are refused as null with 400 naming the field. A patch costs three quota units; prefer `events.get` followed by `events.update`. `If-Match` makes the patch conditional on the event's `etag`.
          */
         patch: operations["events.patch"];
         trace?: never;
@@ -804,7 +804,7 @@ export interface paths {
         head?: never;
         /**
          * Change some of the user's settings for a calendar
-         * @description Changes only the fields given in the body. Patch semantics: a field you send replaces the stored value; a field you leave out keeps its value; an array you send (such as `defaultReminders`) replaces the whole stored array. A patch costs three quota units; prefer `calendarList.get` followed by `calendarList.update`.
+         * @description Changes only the fields given in the body. Patch semantics: a field you send replaces the stored value; a field you leave out keeps its value; an array you send (such as `defaultReminders`) replaces the whole stored array; a field you send as `null` is removed and reads as its default afterwards (`summaryOverride`, `colorId`, `hidden`, ...; the read-only fields are refused as null with 400). A patch costs three quota units; prefer `calendarList.get` followed by `calendarList.update`.
          */
         patch: operations["calendarList.patch"];
         trace?: never;
@@ -1007,6 +1007,33 @@ export interface components {
         /** @description The body of every error answer of a Google REST API: a single `error` member that holds the HTTP status, a human-readable message and one or more machine-readable reasons. */
         GoogleErrorResponse: {
             error: components["schemas"]["GoogleError"];
+        };
+        /** @description The body of `calendars.patch`: the metadata to change. A field left out keeps its value, a field given replaces it, and a field given as JSON `null` is removed. `summary` and `timeZone` are never null, and a read-only field sent as null is refused. */
+        CalendarPatch: {
+            /** @description Whether the calendar accepts invitations by itself; only meaningful for resource calendars such as rooms. The live service has this; the facts snapshot does not. `null` removes it. */
+            autoAcceptInvitations?: boolean | null;
+            /** @description The calendar's conference settings; `null` removes them. */
+            conferenceProperties?: components["schemas"]["ConferenceProperties"] | null;
+            /** @description The email address of the user who owns the calendar's data; set on secondary calendars only. The live service has this; the facts snapshot does not. Read-only: ignored when given, refused when null. */
+            dataOwner?: $Read<string>;
+            /** @description The calendar's description. `null` removes it. */
+            description?: string | null;
+            /** @description The entity tag of this version of the calendar. Read-only: ignored when given, refused when null. */
+            etag?: $Read<string>;
+            /** @description The calendar's id, made by the service on insert: the owner's email address for a primary calendar, an address ending in `@group.calendar.google.com` for a secondary one. Read-only: ignored when given, refused when null. */
+            id?: $Read<string>;
+            /**
+             * @description The resource type, always `calendar#calendar`. Read-only: ignored when given, refused when null.
+             * @default calendar#calendar
+             * @constant
+             */
+            kind?: $Read<"calendar#calendar">;
+            /** @description Where the calendar belongs, as free text. `null` removes it. */
+            location?: string | null;
+            /** @description The calendar's title. Every calendar has a title: change it, never null. */
+            summary?: string;
+            /** @description The calendar's time zone, an IANA name such as `Europe/Zurich`. Every calendar has a time zone: change it, never null. */
+            timeZone?: string;
         };
         /** @description One sharing rule of a calendar: who (`scope`) gets which access (`role`). `role` and `scope` are needed to create or replace a rule. */
         AclRule: {
@@ -1262,19 +1289,16 @@ export interface components {
              */
             self?: $Read<boolean>;
         };
-        /** @description When an event starts or ends. An all-day event uses `date` only; a timed event uses `dateTime` (with an offset unless `timeZone` is given). Never set both. */
+        /** @description When an event starts or ends. An all-day event uses `date` only; a timed event uses `dateTime`. Never set both. `dateTime` carries a UTC offset (`2027-03-01T10:00:00+01:00`, or `Z`) unless `timeZone` names the zone, in which case a local time without offset (`2027-03-01T10:00:00`) is read in that zone; recurring events are usually written that way. Answers give `dateTime` with the offset that applies in the event's zone at that instant. */
         EventDateTime: {
             /**
              * Format: date
              * @description The day, as yyyy-mm-dd, for an all-day event.
              */
             date?: string;
-            /**
-             * Format: date-time
-             * @description The instant, as an RFC 3339 timestamp. It needs a UTC offset unless `timeZone` names the zone.
-             */
+            /** @description An RFC 3339 date and time. The UTC offset (`Z`, `+01:00`) may be left out only when `timeZone` is given: `2027-03-01T10:00:00` with `timeZone: Europe/Zurich` is 10:00 on Zurich's clock, whatever the offset is on that day. Without `timeZone` the offset is required. */
             dateTime?: string;
-            /** @description An IANA time zone name, such as `Europe/Zurich`. Required for the start and end of a recurring event, where it decides how the recurrence is expanded. */
+            /** @description An IANA time zone name, such as `Europe/Zurich`. Required for the start and end of a recurring event, where it decides how the recurrence is expanded (10:00 stays 10:00 across a daylight-saving change). Lets `dateTime` be a local time without offset. */
             timeZone?: string;
         };
         /**
@@ -1546,6 +1570,168 @@ export interface components {
              */
             updated?: string;
         };
+        /** @description `start` or `end` in the body of `events.patch`: an EventDateTime whose `date` and `timeZone` may be sent as `null`. The object replaces the stored one as a whole, so a null member is simply left out of it; `"date": null` next to a new `dateTime` is how clients of the live service turn an all-day event into a timed one, and it is taken here too. As in EventDateTime, `dateTime` needs its offset unless `timeZone` names the zone. */
+        EventDateTimePatch: {
+            /** @description The day, as yyyy-mm-dd, for an all-day event; `null` leaves it out. */
+            date?: string | null;
+            /** @description An RFC 3339 date and time; the UTC offset may be left out only when `timeZone` is given, as in EventDateTime. */
+            dateTime?: string;
+            /** @description An IANA time zone name, such as `Europe/Zurich`; `null` leaves it out. */
+            timeZone?: string | null;
+        };
+        /** @description The body of `events.patch`: the fields of an Event to change. A field left out keeps its value; a field given replaces it (an array or object as a whole); a field given as JSON `null` is removed from the event, so it reads as absent (or as its default) afterwards. `start`, `end` and the fields that cannot change are never null, and a read-only field sent as null is refused. */
+        EventPatch: {
+            /** @description Whether anyone can invite themselves. Deprecated by Google. `null` removes it. */
+            anyoneCanAddSelf?: boolean | null;
+            /** @description Files attached to the event. Writing them needs `supportsAttachments=true`. `null` removes it. */
+            attachments?: components["schemas"]["EventAttachment"][] | null;
+            /** @description The invited people, groups and resources. `null` removes it. */
+            attendees?: components["schemas"]["EventAttendee"][] | null;
+            /** @description Whether attendees were left out of this copy (see `maxAttendees`); when true, a write does not touch other attendees' answers. `null` removes it. */
+            attendeesOmitted?: boolean | null;
+            /** @description The birthday details of a birthday event; `null` removes them. */
+            birthdayProperties?: components["schemas"]["EventBirthdayProperties"] | null;
+            /** @description The event's color, a key of the `event` map of `colors.get`. `null` removes it. */
+            colorId?: string | null;
+            /** @description The event's conference (such as a Meet link); `null` removes it. */
+            conferenceData?: components["schemas"]["ConferenceData"] | null;
+            /**
+             * Format: date-time
+             * @description When the event was created. Read-only: ignored when given, refused when null.
+             */
+            created?: $Read<string>;
+            /** @description Who created the event. Read-only: ignored when given, refused when null. */
+            creator?: $Read<components["schemas"]["EventPerson"]>;
+            /** @description The event's description; may contain HTML. `null` removes it. */
+            description?: string | null;
+            /** @description When the event ends, exclusive. For a recurring event, the end of the first instance. Required on every event: change it, never null. */
+            end?: components["schemas"]["EventDateTimePatch"];
+            /** @description Whether the end is a placeholder; when true, `end` is still set but should not be shown. `null` removes it. */
+            endTimeUnspecified?: boolean | null;
+            /** @description The entity tag of this version of the event. Send it in `If-Match` to update only if nobody changed the event since you read it. Read-only: ignored when given, refused when null. */
+            etag?: $Read<string>;
+            /**
+             * @description The kind of event. Only `default` events can be imported or moved. The live service also returns `fromGmail` (events made from Gmail) and `birthday`, which the discovery snapshot does not list. Cannot change, so never null.
+             * @default default
+             * @enum {string}
+             */
+            eventType?: "default" | "outOfOffice" | "focusTime" | "workingLocation" | "fromGmail" | "birthday";
+            /** @description Key-value pairs your application keeps on the event. `null` removes it. */
+            extendedProperties?: {
+                /** @description Properties private to this copy of the event, in this calendar. */
+                private?: {
+                    [key: string]: string;
+                };
+                /** @description Properties shared among the copies of the event in every attendee's calendar. */
+                shared?: {
+                    [key: string]: string;
+                };
+            } | null;
+            /** @description The settings of a focus time event; `null` removes them. */
+            focusTimeProperties?: components["schemas"]["EventFocusTimeProperties"] | null;
+            /**
+             * @deprecated
+             * @description A gadget of the retired Calendar gadgets; kept only so old events still parse. `null` removes it.
+             */
+            gadget?: {
+                /** @description How the gadget is shown. */
+                display?: string;
+                /**
+                 * Format: int32
+                 * @description The gadget's height in pixels.
+                 */
+                height?: number;
+                /** @description The gadget's icon. */
+                iconLink?: string;
+                /** @description The gadget's URL. */
+                link?: string;
+                /** @description The gadget's preferences. */
+                preferences?: {
+                    [key: string]: string;
+                };
+                /** @description The gadget's title. */
+                title?: string;
+                /** @description The gadget's type. */
+                type?: string;
+                /**
+                 * Format: int32
+                 * @description The gadget's width in pixels.
+                 */
+                width?: number;
+            } | null;
+            /** @description Whether attendees other than the organizer may invite others. `null` removes it. */
+            guestsCanInviteOthers?: boolean | null;
+            /** @description Whether attendees other than the organizer may change the event. `null` removes it. */
+            guestsCanModify?: boolean | null;
+            /** @description Whether attendees other than the organizer may see who is invited. `null` removes it. */
+            guestsCanSeeOtherGuests?: boolean | null;
+            /** @description The link of the event's Google Meet or Hangout, if any. Read-only: ignored when given, refused when null. */
+            hangoutLink?: $Read<string>;
+            /** @description The event's page in the Google Calendar web app. Read-only: ignored when given, refused when null. */
+            htmlLink?: $Read<string>;
+            /** @description The event's iCalendar UID (RFC 5545), shared by every copy of the event and by all instances of a recurring event. Required by `events.import`. To find an event by it, call `events.list` with `iCalUID`; `events.get` takes only the service's own `id`. Stays with the event: never null. */
+            iCalUID?: string;
+            /** @description The event's id in the service. You may choose it on insert: 5 to 1024 characters of lowercase letters a-v and digits (base32hex), unique in the calendar; otherwise the service makes one. Names the event of the path: never null. */
+            id?: string;
+            /**
+             * @description The resource type, always `calendar#event`. Read-only: ignored when given, refused when null.
+             * @default calendar#event
+             * @constant
+             */
+            kind?: $Read<"calendar#event">;
+            /** @description Where the event takes place, as free text. `null` removes it. */
+            location?: string | null;
+            /**
+             * @description Whether this is a locked copy, whose main fields cannot be changed. Read-only: ignored when given, refused when null.
+             * @default false
+             */
+            locked?: $Read<boolean>;
+            /** @description The organizer. Can be set only by `events.import`; `events.move` changes it. Changed only by events.import and events.move: never null. */
+            organizer?: components["schemas"]["EventPerson"];
+            /** @description For an instance of a recurring event, when it would start according to the recurrence. Identifies the instance and cannot be changed. Cannot change: never null. */
+            originalStartTime?: components["schemas"]["EventDateTime"];
+            /** @description The settings of an out-of-office event; `null` removes them. */
+            outOfOfficeProperties?: components["schemas"]["EventOutOfOfficeProperties"] | null;
+            /** @description Whether changes to this copy stay private to it. Can be set only by `events.import`. `null` removes it. */
+            privateCopy?: boolean | null;
+            /** @description The recurrence of a recurring event, as RFC 5545 lines (RRULE, EXRULE, RDATE, EXDATE); no DTSTART or DTEND lines, those come from `start` and `end`. Absent on single events and on instances. `null` removes it. */
+            recurrence?: string[] | null;
+            /** @description For an instance of a recurring event, the id of the recurring event it belongs to. Read-only: ignored when given, refused when null. */
+            recurringEventId?: $Read<string>;
+            /** @description The reminders of the event for the authenticated user. `null` removes it. */
+            reminders?: {
+                /** @description Reminders of this event; used when `useDefault` is false. */
+                overrides?: components["schemas"]["EventReminder"][];
+                /** @description Whether the calendar's default reminders apply. */
+                useDefault?: boolean;
+            } | null;
+            /** @description The iCalendar sequence number, which grows with each significant change. `null` removes it. */
+            sequence?: number | null;
+            /** @description Where the event was made, for example the web page it came from. `null` removes it. */
+            source?: {
+                /** @description The title of the source, such as a page title. */
+                title?: string;
+                /** @description The source's URL, with scheme http or https. */
+                url?: string;
+            } | null;
+            /** @description When the event starts, inclusive. For a recurring event, the start of the first instance. Required on every event: change it, never null. */
+            start?: components["schemas"]["EventDateTimePatch"];
+            /** @description Whether the event takes place. A deleted event stays visible to incremental sync and to `showDeleted=true` as `cancelled`. `null` removes it. */
+            status?: ("confirmed" | "tentative" | "cancelled") | null;
+            /** @description The event's title. `null` removes it. */
+            summary?: string | null;
+            /** @description Whether the event blocks time (`opaque`) or not (`transparent`) in free/busy answers. `null` removes it. */
+            transparency?: ("opaque" | "transparent") | null;
+            /**
+             * Format: date-time
+             * @description When the event was last changed. Read-only: ignored when given, refused when null.
+             */
+            updated?: $Read<string>;
+            /** @description Who may see the event's details. `null` removes it. */
+            visibility?: ("default" | "public" | "private" | "confidential") | null;
+            /** @description The settings of a working location event; `null` removes them. */
+            workingLocationProperties?: components["schemas"]["EventWorkingLocationProperties"] | null;
+        };
         /** @description A pair of colors, as hexadecimal `#rrggbb` strings. */
         ColorDefinition: {
             /** @description The background color. */
@@ -1769,6 +1955,63 @@ export interface components {
             nextPageToken?: string;
             /** @description On the last page only: the token to pass as `syncToken` later to receive just the entries changed since this listing. */
             nextSyncToken?: string;
+        };
+        /** @description The body of `calendarList.patch`: the user's settings to change. A field left out keeps its value, a field given replaces it, and a field given as JSON `null` is removed, so it reads as its default afterwards (no summary override, the calendar's color, not hidden). The calendar's own metadata is read-only here and refused as null. */
+        CalendarListEntryPatch: {
+            /**
+             * @description The user's access to the calendar (see `AclRule.role`). Read-only: ignored when given, refused when null.
+             * @enum {string}
+             */
+            accessRole?: $Read<"freeBusyReader" | "reader" | "writerWithoutPrivateAccess" | "writer" | "owner">;
+            /** @description The background color as `#rrggbb`. Writing it needs `colorRgbFormat=true`, and then `colorId` is replaced by the closest palette color. `null` removes it. */
+            backgroundColor?: string | null;
+            /** @description The calendar's color, a key of the `calendar` map of `colors.get`. `null` removes it. */
+            colorId?: string | null;
+            /** @description The conferences the calendar allows; change them on the calendar itself. Read-only: ignored when given, refused when null. */
+            conferenceProperties?: $Read<components["schemas"]["ConferenceProperties"]>;
+            /** @description The reminders the user gets for events of this calendar by default. `null` removes it. */
+            defaultReminders?: components["schemas"]["EventReminder"][] | null;
+            /**
+             * @description Whether the entry was removed from the list; seen only with `showDeleted` or in sync answers. Read-only: ignored when given, refused when null.
+             * @default false
+             */
+            deleted?: $Read<boolean>;
+            /** @description The calendar's description. Read-only: ignored when given, refused when null. */
+            description?: $Read<string>;
+            /** @description The entity tag of this version of the entry. Read-only: ignored when given, refused when null. */
+            etag?: $Read<string>;
+            /** @description The text color as `#rrggbb`; writing it needs `colorRgbFormat=true`. `null` removes it. */
+            foregroundColor?: string | null;
+            /** @description Whether the calendar is hidden from the list in the Calendar apps. `null` removes it. */
+            hidden?: boolean | null;
+            /** @description The calendar's id. Required on `calendarList.insert`, which adds that existing calendar to the list. Names the calendar of the path: never null. */
+            id?: string;
+            /**
+             * @description The resource type, always `calendar#calendarListEntry`. Read-only: ignored when given, refused when null.
+             * @default calendar#calendarListEntry
+             * @constant
+             */
+            kind?: $Read<"calendar#calendarListEntry">;
+            /** @description The calendar's location, as free text. Read-only: ignored when given, refused when null. */
+            location?: $Read<string>;
+            /** @description The notifications the user gets about events of this calendar. `null` removes it. */
+            notificationSettings?: {
+                /** @description The notifications in force. */
+                notifications?: components["schemas"]["CalendarNotification"][];
+            } | null;
+            /**
+             * @description Whether this is the user's primary calendar. Read-only: ignored when given, refused when null.
+             * @default false
+             */
+            primary?: $Read<boolean>;
+            /** @description Whether the calendar's events are shown in the Calendar apps. `null` removes it. */
+            selected?: boolean | null;
+            /** @description The calendar's title. Read-only: ignored when given, refused when null. */
+            summary?: $Read<string>;
+            /** @description The user's own name for the calendar, shown instead of `summary`. `null` removes it. */
+            summaryOverride?: string | null;
+            /** @description The calendar's time zone, an IANA name. Read-only: ignored when given, refused when null. */
+            timeZone?: $Read<string>;
         };
         /** @description One setting of the signed-in user, such as `timezone` or `weekStart`. Settings are read only through the API. */
         Setting: {
@@ -2243,7 +2486,7 @@ export interface operations {
         /** @description The fields to change. */
         requestBody: {
             content: {
-                "application/json": components["schemas"]["Calendar"];
+                "application/json": components["schemas"]["CalendarPatch"];
             };
         };
         responses: {
@@ -3277,7 +3520,7 @@ export interface operations {
         /** @description The fields to change. */
         requestBody: {
             content: {
-                "application/json": components["schemas"]["Event"];
+                "application/json": components["schemas"]["EventPatch"];
             };
         };
         responses: {
@@ -3883,7 +4126,7 @@ export interface operations {
         /** @description The fields to change. */
         requestBody: {
             content: {
-                "application/json": components["schemas"]["CalendarListEntry"];
+                "application/json": components["schemas"]["CalendarListEntryPatch"];
             };
         };
         responses: {

@@ -36,10 +36,20 @@ export type CalendarListEntry = Readable<components['schemas']['CalendarListEntr
 /** CalendarListEntry as a request body takes it: read-only fields left out. */
 export type CalendarListEntryInput = Writable<components['schemas']['CalendarListEntry']>;
 
+/** The body of `calendarList.patch`: the user's settings to change. As the service returns it. */
+export type CalendarListEntryPatch = Readable<components['schemas']['CalendarListEntryPatch']>;
+/** CalendarListEntryPatch as a request body takes it: read-only fields left out. */
+export type CalendarListEntryPatchInput = Writable<components['schemas']['CalendarListEntryPatch']>;
+
 /** One kind of notification the user gets about a calendar's events. As the service returns it. */
 export type CalendarNotification = Readable<components['schemas']['CalendarNotification']>;
 /** CalendarNotification as a request body takes it: read-only fields left out. */
 export type CalendarNotificationInput = Writable<components['schemas']['CalendarNotification']>;
+
+/** The body of `calendars.patch`: the metadata to change. As the service returns it. */
+export type CalendarPatch = Readable<components['schemas']['CalendarPatch']>;
+/** CalendarPatch as a request body takes it: read-only fields left out. */
+export type CalendarPatchInput = Writable<components['schemas']['CalendarPatch']>;
 
 /** A notification channel. As the service returns it. */
 export type Channel = Readable<components['schemas']['Channel']>;
@@ -131,6 +141,11 @@ export type EventDateTime = Readable<components['schemas']['EventDateTime']>;
 /** EventDateTime as a request body takes it: read-only fields left out. */
 export type EventDateTimeInput = Writable<components['schemas']['EventDateTime']>;
 
+/** `start` or `end` in the body of `events.patch`: an EventDateTime whose `date` and `timeZone` may be sent as `null`. As the service returns it. */
+export type EventDateTimePatch = Readable<components['schemas']['EventDateTimePatch']>;
+/** EventDateTimePatch as a request body takes it: read-only fields left out. */
+export type EventDateTimePatchInput = Writable<components['schemas']['EventDateTimePatch']>;
+
 /** What a focus-time event does. As the service returns it. */
 export type EventFocusTimeProperties = Readable<components['schemas']['EventFocusTimeProperties']>;
 /** EventFocusTimeProperties as a request body takes it: read-only fields left out. */
@@ -140,6 +155,11 @@ export type EventFocusTimePropertiesInput = Writable<components['schemas']['Even
 export type EventOutOfOfficeProperties = Readable<components['schemas']['EventOutOfOfficeProperties']>;
 /** EventOutOfOfficeProperties as a request body takes it: read-only fields left out. */
 export type EventOutOfOfficePropertiesInput = Writable<components['schemas']['EventOutOfOfficeProperties']>;
+
+/** The body of `events.patch`: the fields of an Event to change. As the service returns it. */
+export type EventPatch = Readable<components['schemas']['EventPatch']>;
+/** EventPatch as a request body takes it: read-only fields left out. */
+export type EventPatchInput = Writable<components['schemas']['EventPatch']>;
 
 /** The creator or organizer of an event. As the service returns it. */
 export type EventPerson = Readable<components['schemas']['EventPerson']>;

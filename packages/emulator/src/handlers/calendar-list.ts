@@ -9,6 +9,7 @@ import { type ListEntryRecord, nextRevision } from '../state.js';
 import { roleRank } from '../store.js';
 import { fingerprint, paginate, readSyncToken } from '../tokens.js';
 import { type Context, flag, type Handler, maxResults, text } from './context.js';
+import { applyPatch } from './patch.js';
 import { refuseWithSync } from './sync.js';
 
 const ENTRY = '#/components/schemas/CalendarListEntry';
@@ -102,7 +103,7 @@ export const calendarListHandlers: Record<string, Handler> = {
 
   'calendarList.patch'(context) {
     const entry = context.store.listEntry(context.user, context.request.path.calendarId as string);
-    return { body: save(context, entry, { ...entry.resource, ...settingsFrom(context) }) };
+    return { body: save(context, entry, applyPatch(entry.resource, settingsFrom(context))) };
   },
 
   'calendarList.delete'(context) {

@@ -7,6 +7,7 @@ import type { JsonObject } from '../spec.js';
 import { type CalendarRecord, etagFor, nextRevision, now } from '../state.js';
 import type { Role } from '../store.js';
 import type { Context, Handler } from './context.js';
+import { applyPatch } from './patch.js';
 
 const CALENDAR = '#/components/schemas/Calendar';
 
@@ -58,7 +59,7 @@ export const calendarHandlers: Record<string, Handler> = {
   'calendars.patch'(context) {
     const calendar = calendarOf(context, 'owner');
     const body = context.tools.writable(context.request.body ?? {}, CALENDAR);
-    return { body: write(context, calendar, { ...calendar.resource, ...body }) };
+    return { body: write(context, calendar, applyPatch(calendar.resource, body)) };
   },
 
   'calendars.delete'(context) {

@@ -7,6 +7,7 @@ import { ApiError, badRequest, conditionNotMet } from '../errors.js';
 import { isObject, type Json, type JsonObject } from '../spec.js';
 import { type CalendarRecord, type EventRecord, etagFor, nextRevision, now } from '../state.js';
 import { type Role, roleRank } from '../store.js';
+import { formatInZone, isLocalDateTime, isTimeZone, parseLocalDateTime, wallToUtc } from '../time.js';
 import type { Context } from './context.js';
 import { checkRecurrence } from './recurrence.js';
 
@@ -48,8 +49,55 @@ export function instant(value: Json | undefined): number | undefined {
   return undefined;
 }
 
-/** start and end must each be a date or a time, of the same kind, and end not before start. */
+/**
+ * A start or end with a valid `timeZone` is kept as the service answers it (decision 0036):
+ * `dateTime` with the offset in force in that zone at that instant. A local time
+ * (`2027-03-01T10:00:00`) is read on that zone's clock; one the clock skips (in a spring-forward
+ * gap) moves forward by the gap, one it shows twice (fall-back) is the later instant. A
+ * dateTime with an offset names its instant whatever the zone, and is only rewritten in it.
+ */
+function placeInZone(event: JsonObject, field: 'start' | 'end'): void {
+  const value = event[field];
+  if (!isObject(value) || typeof value.dateTime !== 'string') return;
+  const { dateTime, timeZone } = value;
+  const local = isLocalDateTime(dateTime);
+  if (typeof timeZone !== 'string') {
+    if (local)
+      throw badRequest(
+        'invalid',
+        `${field}.dateTime ${dateTime} has no UTC offset: add one (such as +01:00 or Z) or name the zone in ${field}.timeZone`,
+        `${field}.dateTime`,
+      );
+    return;
+  }
+  if (!isTimeZone(timeZone)) {
+    if (local) throw badRequest('invalid', `Invalid time zone: ${timeZone}`, `${field}.timeZone`);
+    return;
+  }
+  let at: number;
+  if (local) {
+    const wall = parseLocalDateTime(dateTime);
+    if (wall === undefined)
+      throw badRequest(
+        'invalid',
+        `${field}.dateTime ${dateTime} is not a real date and time`,
+        `${field}.dateTime`,
+      );
+    at = wallToUtc(wall, timeZone);
+  } else {
+    at = Date.parse(dateTime);
+    if (Number.isNaN(at)) return;
+  }
+  event[field] = { ...value, dateTime: formatInZone(at, timeZone) };
+}
+
+/**
+ * start and end must each be a date or a time, of the same kind, and end not before start.
+ * Local times are placed in their zone first (see placeInZone); `event` is changed in place.
+ */
 export function checkTimes(event: JsonObject): void {
+  placeInZone(event, 'start');
+  placeInZone(event, 'end');
   const start = timeOf(event, 'start');
   const end = timeOf(event, 'end');
   if ((start.value.date === undefined) !== (end.value.date === undefined))

@@ -21,6 +21,7 @@ import {
   storeEvent,
   typeSpecificProperties,
 } from './event-model.js';
+import { applyPatch, withoutNullMembers } from './patch.js';
 import { parseQuickAdd } from './quick-add.js';
 import { findInstance, isRecurring, parseInstanceId } from './recurrence.js';
 
@@ -159,11 +160,15 @@ export const eventHandlers: Record<string, Handler> = {
 
   'events.patch'(context) {
     const record = eventOf(context);
-    // Given fields replace, omitted fields keep their value, and an array given replaces
-    // the whole stored array: a shallow merge of the writable fields does all three.
+    // Given fields replace (arrays and objects whole), omitted fields keep their value, and
+    // null removes a field. The body was validated against EventPatch, where only fields that
+    // may be absent take null; pruning against Event keeps nulls and drops read-only fields.
     const stored = context.tools.writable(record.resource, EVENT);
-    const given = context.tools.writable(context.request.body ?? {}, EVENT);
-    return answer(replace(context, record, { ...stored, ...given }));
+    const given = withoutNullMembers(context.tools.writable(context.request.body ?? {}, EVENT), [
+      'start',
+      'end',
+    ]);
+    return answer(replace(context, record, applyPatch(stored, given)));
   },
 
   'events.delete'(context) {
