@@ -61,6 +61,26 @@ describe('@gspec/searchads360 against the emulator', () => {
     ]);
   });
 
+  it('stores the same conversionId at two timestamps, which the service refuses within one request', async () => {
+    await emu.reset();
+    const searchAds = createSearchAds360({
+      accessToken: 'ana@example.com',
+      baseUrl: `${emu.origin}/doubleclicksearch/v2`,
+    });
+    const conversions = [
+      purchase('order-9'),
+      signup('s-1'),
+      purchase('order-9', { conversionTimestamp: '1763627460000' }),
+    ] as ConversionInput[];
+    const result = await insertConversions(searchAds, conversions);
+    expect(result.failed).toEqual([]);
+    expect(result.stored.map((c) => [c.conversion.conversionId, c.conversion.conversionTimestamp])).toEqual([
+      ['order-9', '1763627400000'],
+      ['s-1', '1763628015000'],
+      ['order-9', '1763627460000'],
+    ]);
+  });
+
   it('uploads 1,000 rows with 7 bad ones: 993 stored and 7 failed; a rerun stores nothing new', async () => {
     await emu.reset();
     const searchAds = createSearchAds360({

@@ -119,6 +119,28 @@ function checkUnique(conversions: ConversionInput[]): void {
 
 const LOCATION = /^conversion\[(\d+)\](?:\.(.+))?$/;
 
+/**
+ * Consecutive batches of at most `batchSize` rows, in input order. A batch also ends before a
+ * row whose `conversionId` it already holds (the same conversion at another timestamp): the
+ * service refuses a `conversionId` repeated within one request, so such rows go in separate
+ * requests.
+ */
+export function batchBounds(conversions: ConversionInput[], batchSize: number): [number, number][] {
+  const bounds: [number, number][] = [];
+  let start = 0;
+  let ids = new Set<unknown>();
+  conversions.forEach((c, index) => {
+    if (index - start === batchSize || (c.conversionId !== undefined && ids.has(c.conversionId))) {
+      bounds.push([start, index]);
+      start = index;
+      ids = new Set();
+    }
+    if (c.conversionId !== undefined) ids.add(c.conversionId);
+  });
+  if (start < conversions.length) bounds.push([start, conversions.length]);
+  return bounds;
+}
+
 async function upload(
   send: (batch: ConversionInput[], options?: CallOptions) => Promise<AnswerOf<'conversion.insert'>>,
   conversions: ConversionInput[],
@@ -129,8 +151,8 @@ async function upload(
   }
   checkUnique(conversions);
   const result: ConversionBatchResult = { stored: [], alreadyStored: [], failed: [] };
-  for (let start = 0; start < conversions.length; start += batchSize) {
-    const batch = conversions.slice(start, start + batchSize);
+  for (const [start, end] of batchBounds(conversions, batchSize)) {
+    const batch = conversions.slice(start, end);
     try {
       const answer = await send(batch, call);
       const answered = answer.conversion ?? [];

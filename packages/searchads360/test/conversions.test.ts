@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { batchBounds } from '../src/conversions.ts';
 import {
   type ConversionInput,
   ConversionUploadError,
@@ -117,10 +118,76 @@ describe('insertConversions', () => {
     expect(requests).toHaveLength(0);
   });
 
-  it('accepts the same conversionId at another timestamp', async () => {
+  it('sends the same conversionId at another timestamp in a request of its own (the service refuses it repeated within one)', async () => {
     const { fetch, requests } = scriptedFetch(stored);
-    await insertConversions(createSearchAds360Client({ fetch }), [row(1), row(1, '1763627400001')]);
-    expect(requests).toHaveLength(1);
+    const result = await insertConversions(createSearchAds360Client({ fetch }), [
+      row(1),
+      row(2),
+      row(1, '1763627400001'),
+      row(3),
+    ]);
+    const sent = requests.map((r) =>
+      (r.body as { conversion: ConversionInput[] }).conversion.map((c) => [
+        c.conversionId,
+        c.conversionTimestamp,
+      ]),
+    );
+    expect(sent).toEqual([
+      [
+        ['order-1', '1763627400000'],
+        ['order-2', '1763627400000'],
+      ],
+      [
+        ['order-1', '1763627400001'],
+        ['order-3', '1763627400000'],
+      ],
+    ]);
+    expect(result.stored.map((c) => c.index)).toEqual([0, 1, 2, 3]);
+  });
+
+  it.each<[string, (string | undefined)[], number, [number, number][]]>([
+    [
+      'no repeats: by size',
+      ['a', 'b', 'c'],
+      2,
+      [
+        [0, 2],
+        [2, 3],
+      ],
+    ],
+    [
+      'a repeat ends the batch before it',
+      ['a', 'b', 'a', 'c'],
+      10,
+      [
+        [0, 2],
+        [2, 4],
+      ],
+    ],
+    [
+      'a repeat right after',
+      ['a', 'a', 'a'],
+      10,
+      [
+        [0, 1],
+        [1, 2],
+        [2, 3],
+      ],
+    ],
+    ['rows without an id never end a batch', [undefined, undefined, 'a'], 10, [[0, 3]]],
+    [
+      'size and repeat together',
+      ['a', 'b', 'c', 'a'],
+      3,
+      [
+        [0, 3],
+        [3, 4],
+      ],
+    ],
+    ['nothing', [], 2, []],
+  ])('batchBounds: %s', (_title, ids, size, want) => {
+    const conversions = ids.map((id, i) => ({ ...row(i), conversionId: id }));
+    expect(batchBounds(conversions, size)).toEqual(want);
   });
 
   it('stops on an error that is not about rows, saying what was done before', async () => {
