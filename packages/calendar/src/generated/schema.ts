@@ -21,10 +21,7 @@ export interface paths {
     "/calendars": {
         parameters: {
             query?: {
-                /**
-                 * @description A field mask that trims the response to the listed fields, for example `items(id,summary),nextPageToken`. Fewer fields mean smaller and faster answers.
-                 * @example items(id,summary,start),nextPageToken
-                 */
+                /** @description A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
                 fields?: components["parameters"]["Fields"];
                 /** @description Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes. */
                 prettyPrint?: components["parameters"]["PrettyPrint"];
@@ -54,10 +51,7 @@ export interface paths {
     "/calendars/{calendarId}": {
         parameters: {
             query?: {
-                /**
-                 * @description A field mask that trims the response to the listed fields, for example `items(id,summary),nextPageToken`. Fewer fields mean smaller and faster answers.
-                 * @example items(id,summary,start),nextPageToken
-                 */
+                /** @description A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
                 fields?: components["parameters"]["Fields"];
                 /** @description Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes. */
                 prettyPrint?: components["parameters"]["PrettyPrint"];
@@ -102,10 +96,7 @@ export interface paths {
     "/calendars/{calendarId}/clear": {
         parameters: {
             query?: {
-                /**
-                 * @description A field mask that trims the response to the listed fields, for example `items(id,summary),nextPageToken`. Fewer fields mean smaller and faster answers.
-                 * @example items(id,summary,start),nextPageToken
-                 */
+                /** @description A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
                 fields?: components["parameters"]["Fields"];
                 /** @description Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes. */
                 prettyPrint?: components["parameters"]["PrettyPrint"];
@@ -138,10 +129,7 @@ export interface paths {
     "/calendars/{calendarId}/acl": {
         parameters: {
             query?: {
-                /**
-                 * @description A field mask that trims the response to the listed fields, for example `items(id,summary),nextPageToken`. Fewer fields mean smaller and faster answers.
-                 * @example items(id,summary,start),nextPageToken
-                 */
+                /** @description A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
                 fields?: components["parameters"]["Fields"];
                 /** @description Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes. */
                 prettyPrint?: components["parameters"]["PrettyPrint"];
@@ -186,10 +174,7 @@ export interface paths {
     "/calendars/{calendarId}/acl/watch": {
         parameters: {
             query?: {
-                /**
-                 * @description A field mask that trims the response to the listed fields, for example `items(id,summary),nextPageToken`. Fewer fields mean smaller and faster answers.
-                 * @example items(id,summary,start),nextPageToken
-                 */
+                /** @description A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
                 fields?: components["parameters"]["Fields"];
                 /** @description Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes. */
                 prettyPrint?: components["parameters"]["PrettyPrint"];
@@ -222,10 +207,7 @@ export interface paths {
     "/calendars/{calendarId}/acl/{ruleId}": {
         parameters: {
             query?: {
-                /**
-                 * @description A field mask that trims the response to the listed fields, for example `items(id,summary),nextPageToken`. Fewer fields mean smaller and faster answers.
-                 * @example items(id,summary,start),nextPageToken
-                 */
+                /** @description A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
                 fields?: components["parameters"]["Fields"];
                 /** @description Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes. */
                 prettyPrint?: components["parameters"]["PrettyPrint"];
@@ -275,10 +257,7 @@ export interface paths {
     "/calendars/{calendarId}/events": {
         parameters: {
             query?: {
-                /**
-                 * @description A field mask that trims the response to the listed fields, for example `items(id,summary),nextPageToken`. Fewer fields mean smaller and faster answers.
-                 * @example items(id,summary,start),nextPageToken
-                 */
+                /** @description A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
                 fields?: components["parameters"]["Fields"];
                 /** @description Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes. */
                 prettyPrint?: components["parameters"]["PrettyPrint"];
@@ -330,10 +309,7 @@ export interface paths {
     "/calendars/{calendarId}/events/import": {
         parameters: {
             query?: {
-                /**
-                 * @description A field mask that trims the response to the listed fields, for example `items(id,summary),nextPageToken`. Fewer fields mean smaller and faster answers.
-                 * @example items(id,summary,start),nextPageToken
-                 */
+                /** @description A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
                 fields?: components["parameters"]["Fields"];
                 /** @description Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes. */
                 prettyPrint?: components["parameters"]["PrettyPrint"];
@@ -376,10 +352,7 @@ export interface paths {
     "/calendars/{calendarId}/events/quickAdd": {
         parameters: {
             query?: {
-                /**
-                 * @description A field mask that trims the response to the listed fields, for example `items(id,summary),nextPageToken`. Fewer fields mean smaller and faster answers.
-                 * @example items(id,summary,start),nextPageToken
-                 */
+                /** @description A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
                 fields?: components["parameters"]["Fields"];
                 /** @description Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes. */
                 prettyPrint?: components["parameters"]["PrettyPrint"];
@@ -412,10 +385,7 @@ export interface paths {
     "/calendars/{calendarId}/events/watch": {
         parameters: {
             query?: {
-                /**
-                 * @description A field mask that trims the response to the listed fields, for example `items(id,summary),nextPageToken`. Fewer fields mean smaller and faster answers.
-                 * @example items(id,summary,start),nextPageToken
-                 */
+                /** @description A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
                 fields?: components["parameters"]["Fields"];
                 /** @description Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes. */
                 prettyPrint?: components["parameters"]["PrettyPrint"];
@@ -448,10 +418,7 @@ export interface paths {
     "/calendars/{calendarId}/events/{eventId}": {
         parameters: {
             query?: {
-                /**
-                 * @description A field mask that trims the response to the listed fields, for example `items(id,summary),nextPageToken`. Fewer fields mean smaller and faster answers.
-                 * @example items(id,summary,start),nextPageToken
-                 */
+                /** @description A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
                 fields?: components["parameters"]["Fields"];
                 /** @description Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes. */
                 prettyPrint?: components["parameters"]["PrettyPrint"];
@@ -501,10 +468,7 @@ export interface paths {
     "/calendars/{calendarId}/events/{eventId}/instances": {
         parameters: {
             query?: {
-                /**
-                 * @description A field mask that trims the response to the listed fields, for example `items(id,summary),nextPageToken`. Fewer fields mean smaller and faster answers.
-                 * @example items(id,summary,start),nextPageToken
-                 */
+                /** @description A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
                 fields?: components["parameters"]["Fields"];
                 /** @description Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes. */
                 prettyPrint?: components["parameters"]["PrettyPrint"];
@@ -542,10 +506,7 @@ export interface paths {
     "/calendars/{calendarId}/events/{eventId}/move": {
         parameters: {
             query?: {
-                /**
-                 * @description A field mask that trims the response to the listed fields, for example `items(id,summary),nextPageToken`. Fewer fields mean smaller and faster answers.
-                 * @example items(id,summary,start),nextPageToken
-                 */
+                /** @description A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
                 fields?: components["parameters"]["Fields"];
                 /** @description Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes. */
                 prettyPrint?: components["parameters"]["PrettyPrint"];
@@ -583,10 +544,7 @@ export interface paths {
     "/channels/stop": {
         parameters: {
             query?: {
-                /**
-                 * @description A field mask that trims the response to the listed fields, for example `items(id,summary),nextPageToken`. Fewer fields mean smaller and faster answers.
-                 * @example items(id,summary,start),nextPageToken
-                 */
+                /** @description A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
                 fields?: components["parameters"]["Fields"];
                 /** @description Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes. */
                 prettyPrint?: components["parameters"]["PrettyPrint"];
@@ -616,10 +574,7 @@ export interface paths {
     "/colors": {
         parameters: {
             query?: {
-                /**
-                 * @description A field mask that trims the response to the listed fields, for example `items(id,summary),nextPageToken`. Fewer fields mean smaller and faster answers.
-                 * @example items(id,summary,start),nextPageToken
-                 */
+                /** @description A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
                 fields?: components["parameters"]["Fields"];
                 /** @description Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes. */
                 prettyPrint?: components["parameters"]["PrettyPrint"];
@@ -649,10 +604,7 @@ export interface paths {
     "/freeBusy": {
         parameters: {
             query?: {
-                /**
-                 * @description A field mask that trims the response to the listed fields, for example `items(id,summary),nextPageToken`. Fewer fields mean smaller and faster answers.
-                 * @example items(id,summary,start),nextPageToken
-                 */
+                /** @description A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
                 fields?: components["parameters"]["Fields"];
                 /** @description Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes. */
                 prettyPrint?: components["parameters"]["PrettyPrint"];
@@ -682,10 +634,7 @@ export interface paths {
     "/users/me/calendarList": {
         parameters: {
             query?: {
-                /**
-                 * @description A field mask that trims the response to the listed fields, for example `items(id,summary),nextPageToken`. Fewer fields mean smaller and faster answers.
-                 * @example items(id,summary,start),nextPageToken
-                 */
+                /** @description A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
                 fields?: components["parameters"]["Fields"];
                 /** @description Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes. */
                 prettyPrint?: components["parameters"]["PrettyPrint"];
@@ -731,10 +680,7 @@ export interface paths {
     "/users/me/calendarList/watch": {
         parameters: {
             query?: {
-                /**
-                 * @description A field mask that trims the response to the listed fields, for example `items(id,summary),nextPageToken`. Fewer fields mean smaller and faster answers.
-                 * @example items(id,summary,start),nextPageToken
-                 */
+                /** @description A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
                 fields?: components["parameters"]["Fields"];
                 /** @description Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes. */
                 prettyPrint?: components["parameters"]["PrettyPrint"];
@@ -764,10 +710,7 @@ export interface paths {
     "/users/me/calendarList/{calendarId}": {
         parameters: {
             query?: {
-                /**
-                 * @description A field mask that trims the response to the listed fields, for example `items(id,summary),nextPageToken`. Fewer fields mean smaller and faster answers.
-                 * @example items(id,summary,start),nextPageToken
-                 */
+                /** @description A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
                 fields?: components["parameters"]["Fields"];
                 /** @description Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes. */
                 prettyPrint?: components["parameters"]["PrettyPrint"];
@@ -812,10 +755,7 @@ export interface paths {
     "/users/me/settings": {
         parameters: {
             query?: {
-                /**
-                 * @description A field mask that trims the response to the listed fields, for example `items(id,summary),nextPageToken`. Fewer fields mean smaller and faster answers.
-                 * @example items(id,summary,start),nextPageToken
-                 */
+                /** @description A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
                 fields?: components["parameters"]["Fields"];
                 /** @description Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes. */
                 prettyPrint?: components["parameters"]["PrettyPrint"];
@@ -853,10 +793,7 @@ export interface paths {
     "/users/me/settings/watch": {
         parameters: {
             query?: {
-                /**
-                 * @description A field mask that trims the response to the listed fields, for example `items(id,summary),nextPageToken`. Fewer fields mean smaller and faster answers.
-                 * @example items(id,summary,start),nextPageToken
-                 */
+                /** @description A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
                 fields?: components["parameters"]["Fields"];
                 /** @description Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes. */
                 prettyPrint?: components["parameters"]["PrettyPrint"];
@@ -886,10 +823,7 @@ export interface paths {
     "/users/me/settings/{setting}": {
         parameters: {
             query?: {
-                /**
-                 * @description A field mask that trims the response to the listed fields, for example `items(id,summary),nextPageToken`. Fewer fields mean smaller and faster answers.
-                 * @example items(id,summary,start),nextPageToken
-                 */
+                /** @description A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
                 fields?: components["parameters"]["Fields"];
                 /** @description Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes. */
                 prettyPrint?: components["parameters"]["PrettyPrint"];
@@ -1860,6 +1794,15 @@ export interface components {
                 "application/json": components["schemas"]["GoogleErrorResponse"];
             };
         };
+        /** @description Not modified: the `If-None-Match` header named the answer's current etag. There is no body; keep using the copy you hold. The answer carries the etag in the `ETag` header. */
+        NotModified: {
+            headers: {
+                /** @description The current etag, the same one the request named. */
+                ETag?: string;
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
         /** @description The resource does not exist, or the caller cannot see it. */
         NotFound: {
             headers: {
@@ -1898,10 +1841,7 @@ export interface components {
         };
     };
     parameters: {
-        /**
-         * @description A field mask that trims the response to the listed fields, for example `items(id,summary),nextPageToken`. Fewer fields mean smaller and faster answers.
-         * @example items(id,summary,start),nextPageToken
-         */
+        /** @description A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
         Fields: string;
         /** @description Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes. */
         PrettyPrint: boolean;
@@ -1912,6 +1852,11 @@ export interface components {
         QuotaUser: string;
         /** @description The calendar's id, as returned by `calendarList.list`. Use `primary` for the primary calendar of the signed-in user. */
         CalendarId: string;
+        /**
+         * @description The `etag` of the copy you already hold. When the answer would carry the same etag, the service sends `304 Not Modified` with no body instead, so an unchanged resource (or list page) costs no transfer. Several tags may be given, separated by commas; `*` matches any current version; a weak tag (`W/"..."`) is compared as if it were strong. A different or stale tag gets the usual `200` with the whole answer.
+         * @example "3425891234567000"
+         */
+        IfNoneMatch: string;
         /** @description The most entries on one page. The default is 100 and the service never returns more than 250; a page may hold fewer, even none, before the last one. */
         MaxResults: number;
         /** @description The `nextPageToken` of the previous page. Send the other parameters unchanged while paging. */
@@ -2041,10 +1986,7 @@ export interface operations {
     "calendars.insert": {
         parameters: {
             query?: {
-                /**
-                 * @description A field mask that trims the response to the listed fields, for example `items(id,summary),nextPageToken`. Fewer fields mean smaller and faster answers.
-                 * @example items(id,summary,start),nextPageToken
-                 */
+                /** @description A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
                 fields?: components["parameters"]["Fields"];
                 /** @description Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes. */
                 prettyPrint?: components["parameters"]["PrettyPrint"];
@@ -2085,10 +2027,7 @@ export interface operations {
     "calendars.get": {
         parameters: {
             query?: {
-                /**
-                 * @description A field mask that trims the response to the listed fields, for example `items(id,summary),nextPageToken`. Fewer fields mean smaller and faster answers.
-                 * @example items(id,summary,start),nextPageToken
-                 */
+                /** @description A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
                 fields?: components["parameters"]["Fields"];
                 /** @description Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes. */
                 prettyPrint?: components["parameters"]["PrettyPrint"];
@@ -2098,7 +2037,13 @@ export interface operations {
                  */
                 quotaUser?: components["parameters"]["QuotaUser"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The `etag` of the copy you already hold. When the answer would carry the same etag, the service sends `304 Not Modified` with no body instead, so an unchanged resource (or list page) costs no transfer. Several tags may be given, separated by commas; `*` matches any current version; a weak tag (`W/"..."`) is compared as if it were strong. A different or stale tag gets the usual `200` with the whole answer.
+                 * @example "3425891234567000"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description The calendar's id, as returned by `calendarList.list`. Use `primary` for the primary calendar of the signed-in user. */
                 calendarId: components["parameters"]["CalendarId"];
@@ -2116,6 +2061,7 @@ export interface operations {
                     "application/json": components["schemas"]["Calendar"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -2128,10 +2074,7 @@ export interface operations {
     "calendars.update": {
         parameters: {
             query?: {
-                /**
-                 * @description A field mask that trims the response to the listed fields, for example `items(id,summary),nextPageToken`. Fewer fields mean smaller and faster answers.
-                 * @example items(id,summary,start),nextPageToken
-                 */
+                /** @description A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
                 fields?: components["parameters"]["Fields"];
                 /** @description Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes. */
                 prettyPrint?: components["parameters"]["PrettyPrint"];
@@ -2176,10 +2119,7 @@ export interface operations {
     "calendars.delete": {
         parameters: {
             query?: {
-                /**
-                 * @description A field mask that trims the response to the listed fields, for example `items(id,summary),nextPageToken`. Fewer fields mean smaller and faster answers.
-                 * @example items(id,summary,start),nextPageToken
-                 */
+                /** @description A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
                 fields?: components["parameters"]["Fields"];
                 /** @description Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes. */
                 prettyPrint?: components["parameters"]["PrettyPrint"];
@@ -2220,10 +2160,7 @@ export interface operations {
     "calendars.patch": {
         parameters: {
             query?: {
-                /**
-                 * @description A field mask that trims the response to the listed fields, for example `items(id,summary),nextPageToken`. Fewer fields mean smaller and faster answers.
-                 * @example items(id,summary,start),nextPageToken
-                 */
+                /** @description A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
                 fields?: components["parameters"]["Fields"];
                 /** @description Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes. */
                 prettyPrint?: components["parameters"]["PrettyPrint"];
@@ -2268,10 +2205,7 @@ export interface operations {
     "calendars.clear": {
         parameters: {
             query?: {
-                /**
-                 * @description A field mask that trims the response to the listed fields, for example `items(id,summary),nextPageToken`. Fewer fields mean smaller and faster answers.
-                 * @example items(id,summary,start),nextPageToken
-                 */
+                /** @description A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
                 fields?: components["parameters"]["Fields"];
                 /** @description Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes. */
                 prettyPrint?: components["parameters"]["PrettyPrint"];
@@ -2312,10 +2246,7 @@ export interface operations {
     "acl.list": {
         parameters: {
             query?: {
-                /**
-                 * @description A field mask that trims the response to the listed fields, for example `items(id,summary),nextPageToken`. Fewer fields mean smaller and faster answers.
-                 * @example items(id,summary,start),nextPageToken
-                 */
+                /** @description A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
                 fields?: components["parameters"]["Fields"];
                 /** @description Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes. */
                 prettyPrint?: components["parameters"]["PrettyPrint"];
@@ -2333,7 +2264,13 @@ export interface operations {
                 /** @description The `nextSyncToken` of the last page of an earlier listing: return only what changed since, deleted items included. When the token has expired or is unknown the answer is `410` with reason `fullSyncRequired`: drop the local copy and list again without a token. */
                 syncToken?: components["parameters"]["SyncToken"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The `etag` of the copy you already hold. When the answer would carry the same etag, the service sends `304 Not Modified` with no body instead, so an unchanged resource (or list page) costs no transfer. Several tags may be given, separated by commas; `*` matches any current version; a weak tag (`W/"..."`) is compared as if it were strong. A different or stale tag gets the usual `200` with the whole answer.
+                 * @example "3425891234567000"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description The calendar's id, as returned by `calendarList.list`. Use `primary` for the primary calendar of the signed-in user. */
                 calendarId: components["parameters"]["CalendarId"];
@@ -2351,6 +2288,7 @@ export interface operations {
                     "application/json": components["schemas"]["Acl"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -2364,10 +2302,7 @@ export interface operations {
     "acl.insert": {
         parameters: {
             query?: {
-                /**
-                 * @description A field mask that trims the response to the listed fields, for example `items(id,summary),nextPageToken`. Fewer fields mean smaller and faster answers.
-                 * @example items(id,summary,start),nextPageToken
-                 */
+                /** @description A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
                 fields?: components["parameters"]["Fields"];
                 /** @description Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes. */
                 prettyPrint?: components["parameters"]["PrettyPrint"];
@@ -2414,10 +2349,7 @@ export interface operations {
     "acl.watch": {
         parameters: {
             query?: {
-                /**
-                 * @description A field mask that trims the response to the listed fields, for example `items(id,summary),nextPageToken`. Fewer fields mean smaller and faster answers.
-                 * @example items(id,summary,start),nextPageToken
-                 */
+                /** @description A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
                 fields?: components["parameters"]["Fields"];
                 /** @description Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes. */
                 prettyPrint?: components["parameters"]["PrettyPrint"];
@@ -2470,10 +2402,7 @@ export interface operations {
     "acl.get": {
         parameters: {
             query?: {
-                /**
-                 * @description A field mask that trims the response to the listed fields, for example `items(id,summary),nextPageToken`. Fewer fields mean smaller and faster answers.
-                 * @example items(id,summary,start),nextPageToken
-                 */
+                /** @description A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
                 fields?: components["parameters"]["Fields"];
                 /** @description Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes. */
                 prettyPrint?: components["parameters"]["PrettyPrint"];
@@ -2483,7 +2412,13 @@ export interface operations {
                  */
                 quotaUser?: components["parameters"]["QuotaUser"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The `etag` of the copy you already hold. When the answer would carry the same etag, the service sends `304 Not Modified` with no body instead, so an unchanged resource (or list page) costs no transfer. Several tags may be given, separated by commas; `*` matches any current version; a weak tag (`W/"..."`) is compared as if it were strong. A different or stale tag gets the usual `200` with the whole answer.
+                 * @example "3425891234567000"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description The calendar's id, as returned by `calendarList.list`. Use `primary` for the primary calendar of the signed-in user. */
                 calendarId: components["parameters"]["CalendarId"];
@@ -2506,6 +2441,7 @@ export interface operations {
                     "application/json": components["schemas"]["AclRule"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -2518,10 +2454,7 @@ export interface operations {
     "acl.update": {
         parameters: {
             query?: {
-                /**
-                 * @description A field mask that trims the response to the listed fields, for example `items(id,summary),nextPageToken`. Fewer fields mean smaller and faster answers.
-                 * @example items(id,summary,start),nextPageToken
-                 */
+                /** @description A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
                 fields?: components["parameters"]["Fields"];
                 /** @description Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes. */
                 prettyPrint?: components["parameters"]["PrettyPrint"];
@@ -2573,10 +2506,7 @@ export interface operations {
     "acl.delete": {
         parameters: {
             query?: {
-                /**
-                 * @description A field mask that trims the response to the listed fields, for example `items(id,summary),nextPageToken`. Fewer fields mean smaller and faster answers.
-                 * @example items(id,summary,start),nextPageToken
-                 */
+                /** @description A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
                 fields?: components["parameters"]["Fields"];
                 /** @description Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes. */
                 prettyPrint?: components["parameters"]["PrettyPrint"];
@@ -2619,10 +2549,7 @@ export interface operations {
     "acl.patch": {
         parameters: {
             query?: {
-                /**
-                 * @description A field mask that trims the response to the listed fields, for example `items(id,summary),nextPageToken`. Fewer fields mean smaller and faster answers.
-                 * @example items(id,summary,start),nextPageToken
-                 */
+                /** @description A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
                 fields?: components["parameters"]["Fields"];
                 /** @description Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes. */
                 prettyPrint?: components["parameters"]["PrettyPrint"];
@@ -2674,10 +2601,7 @@ export interface operations {
     "events.list": {
         parameters: {
             query?: {
-                /**
-                 * @description A field mask that trims the response to the listed fields, for example `items(id,summary),nextPageToken`. Fewer fields mean smaller and faster answers.
-                 * @example items(id,summary,start),nextPageToken
-                 */
+                /** @description A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
                 fields?: components["parameters"]["Fields"];
                 /** @description Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes. */
                 prettyPrint?: components["parameters"]["PrettyPrint"];
@@ -2732,7 +2656,13 @@ export interface operations {
                 /** @description Only events changed after this instant, an RFC 3339 timestamp. Events deleted since are included whatever `showDeleted` says. Too old a value answers `410` with reason `updatedMinTooLongAgo`. */
                 updatedMin?: components["parameters"]["UpdatedMin"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The `etag` of the copy you already hold. When the answer would carry the same etag, the service sends `304 Not Modified` with no body instead, so an unchanged resource (or list page) costs no transfer. Several tags may be given, separated by commas; `*` matches any current version; a weak tag (`W/"..."`) is compared as if it were strong. A different or stale tag gets the usual `200` with the whole answer.
+                 * @example "3425891234567000"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description The calendar's id, as returned by `calendarList.list`. Use `primary` for the primary calendar of the signed-in user. */
                 calendarId: components["parameters"]["CalendarId"];
@@ -2750,6 +2680,7 @@ export interface operations {
                     "application/json": components["schemas"]["Events"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -2763,10 +2694,7 @@ export interface operations {
     "events.insert": {
         parameters: {
             query?: {
-                /**
-                 * @description A field mask that trims the response to the listed fields, for example `items(id,summary),nextPageToken`. Fewer fields mean smaller and faster answers.
-                 * @example items(id,summary,start),nextPageToken
-                 */
+                /** @description A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
                 fields?: components["parameters"]["Fields"];
                 /** @description Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes. */
                 prettyPrint?: components["parameters"]["PrettyPrint"];
@@ -2825,10 +2753,7 @@ export interface operations {
     "events.import": {
         parameters: {
             query?: {
-                /**
-                 * @description A field mask that trims the response to the listed fields, for example `items(id,summary),nextPageToken`. Fewer fields mean smaller and faster answers.
-                 * @example items(id,summary,start),nextPageToken
-                 */
+                /** @description A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
                 fields?: components["parameters"]["Fields"];
                 /** @description Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes. */
                 prettyPrint?: components["parameters"]["PrettyPrint"];
@@ -2878,10 +2803,7 @@ export interface operations {
     "events.quickAdd": {
         parameters: {
             query: {
-                /**
-                 * @description A field mask that trims the response to the listed fields, for example `items(id,summary),nextPageToken`. Fewer fields mean smaller and faster answers.
-                 * @example items(id,summary,start),nextPageToken
-                 */
+                /** @description A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
                 fields?: components["parameters"]["Fields"];
                 /** @description Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes. */
                 prettyPrint?: components["parameters"]["PrettyPrint"];
@@ -2933,10 +2855,7 @@ export interface operations {
     "events.watch": {
         parameters: {
             query?: {
-                /**
-                 * @description A field mask that trims the response to the listed fields, for example `items(id,summary),nextPageToken`. Fewer fields mean smaller and faster answers.
-                 * @example items(id,summary,start),nextPageToken
-                 */
+                /** @description A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
                 fields?: components["parameters"]["Fields"];
                 /** @description Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes. */
                 prettyPrint?: components["parameters"]["PrettyPrint"];
@@ -3026,10 +2945,7 @@ export interface operations {
     "events.get": {
         parameters: {
             query?: {
-                /**
-                 * @description A field mask that trims the response to the listed fields, for example `items(id,summary),nextPageToken`. Fewer fields mean smaller and faster answers.
-                 * @example items(id,summary,start),nextPageToken
-                 */
+                /** @description A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
                 fields?: components["parameters"]["Fields"];
                 /** @description Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes. */
                 prettyPrint?: components["parameters"]["PrettyPrint"];
@@ -3051,7 +2967,13 @@ export interface operations {
                  */
                 timeZone?: components["parameters"]["TimeZone"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The `etag` of the copy you already hold. When the answer would carry the same etag, the service sends `304 Not Modified` with no body instead, so an unchanged resource (or list page) costs no transfer. Several tags may be given, separated by commas; `*` matches any current version; a weak tag (`W/"..."`) is compared as if it were strong. A different or stale tag gets the usual `200` with the whole answer.
+                 * @example "3425891234567000"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description The calendar's id, as returned by `calendarList.list`. Use `primary` for the primary calendar of the signed-in user. */
                 calendarId: components["parameters"]["CalendarId"];
@@ -3074,6 +2996,7 @@ export interface operations {
                     "application/json": components["schemas"]["Event"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -3086,10 +3009,7 @@ export interface operations {
     "events.update": {
         parameters: {
             query?: {
-                /**
-                 * @description A field mask that trims the response to the listed fields, for example `items(id,summary),nextPageToken`. Fewer fields mean smaller and faster answers.
-                 * @example items(id,summary,start),nextPageToken
-                 */
+                /** @description A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
                 fields?: components["parameters"]["Fields"];
                 /** @description Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes. */
                 prettyPrint?: components["parameters"]["PrettyPrint"];
@@ -3164,10 +3084,7 @@ export interface operations {
     "events.delete": {
         parameters: {
             query?: {
-                /**
-                 * @description A field mask that trims the response to the listed fields, for example `items(id,summary),nextPageToken`. Fewer fields mean smaller and faster answers.
-                 * @example items(id,summary,start),nextPageToken
-                 */
+                /** @description A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
                 fields?: components["parameters"]["Fields"];
                 /** @description Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes. */
                 prettyPrint?: components["parameters"]["PrettyPrint"];
@@ -3225,10 +3142,7 @@ export interface operations {
     "events.patch": {
         parameters: {
             query?: {
-                /**
-                 * @description A field mask that trims the response to the listed fields, for example `items(id,summary),nextPageToken`. Fewer fields mean smaller and faster answers.
-                 * @example items(id,summary,start),nextPageToken
-                 */
+                /** @description A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
                 fields?: components["parameters"]["Fields"];
                 /** @description Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes. */
                 prettyPrint?: components["parameters"]["PrettyPrint"];
@@ -3303,10 +3217,7 @@ export interface operations {
     "events.instances": {
         parameters: {
             query?: {
-                /**
-                 * @description A field mask that trims the response to the listed fields, for example `items(id,summary),nextPageToken`. Fewer fields mean smaller and faster answers.
-                 * @example items(id,summary,start),nextPageToken
-                 */
+                /** @description A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
                 fields?: components["parameters"]["Fields"];
                 /** @description Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes. */
                 prettyPrint?: components["parameters"]["PrettyPrint"];
@@ -3343,7 +3254,13 @@ export interface operations {
                  */
                 timeZone?: components["parameters"]["TimeZone"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The `etag` of the copy you already hold. When the answer would carry the same etag, the service sends `304 Not Modified` with no body instead, so an unchanged resource (or list page) costs no transfer. Several tags may be given, separated by commas; `*` matches any current version; a weak tag (`W/"..."`) is compared as if it were strong. A different or stale tag gets the usual `200` with the whole answer.
+                 * @example "3425891234567000"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description The calendar's id, as returned by `calendarList.list`. Use `primary` for the primary calendar of the signed-in user. */
                 calendarId: components["parameters"]["CalendarId"];
@@ -3366,6 +3283,7 @@ export interface operations {
                     "application/json": components["schemas"]["Events"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -3379,10 +3297,7 @@ export interface operations {
     "events.move": {
         parameters: {
             query: {
-                /**
-                 * @description A field mask that trims the response to the listed fields, for example `items(id,summary),nextPageToken`. Fewer fields mean smaller and faster answers.
-                 * @example items(id,summary,start),nextPageToken
-                 */
+                /** @description A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
                 fields?: components["parameters"]["Fields"];
                 /** @description Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes. */
                 prettyPrint?: components["parameters"]["PrettyPrint"];
@@ -3439,10 +3354,7 @@ export interface operations {
     "channels.stop": {
         parameters: {
             query?: {
-                /**
-                 * @description A field mask that trims the response to the listed fields, for example `items(id,summary),nextPageToken`. Fewer fields mean smaller and faster answers.
-                 * @example items(id,summary,start),nextPageToken
-                 */
+                /** @description A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
                 fields?: components["parameters"]["Fields"];
                 /** @description Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes. */
                 prettyPrint?: components["parameters"]["PrettyPrint"];
@@ -3482,10 +3394,7 @@ export interface operations {
     "colors.get": {
         parameters: {
             query?: {
-                /**
-                 * @description A field mask that trims the response to the listed fields, for example `items(id,summary),nextPageToken`. Fewer fields mean smaller and faster answers.
-                 * @example items(id,summary,start),nextPageToken
-                 */
+                /** @description A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
                 fields?: components["parameters"]["Fields"];
                 /** @description Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes. */
                 prettyPrint?: components["parameters"]["PrettyPrint"];
@@ -3521,10 +3430,7 @@ export interface operations {
     "freebusy.query": {
         parameters: {
             query?: {
-                /**
-                 * @description A field mask that trims the response to the listed fields, for example `items(id,summary),nextPageToken`. Fewer fields mean smaller and faster answers.
-                 * @example items(id,summary,start),nextPageToken
-                 */
+                /** @description A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
                 fields?: components["parameters"]["Fields"];
                 /** @description Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes. */
                 prettyPrint?: components["parameters"]["PrettyPrint"];
@@ -3565,10 +3471,7 @@ export interface operations {
     "calendarList.list": {
         parameters: {
             query?: {
-                /**
-                 * @description A field mask that trims the response to the listed fields, for example `items(id,summary),nextPageToken`. Fewer fields mean smaller and faster answers.
-                 * @example items(id,summary,start),nextPageToken
-                 */
+                /** @description A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
                 fields?: components["parameters"]["Fields"];
                 /** @description Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes. */
                 prettyPrint?: components["parameters"]["PrettyPrint"];
@@ -3590,7 +3493,13 @@ export interface operations {
                 /** @description The `nextSyncToken` of the last page of an earlier listing: return only what changed since, deleted items included. When the token has expired or is unknown the answer is `410` with reason `fullSyncRequired`: drop the local copy and list again without a token. */
                 syncToken?: components["parameters"]["SyncToken"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The `etag` of the copy you already hold. When the answer would carry the same etag, the service sends `304 Not Modified` with no body instead, so an unchanged resource (or list page) costs no transfer. Several tags may be given, separated by commas; `*` matches any current version; a weak tag (`W/"..."`) is compared as if it were strong. A different or stale tag gets the usual `200` with the whole answer.
+                 * @example "3425891234567000"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -3605,6 +3514,7 @@ export interface operations {
                     "application/json": components["schemas"]["CalendarList"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -3617,10 +3527,7 @@ export interface operations {
     "calendarList.insert": {
         parameters: {
             query?: {
-                /**
-                 * @description A field mask that trims the response to the listed fields, for example `items(id,summary),nextPageToken`. Fewer fields mean smaller and faster answers.
-                 * @example items(id,summary,start),nextPageToken
-                 */
+                /** @description A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
                 fields?: components["parameters"]["Fields"];
                 /** @description Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes. */
                 prettyPrint?: components["parameters"]["PrettyPrint"];
@@ -3665,10 +3572,7 @@ export interface operations {
     "calendarList.watch": {
         parameters: {
             query?: {
-                /**
-                 * @description A field mask that trims the response to the listed fields, for example `items(id,summary),nextPageToken`. Fewer fields mean smaller and faster answers.
-                 * @example items(id,summary,start),nextPageToken
-                 */
+                /** @description A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
                 fields?: components["parameters"]["Fields"];
                 /** @description Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes. */
                 prettyPrint?: components["parameters"]["PrettyPrint"];
@@ -3721,10 +3625,7 @@ export interface operations {
     "calendarList.get": {
         parameters: {
             query?: {
-                /**
-                 * @description A field mask that trims the response to the listed fields, for example `items(id,summary),nextPageToken`. Fewer fields mean smaller and faster answers.
-                 * @example items(id,summary,start),nextPageToken
-                 */
+                /** @description A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
                 fields?: components["parameters"]["Fields"];
                 /** @description Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes. */
                 prettyPrint?: components["parameters"]["PrettyPrint"];
@@ -3734,7 +3635,13 @@ export interface operations {
                  */
                 quotaUser?: components["parameters"]["QuotaUser"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The `etag` of the copy you already hold. When the answer would carry the same etag, the service sends `304 Not Modified` with no body instead, so an unchanged resource (or list page) costs no transfer. Several tags may be given, separated by commas; `*` matches any current version; a weak tag (`W/"..."`) is compared as if it were strong. A different or stale tag gets the usual `200` with the whole answer.
+                 * @example "3425891234567000"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description The calendar's id, as returned by `calendarList.list`. Use `primary` for the primary calendar of the signed-in user. */
                 calendarId: components["parameters"]["CalendarId"];
@@ -3752,6 +3659,7 @@ export interface operations {
                     "application/json": components["schemas"]["CalendarListEntry"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -3764,10 +3672,7 @@ export interface operations {
     "calendarList.update": {
         parameters: {
             query?: {
-                /**
-                 * @description A field mask that trims the response to the listed fields, for example `items(id,summary),nextPageToken`. Fewer fields mean smaller and faster answers.
-                 * @example items(id,summary,start),nextPageToken
-                 */
+                /** @description A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
                 fields?: components["parameters"]["Fields"];
                 /** @description Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes. */
                 prettyPrint?: components["parameters"]["PrettyPrint"];
@@ -3814,10 +3719,7 @@ export interface operations {
     "calendarList.delete": {
         parameters: {
             query?: {
-                /**
-                 * @description A field mask that trims the response to the listed fields, for example `items(id,summary),nextPageToken`. Fewer fields mean smaller and faster answers.
-                 * @example items(id,summary,start),nextPageToken
-                 */
+                /** @description A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
                 fields?: components["parameters"]["Fields"];
                 /** @description Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes. */
                 prettyPrint?: components["parameters"]["PrettyPrint"];
@@ -3858,10 +3760,7 @@ export interface operations {
     "calendarList.patch": {
         parameters: {
             query?: {
-                /**
-                 * @description A field mask that trims the response to the listed fields, for example `items(id,summary),nextPageToken`. Fewer fields mean smaller and faster answers.
-                 * @example items(id,summary,start),nextPageToken
-                 */
+                /** @description A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
                 fields?: components["parameters"]["Fields"];
                 /** @description Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes. */
                 prettyPrint?: components["parameters"]["PrettyPrint"];
@@ -3908,10 +3807,7 @@ export interface operations {
     "settings.list": {
         parameters: {
             query?: {
-                /**
-                 * @description A field mask that trims the response to the listed fields, for example `items(id,summary),nextPageToken`. Fewer fields mean smaller and faster answers.
-                 * @example items(id,summary,start),nextPageToken
-                 */
+                /** @description A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
                 fields?: components["parameters"]["Fields"];
                 /** @description Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes. */
                 prettyPrint?: components["parameters"]["PrettyPrint"];
@@ -3927,7 +3823,13 @@ export interface operations {
                 /** @description The `nextSyncToken` of the last page of an earlier listing: return only what changed since, deleted items included. When the token has expired or is unknown the answer is `410` with reason `fullSyncRequired`: drop the local copy and list again without a token. */
                 syncToken?: components["parameters"]["SyncToken"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The `etag` of the copy you already hold. When the answer would carry the same etag, the service sends `304 Not Modified` with no body instead, so an unchanged resource (or list page) costs no transfer. Several tags may be given, separated by commas; `*` matches any current version; a weak tag (`W/"..."`) is compared as if it were strong. A different or stale tag gets the usual `200` with the whole answer.
+                 * @example "3425891234567000"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -3942,6 +3844,7 @@ export interface operations {
                     "application/json": components["schemas"]["Settings"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -3954,10 +3857,7 @@ export interface operations {
     "settings.watch": {
         parameters: {
             query?: {
-                /**
-                 * @description A field mask that trims the response to the listed fields, for example `items(id,summary),nextPageToken`. Fewer fields mean smaller and faster answers.
-                 * @example items(id,summary,start),nextPageToken
-                 */
+                /** @description A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
                 fields?: components["parameters"]["Fields"];
                 /** @description Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes. */
                 prettyPrint?: components["parameters"]["PrettyPrint"];
@@ -4004,10 +3904,7 @@ export interface operations {
     "settings.get": {
         parameters: {
             query?: {
-                /**
-                 * @description A field mask that trims the response to the listed fields, for example `items(id,summary),nextPageToken`. Fewer fields mean smaller and faster answers.
-                 * @example items(id,summary,start),nextPageToken
-                 */
+                /** @description A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
                 fields?: components["parameters"]["Fields"];
                 /** @description Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes. */
                 prettyPrint?: components["parameters"]["PrettyPrint"];
@@ -4017,7 +3914,13 @@ export interface operations {
                  */
                 quotaUser?: components["parameters"]["QuotaUser"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The `etag` of the copy you already hold. When the answer would carry the same etag, the service sends `304 Not Modified` with no body instead, so an unchanged resource (or list page) costs no transfer. Several tags may be given, separated by commas; `*` matches any current version; a weak tag (`W/"..."`) is compared as if it were strong. A different or stale tag gets the usual `200` with the whole answer.
+                 * @example "3425891234567000"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /**
                  * @description The setting's name, such as `timezone`, `weekStart`, `locale`, `format24HourTime` or `defaultEventLength` (see `Setting.id` for all of them).
@@ -4038,6 +3941,7 @@ export interface operations {
                     "application/json": components["schemas"]["Setting"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
