@@ -182,7 +182,14 @@ function members(schema: Schema, resolve: (ref: string) => unknown, seen = new S
   const visit = (node: unknown): void => {
     if (!isSchema(node) || seen.has(node)) return;
     seen.add(node);
-    if (typeof node.$ref === 'string') visit(resolve(node.$ref));
+    if (typeof node.$ref === 'string') {
+      const target = resolve(node.$ref);
+      // A reference that cannot be followed says nothing against a selection.
+      if (target === undefined) {
+        out.object = true;
+        out.others = true;
+      } else visit(target);
+    }
     for (const key of ['allOf', 'oneOf', 'anyOf'] as const) {
       const list = node[key];
       if (Array.isArray(list)) for (const part of list) visit(part);

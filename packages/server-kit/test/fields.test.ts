@@ -161,6 +161,11 @@ describe('checkFieldMask', () => {
     expect(() => checkFieldMask(parseFieldMask(mask), schema, resolve)).not.toThrow();
   });
 
+  it.each(['items/anything', 'items(id,colour)'])('accepts %s under a $ref it cannot follow', (mask) => {
+    const unresolved = { type: 'object', properties: { items: { $ref: '#/components/schemas/Elsewhere' } } };
+    expect(() => checkFieldMask(parseFieldMask(mask), unresolved, resolve)).not.toThrow();
+  });
+
   it.each([
     ['colour', 'colour', 'the answer has no field colour'],
     ['items(id,colour)', 'items/colour', 'no field colour in items'],
