@@ -39,10 +39,12 @@ export type Method<Args, Answer> = {
 } & (AllOptional<Args> extends true
   ? {
       (args?: Args & Plain, options?: CallOptions): Promise<Answer>;
+      (args?: Args & { fields?: undefined }, options?: CallOptions): Promise<Answer | MaybeNotModified<Args>>;
       (args?: Args, options?: CallOptions): Promise<Trimmed<Answer> | MaybeNotModified<Args>>;
     }
   : {
       (args: Args & Plain, options?: CallOptions): Promise<Answer>;
+      (args: Args & { fields?: undefined }, options?: CallOptions): Promise<Answer | MaybeNotModified<Args>>;
       (args: Args, options?: CallOptions): Promise<Trimmed<Answer> | MaybeNotModified<Args>>;
     });
 

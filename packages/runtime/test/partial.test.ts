@@ -67,8 +67,14 @@ describe('the answer types follow what the call asks for', () => {
   });
 
   it('is the union when fields or the tag are known only at run time', () => {
-    const fields = process.env.NO_SUCH_VARIABLE;
-    expectTypeOf(client.things.get({ ...ids, fields })).resolves.toEqualTypeOf<
+    const maybe = process.env.NO_SUCH_VARIABLE;
+    expectTypeOf(client.things.get({ ...ids, fields: maybe })).resolves.toEqualTypeOf<
+      Trimmed<Thing> | NotModified
+    >();
+    expectTypeOf(client.things.get({ ...ids, ifNoneMatch: maybe })).resolves.toEqualTypeOf<
+      Thing | NotModified
+    >();
+    expectTypeOf(client.things.get({ ...ids, fields: 'id', ifNoneMatch: maybe })).resolves.toEqualTypeOf<
       Trimmed<Thing> | NotModified
     >();
   });
