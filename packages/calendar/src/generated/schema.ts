@@ -1854,7 +1854,7 @@ export interface components {
         CalendarId: string;
         /**
          * @description The `etag` of the copy you already hold. When the answer would carry the same etag, the service sends `304 Not Modified` with no body instead, so an unchanged resource (or list page) costs no transfer. Several tags may be given, separated by commas; `*` matches any current version; a weak tag (`W/"..."`) is compared as if it were strong. A different or stale tag gets the usual `200` with the whole answer.
-         * @example "3425891234567000"
+         * @example "3425890000000001"
          */
         IfNoneMatch: string;
         /** @description The most entries on one page. The default is 100 and the service never returns more than 250; a page may hold fewer, even none, before the last one. */
@@ -2040,7 +2040,7 @@ export interface operations {
             header?: {
                 /**
                  * @description The `etag` of the copy you already hold. When the answer would carry the same etag, the service sends `304 Not Modified` with no body instead, so an unchanged resource (or list page) costs no transfer. Several tags may be given, separated by commas; `*` matches any current version; a weak tag (`W/"..."`) is compared as if it were strong. A different or stale tag gets the usual `200` with the whole answer.
-                 * @example "3425891234567000"
+                 * @example "3425890000000001"
                  */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
@@ -2267,7 +2267,7 @@ export interface operations {
             header?: {
                 /**
                  * @description The `etag` of the copy you already hold. When the answer would carry the same etag, the service sends `304 Not Modified` with no body instead, so an unchanged resource (or list page) costs no transfer. Several tags may be given, separated by commas; `*` matches any current version; a weak tag (`W/"..."`) is compared as if it were strong. A different or stale tag gets the usual `200` with the whole answer.
-                 * @example "3425891234567000"
+                 * @example "3425890000000001"
                  */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
@@ -2415,7 +2415,7 @@ export interface operations {
             header?: {
                 /**
                  * @description The `etag` of the copy you already hold. When the answer would carry the same etag, the service sends `304 Not Modified` with no body instead, so an unchanged resource (or list page) costs no transfer. Several tags may be given, separated by commas; `*` matches any current version; a weak tag (`W/"..."`) is compared as if it were strong. A different or stale tag gets the usual `200` with the whole answer.
-                 * @example "3425891234567000"
+                 * @example "3425890000000001"
                  */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
@@ -2659,7 +2659,7 @@ export interface operations {
             header?: {
                 /**
                  * @description The `etag` of the copy you already hold. When the answer would carry the same etag, the service sends `304 Not Modified` with no body instead, so an unchanged resource (or list page) costs no transfer. Several tags may be given, separated by commas; `*` matches any current version; a weak tag (`W/"..."`) is compared as if it were strong. A different or stale tag gets the usual `200` with the whole answer.
-                 * @example "3425891234567000"
+                 * @example "3425890000000001"
                  */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
@@ -2970,7 +2970,7 @@ export interface operations {
             header?: {
                 /**
                  * @description The `etag` of the copy you already hold. When the answer would carry the same etag, the service sends `304 Not Modified` with no body instead, so an unchanged resource (or list page) costs no transfer. Several tags may be given, separated by commas; `*` matches any current version; a weak tag (`W/"..."`) is compared as if it were strong. A different or stale tag gets the usual `200` with the whole answer.
-                 * @example "3425891234567000"
+                 * @example "3425890000000001"
                  */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
@@ -3257,7 +3257,7 @@ export interface operations {
             header?: {
                 /**
                  * @description The `etag` of the copy you already hold. When the answer would carry the same etag, the service sends `304 Not Modified` with no body instead, so an unchanged resource (or list page) costs no transfer. Several tags may be given, separated by commas; `*` matches any current version; a weak tag (`W/"..."`) is compared as if it were strong. A different or stale tag gets the usual `200` with the whole answer.
-                 * @example "3425891234567000"
+                 * @example "3425890000000001"
                  */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
@@ -3496,7 +3496,7 @@ export interface operations {
             header?: {
                 /**
                  * @description The `etag` of the copy you already hold. When the answer would carry the same etag, the service sends `304 Not Modified` with no body instead, so an unchanged resource (or list page) costs no transfer. Several tags may be given, separated by commas; `*` matches any current version; a weak tag (`W/"..."`) is compared as if it were strong. A different or stale tag gets the usual `200` with the whole answer.
-                 * @example "3425891234567000"
+                 * @example "3425890000000001"
                  */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
@@ -3638,7 +3638,7 @@ export interface operations {
             header?: {
                 /**
                  * @description The `etag` of the copy you already hold. When the answer would carry the same etag, the service sends `304 Not Modified` with no body instead, so an unchanged resource (or list page) costs no transfer. Several tags may be given, separated by commas; `*` matches any current version; a weak tag (`W/"..."`) is compared as if it were strong. A different or stale tag gets the usual `200` with the whole answer.
-                 * @example "3425891234567000"
+                 * @example "3425890000000001"
                  */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
@@ -3826,7 +3826,7 @@ export interface operations {
             header?: {
                 /**
                  * @description The `etag` of the copy you already hold. When the answer would carry the same etag, the service sends `304 Not Modified` with no body instead, so an unchanged resource (or list page) costs no transfer. Several tags may be given, separated by commas; `*` matches any current version; a weak tag (`W/"..."`) is compared as if it were strong. A different or stale tag gets the usual `200` with the whole answer.
-                 * @example "3425891234567000"
+                 * @example "3425890000000001"
                  */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
@@ -3917,7 +3917,7 @@ export interface operations {
             header?: {
                 /**
                  * @description The `etag` of the copy you already hold. When the answer would carry the same etag, the service sends `304 Not Modified` with no body instead, so an unchanged resource (or list page) costs no transfer. Several tags may be given, separated by commas; `*` matches any current version; a weak tag (`W/"..."`) is compared as if it were strong. A different or stale tag gets the usual `200` with the whole answer.
-                 * @example "3425891234567000"
+                 * @example "3425890000000001"
                  */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
