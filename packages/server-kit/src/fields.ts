@@ -116,13 +116,21 @@ export function parseFieldMask(text: string): FieldMask {
 }
 
 /**
- * The answer trimmed to the mask. Objects keep only selected members; an array is trimmed
+ * The answer trimmed to the mask. Objects keep only selected members (in the mask's order
+ * unless `*` selects every member, then in the answer's); an array is trimmed
  * element by element and keeps every element; a parent object that ends up with nothing
  * selected in it is left out. Selected fields that this answer does not carry are simply
  * absent.
  */
 export function applyFieldMask(value: unknown, mask: FieldMask): unknown {
   return trim(value, mask) ?? {};
+}
+
+/** Sets a member, `__proto__` included (plain assignment would change the prototype instead). */
+function put(out: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === '__proto__')
+    Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
+  else out[key] = value;
 }
 
 function trim(value: unknown, selection: FieldSelection): unknown {
@@ -139,6 +147,18 @@ function trim(value: unknown, selection: FieldSelection): unknown {
   const out: Record<string, unknown> = {};
   const every = selection.fields.get('*');
   let any = false;
+  if (every === undefined) {
+    // The usual case: a few names selected out of many members; look them up.
+    const record = value as Record<string, unknown>;
+    for (const [key, inner] of selection.fields) {
+      if (!Object.hasOwn(record, key)) continue;
+      const kept = trim(record[key], inner);
+      if (kept === undefined) continue;
+      put(out, key, kept);
+      any = true;
+    }
+    return any ? out : undefined;
+  }
   for (const [key, member] of Object.entries(value)) {
     let inner = selection.fields.get(key);
     if (every !== undefined) {
@@ -152,7 +172,7 @@ function trim(value: unknown, selection: FieldSelection): unknown {
     if (inner === undefined) continue;
     const kept = trim(member, inner);
     if (kept === undefined) continue;
-    out[key] = kept;
+    put(out, key, kept);
     any = true;
   }
   return any ? out : undefined;

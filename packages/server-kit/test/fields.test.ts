@@ -71,6 +71,13 @@ describe('applyFieldMask', () => {
     expect(applyFieldMask(value, parseFieldMask(mask))).toEqual(expected);
   });
 
+  it.each(['__proto__', '*'])('keeps a member named __proto__ as a member (mask %s)', (mask) => {
+    const value = JSON.parse('{"__proto__": {"x": 1}, "id": "a"}') as unknown;
+    const trimmed = applyFieldMask(value, parseFieldMask(mask)) as object;
+    expect(Object.getPrototypeOf(trimmed)).toBe(Object.prototype);
+    expect(JSON.stringify(trimmed)).toContain('"__proto__":{"x":1}');
+  });
+
   it('leaves the value it trims as it was', () => {
     const copy = structuredClone(event);
     applyFieldMask(copy, parseFieldMask('start/dateTime,attendees(email)'));
