@@ -110,6 +110,17 @@ describe('fields trims the answer', () => {
   });
 });
 
+describe('fields in-process (invoke)', () => {
+  it('trims the answer as over HTTP, and refuses a bad mask with the same 400', () => {
+    const path = { calendarId, eventId };
+    const trimmed = emu.emulator.invoke('ana@example.com', 'events.get', { path, query: { fields: 'id' } });
+    expect(trimmed.body).toEqual({ id: eventId });
+    expect(() =>
+      emu.emulator.invoke('ana@example.com', 'events.get', { path, query: { fields: 'id(((' } }),
+    ).toThrow('Invalid field selection id(((');
+  });
+});
+
 describe('a bad mask is a 400 naming the selection', () => {
   it.each([
     ['id(((', 'Invalid field selection id(((: expected a field name or * at character 4'],
