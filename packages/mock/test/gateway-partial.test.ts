@@ -26,13 +26,13 @@ async function get(path: string, query: Record<string, string> = {}, headers: Re
   for (const [key, value] of Object.entries(query)) url.searchParams.set(key, value);
   const response = await fetch(url, { headers: { ...auth, ...headers } });
   const text = await response.text();
+  const json = text !== '' && /json/.test(response.headers.get('content-type') ?? '');
   return {
     status: response.status,
     headers: response.headers,
     text,
     // biome-ignore lint/suspicious/noExplicitAny: answers are read freely here.
-    body:
-      text && /json/.test(response.headers.get('content-type') ?? '') ? (JSON.parse(text) as any) : undefined,
+    body: json ? (JSON.parse(text) as any) : undefined,
   };
 }
 
