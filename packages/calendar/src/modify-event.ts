@@ -9,8 +9,14 @@ export type WritableEvent = BodyOf<'events.update'>;
 export interface ModifyEventOptions {
   /** Attempts in all when other writers keep changing the event (412). Default 3. */
   maxAttempts?: number;
-  /** Query parameters of the update, such as `sendUpdates`. */
-  update?: Omit<ArgsOf<'events.update'>, keyof WritableEvent | 'calendarId' | 'eventId' | 'ifMatch'>;
+  /**
+   * Query parameters of the update, such as `sendUpdates`; not `fields`, since the answer is
+   * the whole event as stored.
+   */
+  update?: Omit<
+    ArgsOf<'events.update'>,
+    keyof WritableEvent | 'calendarId' | 'eventId' | 'ifMatch' | 'fields'
+  >;
   /** Options of every call. */
   call?: CallOptions;
 }

@@ -10,8 +10,11 @@ import {
   type Event,
   type EventInput,
   isNotFound,
+  isNotModified,
+  type NotModified,
   operations,
   type paths,
+  type Trimmed,
 } from '../src/index.ts';
 import { scriptedFetch } from './support.ts';
 
@@ -309,5 +312,41 @@ describe('the types of the resource methods', () => {
       void c.calendars.insert({ summary: 'x', description: null });
     };
     expect(typeof neverCalled).toBe('function');
+  });
+});
+
+describe('partial responses and conditional reads in the types', () => {
+  const calendar = createCalendar({ accessToken: 't', fetch: scriptedFetch(Response.json({})).fetch });
+  const ids = { calendarId: 'primary', eventId: 'e1' };
+
+  it('answers a trimmed event for a mask and the whole event without one', () => {
+    expectTypeOf(calendar.events.get(ids)).resolves.toEqualTypeOf<AnswerOf<'events.get'>>();
+    expectTypeOf(calendar.events.get({ ...ids, fields: 'start/dateTime' })).resolves.toEqualTypeOf<
+      Trimmed<AnswerOf<'events.get'>>
+    >();
+    expectTypeOf(
+      calendar.events.list({ calendarId: 'primary', fields: 'items(id),nextPageToken' }),
+    ).resolves.toEqualTypeOf<Trimmed<AnswerOf<'events.list'>>>();
+  });
+
+  it('may answer NotModified where the spec documents 304, and only there', () => {
+    expectTypeOf(calendar.events.get({ ...ids, ifNoneMatch: '"1"' })).resolves.toEqualTypeOf<
+      AnswerOf<'events.get'> | NotModified
+    >();
+    expectTypeOf(calendar.events.list({ calendarId: 'primary', ifNoneMatch: '"1"' })).resolves.toEqualTypeOf<
+      AnswerOf<'events.list'> | NotModified
+    >();
+    // @ts-expect-error colors.get answers no etag, so it has no conditional read
+    calendar.colors.get({ ifNoneMatch: '"1"' }).catch(() => undefined);
+  });
+
+  it('sends If-None-Match and reads a 304 as NotModified', async () => {
+    const { fetch, requests } = scriptedFetch(new Response(null, { status: 304, headers: { etag: '"1"' } }));
+    const answer = await createCalendar({ accessToken: 't', fetch }).events.get({
+      ...ids,
+      ifNoneMatch: '"1"',
+    });
+    expect(requests[0]?.headers['if-none-match']).toBe('"1"');
+    expect(isNotModified(answer)).toBe(true);
   });
 });

@@ -19,6 +19,7 @@ import { ApiError, methodNotAllowed, notImplemented, pathNotFound } from './erro
 import type { Context, Reply } from './handlers/context.js';
 import { bodyBytes, releaseBytes } from './json.js';
 import { Notifier, type NotifierOptions } from './notifier.js';
+import { type FieldMask, PartialAnswers } from './partial.js';
 import { Persistence, type PersistOptions, type StateMark } from './persist.js';
 import { QUOTA_COST_HEADER, QUOTA_USED_HEADER, QuotaMeter } from './quota.js';
 import { createServices, type Service, type Services } from './services.js';
@@ -191,6 +192,8 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
     },
     checkState: createStateChecker(spec, services.list.find((s) => s.name === 'searchads360')?.spec),
   };
+  // Partial responses and conditional reads, per API (each has its own schemas).
+  const partials = new Map(services.list.map((s) => [s, new PartialAnswers(s.spec.document)]));
   const persistence = options.persist
     ? new Persistence(store, control.checkState, {
         ...(options.log ? { onError: options.log } : {}),
@@ -198,17 +201,29 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
       })
     : undefined;
 
-  /** Validates a request of an operation and runs its handler; refusals throw ApiError. */
+  /** The checked mask of a `fields` value (undefined when there is none); a bad one is a 400. */
+  function checkMask(service: Service, op: OperationSpec, fields: string | null): FieldMask | undefined {
+    return fields ? partials.get(service)?.mask(op, fields) : undefined;
+  }
+
+  /**
+   * Validates a request of an operation and runs its handler; refusals throw ApiError. With
+   * `mask`, the request's `fields` is checked after the other parameters and left there.
+   */
   function run(
     service: Service,
     op: OperationSpec,
     user: UserRecord,
     raw: RawRequest,
     origin: string,
+    mask?: { value: FieldMask | undefined },
   ): Reply {
     const { spec, tools } = service;
     const handler = service.handlers[op.id];
     const valid = validateRequest(op, raw, tools, handler?.batchList ? { batchList: handler.batchList } : {});
+    // A `fields` mask is checked with the other parameters, before the handler: a refused
+    // mask never lets a write happen.
+    if (mask) mask.value = checkMask(service, op, raw.query.get('fields'));
     if (!handler) throw notImplemented(op.id);
     const context: Context = {
       spec,
@@ -244,6 +259,7 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
     const { service, op } = found;
     const query = new URLSearchParams();
     for (const [key, value] of Object.entries(input.query ?? {})) query.append(key, String(value));
+    const mask: { value: FieldMask | undefined } = { value: undefined };
     const reply = run(
       service,
       op,
@@ -256,11 +272,15 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
         contentType: 'application/json',
       },
       'http://127.0.0.1',
+      query.has('fields') ? mask : undefined,
     );
     const status = reply.status ?? op.successStatus;
     if (status === 204) return { status };
     if (reply.text) return { status, text: reply.text.body };
-    return { status, ...(reply.body !== undefined ? { body: reply.body } : {}) };
+    const body = mask.value
+      ? (PartialAnswers.trim(mask.value, status, reply.body) as JsonObject | undefined)
+      : reply.body;
+    return { status, ...(body !== undefined ? { body } : {}) };
   }
 
   /**
@@ -299,7 +319,12 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
         contentType: request.headers['content-type'],
       };
       const origin = `http://${request.headers.host ?? '127.0.0.1'}`;
-      const reply = run(service, op, user, raw, origin);
+      // Partial responses and conditional reads: nothing to do for requests with neither.
+      const fields = query.get('fields');
+      const ifNoneMatch = request.headers['if-none-match'];
+      const partial = fields || ifNoneMatch !== undefined ? partials.get(service) : undefined;
+      const mask: { value: FieldMask | undefined } = { value: undefined };
+      const reply = run(service, op, user, raw, origin, fields ? mask : undefined);
       const status = reply.status ?? op.successStatus;
       if (reply.headers) Object.assign(headers, reply.headers);
       const answer: Answer = { status, headers, operationId: op.id };
@@ -307,6 +332,11 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
         if (reply.text) answer.text = reply.text;
         else answer.body = reply.body;
       }
+      if (partial && ifNoneMatch !== undefined && partial.notModified(op, ifNoneMatch, status, answer.body)) {
+        answer.status = 304;
+        headers.etag = String((answer.body as JsonObject).etag);
+        delete answer.body;
+      } else if (mask.value) answer.body = PartialAnswers.trim(mask.value, status, answer.body);
       return answer;
     } catch (error) {
       if (error instanceof ApiError)

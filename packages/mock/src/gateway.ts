@@ -9,8 +9,19 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { Writable } from 'node:stream';
+import {
+  applyFieldMask,
+  checkFieldMask,
+  type FieldMask,
+  FieldMaskError,
+  fieldMaskErrorItem,
+  googleError,
+  ifNoneMatchHits,
+  parseFieldMask,
+} from '@gspec/server-kit';
 import { createLogger } from '@stoplight/prism-core';
 import { createInstance, type IHttpConfig, type IHttpRequest } from '@stoplight/prism-http';
+import type { IHttpOperation } from '@stoplight/types';
 import type { MockApi } from './apis.js';
 import { type FaultConfig, FaultInjector, type FaultStep, injectedError } from './faults.js';
 import {
@@ -299,6 +310,45 @@ function prismLogStream(log: (line: string) => void): Writable {
   });
 }
 
+/** The JSON schema of an operation's first success answer; undefined for 204 and text answers. */
+function successSchema(operation: IHttpOperation): unknown {
+  const success = operation.responses.find((r) => /^2\d\d$/.test(r.code));
+  return success?.contents?.find((c) => /json/i.test(c.mediaType))?.schema;
+}
+
+/** Masks parsed and checked, per operation and text; bounded, as the texts come from clients. */
+const MAX_MASKS = 256;
+
+/**
+ * Partial responses and conditional reads on Prism's answer (decision 0038). The mock keeps
+ * no state: the version of a resource is the etag of the example it answers, so
+ * `If-None-Match` with that etag (or `*`) is a 304 on the reads that document 304, and any
+ * other tag the example itself. A `fields` mask trims a JSON success answer.
+ */
+function shapeAnswer(
+  answer: Answer,
+  operation: IHttpOperation,
+  mask: FieldMask | undefined,
+  ifNoneMatch: string | string[] | undefined,
+): Answer {
+  if (answer.status < 200 || answer.status >= 300 || answer.body === undefined) return answer;
+  if (!/json/i.test(String(answer.headers['content-type'] ?? ''))) return answer;
+  const body = JSON.parse(answer.body) as unknown;
+  if (
+    ifNoneMatch !== undefined &&
+    answer.status === 200 &&
+    operation.responses.some((r) => r.code === '304') &&
+    typeof body === 'object' &&
+    body !== null &&
+    ifNoneMatchHits(ifNoneMatch, (body as { etag?: unknown }).etag)
+  ) {
+    const { 'content-type': _type, ...headers } = answer.headers;
+    return { status: 304, headers: { ...headers, etag: String((body as { etag: string }).etag) } };
+  }
+  if (!mask) return answer;
+  return { ...answer, body: JSON.stringify(applyFieldMask(body, mask)) };
+}
+
 export function createGateway(options: GatewayOptions): Gateway {
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const logger = createLogger(
@@ -323,6 +373,27 @@ export function createGateway(options: GatewayOptions): Gateway {
     .sort((a, b) => b.basePath.length - a.basePath.length)
     .map((api) => ({ api, router: createRouter(api.operations), names: parameterNames(api) }));
   const docsDir = options.docsDir ? path.resolve(options.docsDir) : undefined;
+  const masks = new Map<string, FieldMask>();
+
+  /** The checked mask of a `fields` value; throws the 400 of a bad one. */
+  function maskOf(operation: IHttpOperation, operationId: string, text: string): FieldMask {
+    const key = `${operationId}\n${text}`;
+    const known = masks.get(key);
+    if (known) return known;
+    let mask: FieldMask;
+    try {
+      mask = parseFieldMask(text);
+      // Prism's operations come dereferenced: a reference left is not followed.
+      checkFieldMask(mask, successSchema(operation), () => undefined);
+    } catch (error) {
+      if (error instanceof FieldMaskError)
+        throw new HttpError(400, googleError(400, [fieldMaskErrorItem(error)]));
+      throw error;
+    }
+    if (masks.size >= MAX_MASKS) masks.clear();
+    masks.set(key, mask);
+    return mask;
+  }
 
   type Route = (typeof routes)[number];
 
@@ -401,9 +472,25 @@ export function createGateway(options: GatewayOptions): Gateway {
     }
     if (refused) return { answer: refusal(refused), operationId };
     if (result._tag === 'Left') throw new Error('unreachable: a refused request always has an envelope');
+    // Partial responses and conditional reads: nothing to do for requests with neither.
+    const fields = url.searchParams.get('fields');
+    const ifNoneMatch = request.headers['if-none-match'];
+    let mask: FieldMask | undefined;
+    if (fields?.trim()) {
+      try {
+        mask = maskOf(operation, operationId, fields);
+      } catch (error) {
+        if (error instanceof HttpError) return { answer: refusal(error.body), operationId };
+        throw error;
+      }
+    }
+    const shape =
+      mask || ifNoneMatch !== undefined
+        ? (answer: Answer) => shapeAnswer(answer, operation, mask, ifNoneMatch)
+        : (answer: Answer) => answer;
 
     const step = faults ? faults.next(operationId) : PASS;
-    if (step.kind === 'pass') return { answer: fromOutput(result.right.output), operationId };
+    if (step.kind === 'pass') return { answer: shape(fromOutput(result.right.output)), operationId };
     if (step.kind === 'error') {
       const headers: Record<string, string> =
         step.retryAfter !== undefined ? { 'retry-after': step.retryAfter } : {};
@@ -417,7 +504,7 @@ export function createGateway(options: GatewayOptions): Gateway {
         `the fault rule of ${operationId} asks for ${JSON.stringify(step)}, which Prism could not answer: ${(scripted.left as Error).message}`,
       );
     }
-    return { answer: fromOutput(scripted.right.output), operationId };
+    return { answer: shape(fromOutput(scripted.right.output)), operationId };
   }
 
   async function handleApi(

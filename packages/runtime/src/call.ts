@@ -11,6 +11,7 @@
  */
 import type { Credentials } from './auth.js';
 import { GoogleApiError, NetworkError, TimeoutError } from './errors.js';
+import { notModified } from './partial.js';
 import { backoffDelay, type Clock, isRetryable, parseRetryAfter, type RetryOptions } from './retry.js';
 import { buildUrl } from './url.js';
 
@@ -213,6 +214,10 @@ export async function callOperation(
         signal,
       );
       if (answer.status >= 200 && answer.status < 300) return parse(op, answer);
+      // A conditional read whose tag is current: the caller keeps its copy (no body).
+      const ifNoneMatch = init.headers['If-None-Match'];
+      if (answer.status === 304 && ifNoneMatch !== undefined)
+        return notModified(answer.headers.get('etag'), ifNoneMatch);
       failure = errorOf(operationId, answer, clock.now());
     } catch (error) {
       signal?.throwIfAborted();

@@ -6,12 +6,54 @@
  */
 import type { CallOptions, OperationDescriptor, OperationTable } from './call.js';
 import { type GoogleApiError, isFullSyncRequired } from './errors.js';
+import type { NotModified, Trimmed } from './partial.js';
 
-/** A resource method; its argument may be left out when the operation needs nothing. */
+/** `{ fields: string }` where the operation takes a `fields` mask; never elsewhere. */
+type Masked<Args> = 'fields' extends keyof Args ? { fields: string } : never;
+/** `{ ifNoneMatch: string }` where the operation can answer 304; never elsewhere. */
+type Conditional<Args> = 'ifNoneMatch' extends keyof Args ? { ifNoneMatch: string } : never;
 // biome-ignore lint/complexity/noBannedTypes: `{} extends Args` is exactly "Args has no required key".
-export type Method<Args, Answer> = {} extends Args
-  ? (args?: Args, options?: CallOptions) => Promise<Answer>
-  : (args: Args, options?: CallOptions) => Promise<Answer>;
+type AllOptional<Args> = {} extends Args ? true : false;
+/** Neither a mask nor a tag given. */
+type Plain = { fields?: undefined; ifNoneMatch?: undefined };
+/** NotModified where the operation can answer 304. */
+type MaybeNotModified<Args> = 'ifNoneMatch' extends keyof Args ? NotModified : never;
+
+/**
+ * A resource method; its argument may be left out when the operation needs nothing. Its
+ * answer type follows what the call asks for: with a `fields` mask the answer is `Trimmed`
+ * (every field optional, at any depth), with `ifNoneMatch` it may be `NotModified` (304), and
+ * with neither it is the whole resource. Arguments whose `fields` or `ifNoneMatch` are only
+ * known at run time get the union.
+ */
+export type Method<Args, Answer> = {
+  (
+    args: Args & Masked<Args> & Conditional<Args>,
+    options?: CallOptions,
+  ): Promise<Trimmed<Answer> | NotModified>;
+  (args: Args & Masked<Args> & { ifNoneMatch?: undefined }, options?: CallOptions): Promise<Trimmed<Answer>>;
+  (
+    args: Args & Conditional<Args> & { fields?: undefined },
+    options?: CallOptions,
+  ): Promise<Answer | NotModified>;
+} & (AllOptional<Args> extends true
+  ? {
+      (args?: Args & Plain, options?: CallOptions): Promise<Answer>;
+      (args?: Args & { fields?: undefined }, options?: CallOptions): Promise<Answer | MaybeNotModified<Args>>;
+      (args?: Args, options?: CallOptions): Promise<Trimmed<Answer> | MaybeNotModified<Args>>;
+    }
+  : {
+      (args: Args & Plain, options?: CallOptions): Promise<Answer>;
+      (args: Args & { fields?: undefined }, options?: CallOptions): Promise<Answer | MaybeNotModified<Args>>;
+      (args: Args, options?: CallOptions): Promise<Trimmed<Answer> | MaybeNotModified<Args>>;
+    });
+
+/** Pages with a `fields` mask are trimmed; pages are never conditional. */
+type PagesMethod<Args, Out> = {
+  (args: Omit<Args, 'ifNoneMatch'> & Masked<Args>, options?: CallOptions): PageIterator<Trimmed<Out>>;
+  (args: Omit<Args, 'ifNoneMatch'> & { fields?: undefined }, options?: CallOptions): PageIterator<Out>;
+  (args: Omit<Args, 'ifNoneMatch'>, options?: CallOptions): PageIterator<Trimmed<Out>>;
+};
 
 type ItemOf<Page, ItemsKey extends keyof Page> =
   NonNullable<Page[ItemsKey]> extends readonly (infer Item)[] ? Item : never;
@@ -24,10 +66,13 @@ export interface PageIterator<T> extends AsyncIterable<T> {
 
 /** A list operation: call it for one page, or iterate over all pages or all items. */
 export type ListMethod<Args, Page, ItemsKey extends keyof Page> = Method<Args, Page> & {
-  /** Every page, following `nextPageToken`; an empty page that carries a token is followed too. */
-  pages: (args: Args, options?: CallOptions) => PageIterator<Page>;
+  /**
+   * Every page, following `nextPageToken`; an empty page that carries a token is followed too.
+   * A `fields` mask must keep `nextPageToken`, or the walk stops after the first page.
+   */
+  pages: PagesMethod<Args, Page>;
   /** Every item of every page, in order. */
-  items: (args: Args, options?: CallOptions) => PageIterator<ItemOf<Page, ItemsKey>>;
+  items: PagesMethod<Args, ItemOf<Page, ItemsKey>>;
 };
 
 export interface SyncOptions<Item> {
@@ -67,7 +112,7 @@ export type SyncListMethod<
    * together with a sync token (`x-sync` `incompatibleParameters`) are sent on full syncs only.
    */
   sync: (
-    args: Omit<Args, SyncTokenKey | PageTokenKey>,
+    args: Omit<Args, SyncTokenKey | PageTokenKey | 'fields' | 'ifNoneMatch'>,
     options: SyncOptions<ItemOf<Page, ItemsKey>>,
   ) => Promise<SyncResult>;
 };

@@ -13,6 +13,7 @@ export interface Thing {
   etag?: string;
   name?: string;
   tags?: string[];
+  owner?: { email: string; name?: string };
 }
 export interface ThingPage {
   items?: Thing[];
@@ -38,7 +39,7 @@ export interface TestResources {
       'syncToken',
       'pageToken'
     >;
-    get: Method<Ids, Thing>;
+    get: Method<Ids & { fields?: string; ifNoneMatch?: string }, Thing>;
     insert: Method<
       { ownerId: string; sendUpdates?: string; fields?: string; name?: string; tags?: string[] },
       Thing

@@ -77,7 +77,11 @@ export const table = {
       incompatibleParameters: ['q', 'timeMin'],
     },
   },
-  'things.get': { method: 'GET', path: '/owners/{ownerId}/things/{thingId}' },
+  'things.get': {
+    method: 'GET',
+    path: '/owners/{ownerId}/things/{thingId}',
+    headers: { ifNoneMatch: 'If-None-Match' },
+  },
   'things.insert': {
     method: 'POST',
     path: '/owners/{ownerId}/things',

@@ -17,7 +17,10 @@ export const operations = {
   },
   "acl.get": {
     "method": "GET",
-    "path": "/calendars/{calendarId}/acl/{ruleId}"
+    "path": "/calendars/{calendarId}/acl/{ruleId}",
+    "headers": {
+      "ifNoneMatch": "If-None-Match"
+    }
   },
   "acl.insert": {
     "method": "POST",
@@ -33,6 +36,9 @@ export const operations = {
   "acl.list": {
     "method": "GET",
     "path": "/calendars/{calendarId}/acl",
+    "headers": {
+      "ifNoneMatch": "If-None-Match"
+    },
     "pagination": {
       "pageTokenParameter": "pageToken",
       "nextPageTokenField": "nextPageToken",
@@ -86,7 +92,10 @@ export const operations = {
   },
   "calendarList.get": {
     "method": "GET",
-    "path": "/users/me/calendarList/{calendarId}"
+    "path": "/users/me/calendarList/{calendarId}",
+    "headers": {
+      "ifNoneMatch": "If-None-Match"
+    }
   },
   "calendarList.insert": {
     "method": "POST",
@@ -102,6 +111,9 @@ export const operations = {
   "calendarList.list": {
     "method": "GET",
     "path": "/users/me/calendarList",
+    "headers": {
+      "ifNoneMatch": "If-None-Match"
+    },
     "pagination": {
       "pageTokenParameter": "pageToken",
       "nextPageTokenField": "nextPageToken",
@@ -163,7 +175,10 @@ export const operations = {
   },
   "calendars.get": {
     "method": "GET",
-    "path": "/calendars/{calendarId}"
+    "path": "/calendars/{calendarId}",
+    "headers": {
+      "ifNoneMatch": "If-None-Match"
+    }
   },
   "calendars.insert": {
     "method": "POST",
@@ -218,7 +233,10 @@ export const operations = {
   },
   "events.get": {
     "method": "GET",
-    "path": "/calendars/{calendarId}/events/{eventId}"
+    "path": "/calendars/{calendarId}/events/{eventId}",
+    "headers": {
+      "ifNoneMatch": "If-None-Match"
+    }
   },
   "events.import": {
     "method": "POST",
@@ -250,6 +268,9 @@ export const operations = {
   "events.instances": {
     "method": "GET",
     "path": "/calendars/{calendarId}/events/{eventId}/instances",
+    "headers": {
+      "ifNoneMatch": "If-None-Match"
+    },
     "pagination": {
       "pageTokenParameter": "pageToken",
       "nextPageTokenField": "nextPageToken",
@@ -259,6 +280,9 @@ export const operations = {
   "events.list": {
     "method": "GET",
     "path": "/calendars/{calendarId}/events",
+    "headers": {
+      "ifNoneMatch": "If-None-Match"
+    },
     "pagination": {
       "pageTokenParameter": "pageToken",
       "nextPageTokenField": "nextPageToken",
@@ -365,11 +389,17 @@ export const operations = {
   },
   "settings.get": {
     "method": "GET",
-    "path": "/users/me/settings/{setting}"
+    "path": "/users/me/settings/{setting}",
+    "headers": {
+      "ifNoneMatch": "If-None-Match"
+    }
   },
   "settings.list": {
     "method": "GET",
     "path": "/users/me/settings",
+    "headers": {
+      "ifNoneMatch": "If-None-Match"
+    },
     "pagination": {
       "pageTokenParameter": "pageToken",
       "nextPageTokenField": "nextPageToken",

@@ -25,7 +25,8 @@ export interface OperationTypes {
   };
   "acl.get": {
     args: Part<operations["acl.get"]["parameters"]["path"]> &
-      Part<operations["acl.get"]["parameters"]["query"]>;
+      Part<operations["acl.get"]["parameters"]["query"]> &
+      { ifNoneMatch?: NonNullable<operations["acl.get"]["parameters"]["header"]>["If-None-Match"] };
     body: never;
     answer: Readable<operations["acl.get"]["responses"][200]["content"]["application/json"]>;
   };
@@ -38,7 +39,8 @@ export interface OperationTypes {
   };
   "acl.list": {
     args: Part<operations["acl.list"]["parameters"]["path"]> &
-      Part<operations["acl.list"]["parameters"]["query"]>;
+      Part<operations["acl.list"]["parameters"]["query"]> &
+      { ifNoneMatch?: NonNullable<operations["acl.list"]["parameters"]["header"]>["If-None-Match"] };
     body: never;
     answer: Readable<operations["acl.list"]["responses"][200]["content"]["application/json"]>;
   };
@@ -71,7 +73,8 @@ export interface OperationTypes {
   };
   "calendarList.get": {
     args: Part<operations["calendarList.get"]["parameters"]["path"]> &
-      Part<operations["calendarList.get"]["parameters"]["query"]>;
+      Part<operations["calendarList.get"]["parameters"]["query"]> &
+      { ifNoneMatch?: NonNullable<operations["calendarList.get"]["parameters"]["header"]>["If-None-Match"] };
     body: never;
     answer: Readable<operations["calendarList.get"]["responses"][200]["content"]["application/json"]>;
   };
@@ -84,7 +87,8 @@ export interface OperationTypes {
   };
   "calendarList.list": {
     args: Part<operations["calendarList.list"]["parameters"]["path"]> &
-      Part<operations["calendarList.list"]["parameters"]["query"]>;
+      Part<operations["calendarList.list"]["parameters"]["query"]> &
+      { ifNoneMatch?: NonNullable<operations["calendarList.list"]["parameters"]["header"]>["If-None-Match"] };
     body: never;
     answer: Readable<operations["calendarList.list"]["responses"][200]["content"]["application/json"]>;
   };
@@ -123,7 +127,8 @@ export interface OperationTypes {
   };
   "calendars.get": {
     args: Part<operations["calendars.get"]["parameters"]["path"]> &
-      Part<operations["calendars.get"]["parameters"]["query"]>;
+      Part<operations["calendars.get"]["parameters"]["query"]> &
+      { ifNoneMatch?: NonNullable<operations["calendars.get"]["parameters"]["header"]>["If-None-Match"] };
     body: never;
     answer: Readable<operations["calendars.get"]["responses"][200]["content"]["application/json"]>;
   };
@@ -170,7 +175,8 @@ export interface OperationTypes {
   };
   "events.get": {
     args: Part<operations["events.get"]["parameters"]["path"]> &
-      Part<operations["events.get"]["parameters"]["query"]>;
+      Part<operations["events.get"]["parameters"]["query"]> &
+      { ifNoneMatch?: NonNullable<operations["events.get"]["parameters"]["header"]>["If-None-Match"] };
     body: never;
     answer: Readable<operations["events.get"]["responses"][200]["content"]["application/json"]>;
   };
@@ -190,13 +196,15 @@ export interface OperationTypes {
   };
   "events.instances": {
     args: Part<operations["events.instances"]["parameters"]["path"]> &
-      Part<operations["events.instances"]["parameters"]["query"]>;
+      Part<operations["events.instances"]["parameters"]["query"]> &
+      { ifNoneMatch?: NonNullable<operations["events.instances"]["parameters"]["header"]>["If-None-Match"] };
     body: never;
     answer: Readable<operations["events.instances"]["responses"][200]["content"]["application/json"]>;
   };
   "events.list": {
     args: Part<operations["events.list"]["parameters"]["path"]> &
-      Part<operations["events.list"]["parameters"]["query"]>;
+      Part<operations["events.list"]["parameters"]["query"]> &
+      { ifNoneMatch?: NonNullable<operations["events.list"]["parameters"]["header"]>["If-None-Match"] };
     body: never;
     answer: Readable<operations["events.list"]["responses"][200]["content"]["application/json"]>;
   };
@@ -244,13 +252,15 @@ export interface OperationTypes {
   };
   "settings.get": {
     args: Part<operations["settings.get"]["parameters"]["path"]> &
-      Part<operations["settings.get"]["parameters"]["query"]>;
+      Part<operations["settings.get"]["parameters"]["query"]> &
+      { ifNoneMatch?: NonNullable<operations["settings.get"]["parameters"]["header"]>["If-None-Match"] };
     body: never;
     answer: Readable<operations["settings.get"]["responses"][200]["content"]["application/json"]>;
   };
   "settings.list": {
     args: Part<operations["settings.list"]["parameters"]["path"]> &
-      Part<operations["settings.list"]["parameters"]["query"]>;
+      Part<operations["settings.list"]["parameters"]["query"]> &
+      { ifNoneMatch?: NonNullable<operations["settings.list"]["parameters"]["header"]>["If-None-Match"] };
     body: never;
     answer: Readable<operations["settings.list"]["responses"][200]["content"]["application/json"]>;
   };

@@ -21,10 +21,7 @@ export interface paths {
     "/calendars": {
         parameters: {
             query?: {
-                /**
-                 * @description A field mask that trims the response to the listed fields, for example `items(id,summary),nextPageToken`. Fewer fields mean smaller and faster answers.
-                 * @example items(id,summary,start),nextPageToken
-                 */
+                /** @description A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
                 fields?: components["parameters"]["Fields"];
                 /** @description Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes. */
                 prettyPrint?: components["parameters"]["PrettyPrint"];
@@ -54,10 +51,7 @@ export interface paths {
     "/calendars/{calendarId}": {
         parameters: {
             query?: {
-                /**
-                 * @description A field mask that trims the response to the listed fields, for example `items(id,summary),nextPageToken`. Fewer fields mean smaller and faster answers.
-                 * @example items(id,summary,start),nextPageToken
-                 */
+                /** @description A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
                 fields?: components["parameters"]["Fields"];
                 /** @description Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes. */
                 prettyPrint?: components["parameters"]["PrettyPrint"];
@@ -102,10 +96,7 @@ export interface paths {
     "/calendars/{calendarId}/clear": {
         parameters: {
             query?: {
-                /**
-                 * @description A field mask that trims the response to the listed fields, for example `items(id,summary),nextPageToken`. Fewer fields mean smaller and faster answers.
-                 * @example items(id,summary,start),nextPageToken
-                 */
+                /** @description A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
                 fields?: components["parameters"]["Fields"];
                 /** @description Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes. */
                 prettyPrint?: components["parameters"]["PrettyPrint"];
@@ -138,10 +129,7 @@ export interface paths {
     "/calendars/{calendarId}/acl": {
         parameters: {
             query?: {
-                /**
-                 * @description A field mask that trims the response to the listed fields, for example `items(id,summary),nextPageToken`. Fewer fields mean smaller and faster answers.
-                 * @example items(id,summary,start),nextPageToken
-                 */
+                /** @description A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
                 fields?: components["parameters"]["Fields"];
                 /** @description Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes. */
                 prettyPrint?: components["parameters"]["PrettyPrint"];
@@ -186,10 +174,7 @@ export interface paths {
     "/calendars/{calendarId}/acl/watch": {
         parameters: {
             query?: {
-                /**
-                 * @description A field mask that trims the response to the listed fields, for example `items(id,summary),nextPageToken`. Fewer fields mean smaller and faster answers.
-                 * @example items(id,summary,start),nextPageToken
-                 */
+                /** @description A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
                 fields?: components["parameters"]["Fields"];
                 /** @description Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes. */
                 prettyPrint?: components["parameters"]["PrettyPrint"];
@@ -222,10 +207,7 @@ export interface paths {
     "/calendars/{calendarId}/acl/{ruleId}": {
         parameters: {
             query?: {
-                /**
-                 * @description A field mask that trims the response to the listed fields, for example `items(id,summary),nextPageToken`. Fewer fields mean smaller and faster answers.
-                 * @example items(id,summary,start),nextPageToken
-                 */
+                /** @description A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
                 fields?: components["parameters"]["Fields"];
                 /** @description Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes. */
                 prettyPrint?: components["parameters"]["PrettyPrint"];
@@ -275,10 +257,7 @@ export interface paths {
     "/calendars/{calendarId}/events": {
         parameters: {
             query?: {
-                /**
-                 * @description A field mask that trims the response to the listed fields, for example `items(id,summary),nextPageToken`. Fewer fields mean smaller and faster answers.
-                 * @example items(id,summary,start),nextPageToken
-                 */
+                /** @description A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
                 fields?: components["parameters"]["Fields"];
                 /** @description Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes. */
                 prettyPrint?: components["parameters"]["PrettyPrint"];
@@ -330,10 +309,7 @@ export interface paths {
     "/calendars/{calendarId}/events/import": {
         parameters: {
             query?: {
-                /**
-                 * @description A field mask that trims the response to the listed fields, for example `items(id,summary),nextPageToken`. Fewer fields mean smaller and faster answers.
-                 * @example items(id,summary,start),nextPageToken
-                 */
+                /** @description A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
                 fields?: components["parameters"]["Fields"];
                 /** @description Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes. */
                 prettyPrint?: components["parameters"]["PrettyPrint"];
@@ -376,10 +352,7 @@ export interface paths {
     "/calendars/{calendarId}/events/quickAdd": {
         parameters: {
             query?: {
-                /**
-                 * @description A field mask that trims the response to the listed fields, for example `items(id,summary),nextPageToken`. Fewer fields mean smaller and faster answers.
-                 * @example items(id,summary,start),nextPageToken
-                 */
+                /** @description A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
                 fields?: components["parameters"]["Fields"];
                 /** @description Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes. */
                 prettyPrint?: components["parameters"]["PrettyPrint"];
@@ -412,10 +385,7 @@ export interface paths {
     "/calendars/{calendarId}/events/watch": {
         parameters: {
             query?: {
-                /**
-                 * @description A field mask that trims the response to the listed fields, for example `items(id,summary),nextPageToken`. Fewer fields mean smaller and faster answers.
-                 * @example items(id,summary,start),nextPageToken
-                 */
+                /** @description A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
                 fields?: components["parameters"]["Fields"];
                 /** @description Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes. */
                 prettyPrint?: components["parameters"]["PrettyPrint"];
@@ -448,10 +418,7 @@ export interface paths {
     "/calendars/{calendarId}/events/{eventId}": {
         parameters: {
             query?: {
-                /**
-                 * @description A field mask that trims the response to the listed fields, for example `items(id,summary),nextPageToken`. Fewer fields mean smaller and faster answers.
-                 * @example items(id,summary,start),nextPageToken
-                 */
+                /** @description A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
                 fields?: components["parameters"]["Fields"];
                 /** @description Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes. */
                 prettyPrint?: components["parameters"]["PrettyPrint"];
@@ -501,10 +468,7 @@ export interface paths {
     "/calendars/{calendarId}/events/{eventId}/instances": {
         parameters: {
             query?: {
-                /**
-                 * @description A field mask that trims the response to the listed fields, for example `items(id,summary),nextPageToken`. Fewer fields mean smaller and faster answers.
-                 * @example items(id,summary,start),nextPageToken
-                 */
+                /** @description A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
                 fields?: components["parameters"]["Fields"];
                 /** @description Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes. */
                 prettyPrint?: components["parameters"]["PrettyPrint"];
@@ -542,10 +506,7 @@ export interface paths {
     "/calendars/{calendarId}/events/{eventId}/move": {
         parameters: {
             query?: {
-                /**
-                 * @description A field mask that trims the response to the listed fields, for example `items(id,summary),nextPageToken`. Fewer fields mean smaller and faster answers.
-                 * @example items(id,summary,start),nextPageToken
-                 */
+                /** @description A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
                 fields?: components["parameters"]["Fields"];
                 /** @description Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes. */
                 prettyPrint?: components["parameters"]["PrettyPrint"];
@@ -583,10 +544,7 @@ export interface paths {
     "/channels/stop": {
         parameters: {
             query?: {
-                /**
-                 * @description A field mask that trims the response to the listed fields, for example `items(id,summary),nextPageToken`. Fewer fields mean smaller and faster answers.
-                 * @example items(id,summary,start),nextPageToken
-                 */
+                /** @description A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
                 fields?: components["parameters"]["Fields"];
                 /** @description Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes. */
                 prettyPrint?: components["parameters"]["PrettyPrint"];
@@ -616,10 +574,7 @@ export interface paths {
     "/colors": {
         parameters: {
             query?: {
-                /**
-                 * @description A field mask that trims the response to the listed fields, for example `items(id,summary),nextPageToken`. Fewer fields mean smaller and faster answers.
-                 * @example items(id,summary,start),nextPageToken
-                 */
+                /** @description A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
                 fields?: components["parameters"]["Fields"];
                 /** @description Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes. */
                 prettyPrint?: components["parameters"]["PrettyPrint"];
@@ -649,10 +604,7 @@ export interface paths {
     "/freeBusy": {
         parameters: {
             query?: {
-                /**
-                 * @description A field mask that trims the response to the listed fields, for example `items(id,summary),nextPageToken`. Fewer fields mean smaller and faster answers.
-                 * @example items(id,summary,start),nextPageToken
-                 */
+                /** @description A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
                 fields?: components["parameters"]["Fields"];
                 /** @description Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes. */
                 prettyPrint?: components["parameters"]["PrettyPrint"];
@@ -682,10 +634,7 @@ export interface paths {
     "/users/me/calendarList": {
         parameters: {
             query?: {
-                /**
-                 * @description A field mask that trims the response to the listed fields, for example `items(id,summary),nextPageToken`. Fewer fields mean smaller and faster answers.
-                 * @example items(id,summary,start),nextPageToken
-                 */
+                /** @description A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
                 fields?: components["parameters"]["Fields"];
                 /** @description Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes. */
                 prettyPrint?: components["parameters"]["PrettyPrint"];
@@ -731,10 +680,7 @@ export interface paths {
     "/users/me/calendarList/watch": {
         parameters: {
             query?: {
-                /**
-                 * @description A field mask that trims the response to the listed fields, for example `items(id,summary),nextPageToken`. Fewer fields mean smaller and faster answers.
-                 * @example items(id,summary,start),nextPageToken
-                 */
+                /** @description A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
                 fields?: components["parameters"]["Fields"];
                 /** @description Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes. */
                 prettyPrint?: components["parameters"]["PrettyPrint"];
@@ -764,10 +710,7 @@ export interface paths {
     "/users/me/calendarList/{calendarId}": {
         parameters: {
             query?: {
-                /**
-                 * @description A field mask that trims the response to the listed fields, for example `items(id,summary),nextPageToken`. Fewer fields mean smaller and faster answers.
-                 * @example items(id,summary,start),nextPageToken
-                 */
+                /** @description A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
                 fields?: components["parameters"]["Fields"];
                 /** @description Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes. */
                 prettyPrint?: components["parameters"]["PrettyPrint"];
@@ -812,10 +755,7 @@ export interface paths {
     "/users/me/settings": {
         parameters: {
             query?: {
-                /**
-                 * @description A field mask that trims the response to the listed fields, for example `items(id,summary),nextPageToken`. Fewer fields mean smaller and faster answers.
-                 * @example items(id,summary,start),nextPageToken
-                 */
+                /** @description A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
                 fields?: components["parameters"]["Fields"];
                 /** @description Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes. */
                 prettyPrint?: components["parameters"]["PrettyPrint"];
@@ -853,10 +793,7 @@ export interface paths {
     "/users/me/settings/watch": {
         parameters: {
             query?: {
-                /**
-                 * @description A field mask that trims the response to the listed fields, for example `items(id,summary),nextPageToken`. Fewer fields mean smaller and faster answers.
-                 * @example items(id,summary,start),nextPageToken
-                 */
+                /** @description A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
                 fields?: components["parameters"]["Fields"];
                 /** @description Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes. */
                 prettyPrint?: components["parameters"]["PrettyPrint"];
@@ -886,10 +823,7 @@ export interface paths {
     "/users/me/settings/{setting}": {
         parameters: {
             query?: {
-                /**
-                 * @description A field mask that trims the response to the listed fields, for example `items(id,summary),nextPageToken`. Fewer fields mean smaller and faster answers.
-                 * @example items(id,summary,start),nextPageToken
-                 */
+                /** @description A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
                 fields?: components["parameters"]["Fields"];
                 /** @description Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes. */
                 prettyPrint?: components["parameters"]["PrettyPrint"];
@@ -2103,6 +2037,15 @@ export interface components {
                 "application/json": components["schemas"]["GoogleErrorResponse"];
             };
         };
+        /** @description Not modified: the `If-None-Match` header named the answer's current etag. There is no body; keep using the copy you hold. The answer carries the etag in the `ETag` header. */
+        NotModified: {
+            headers: {
+                /** @description The current etag, the same one the request named. */
+                ETag?: string;
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
         /** @description The resource does not exist, or the caller cannot see it. */
         NotFound: {
             headers: {
@@ -2141,10 +2084,7 @@ export interface components {
         };
     };
     parameters: {
-        /**
-         * @description A field mask that trims the response to the listed fields, for example `items(id,summary),nextPageToken`. Fewer fields mean smaller and faster answers.
-         * @example items(id,summary,start),nextPageToken
-         */
+        /** @description A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
         Fields: string;
         /** @description Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes. */
         PrettyPrint: boolean;
@@ -2155,6 +2095,11 @@ export interface components {
         QuotaUser: string;
         /** @description The calendar's id, as returned by `calendarList.list`. Use `primary` for the primary calendar of the signed-in user. */
         CalendarId: string;
+        /**
+         * @description The `etag` of the copy you already hold. When the answer would carry the same etag, the service sends `304 Not Modified` with no body instead, so an unchanged resource (or list page) costs no transfer. Several tags may be given, separated by commas; `*` matches any current version; a weak tag (`W/"..."`) is compared as if it were strong. A different or stale tag gets the usual `200` with the whole answer.
+         * @example "3425890000000001"
+         */
+        IfNoneMatch: string;
         /** @description The most entries on one page. The default is 100. The service never puts more than 250 entries on a page: a larger value is accepted and served as 250, not refused. A page may hold fewer entries, even none, before the last one. */
         MaxResults: number;
         /** @description The `nextPageToken` of the previous page. Send the other parameters unchanged while paging. */
@@ -2284,10 +2229,7 @@ export interface operations {
     "calendars.insert": {
         parameters: {
             query?: {
-                /**
-                 * @description A field mask that trims the response to the listed fields, for example `items(id,summary),nextPageToken`. Fewer fields mean smaller and faster answers.
-                 * @example items(id,summary,start),nextPageToken
-                 */
+                /** @description A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
                 fields?: components["parameters"]["Fields"];
                 /** @description Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes. */
                 prettyPrint?: components["parameters"]["PrettyPrint"];
@@ -2328,10 +2270,7 @@ export interface operations {
     "calendars.get": {
         parameters: {
             query?: {
-                /**
-                 * @description A field mask that trims the response to the listed fields, for example `items(id,summary),nextPageToken`. Fewer fields mean smaller and faster answers.
-                 * @example items(id,summary,start),nextPageToken
-                 */
+                /** @description A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
                 fields?: components["parameters"]["Fields"];
                 /** @description Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes. */
                 prettyPrint?: components["parameters"]["PrettyPrint"];
@@ -2341,7 +2280,13 @@ export interface operations {
                  */
                 quotaUser?: components["parameters"]["QuotaUser"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The `etag` of the copy you already hold. When the answer would carry the same etag, the service sends `304 Not Modified` with no body instead, so an unchanged resource (or list page) costs no transfer. Several tags may be given, separated by commas; `*` matches any current version; a weak tag (`W/"..."`) is compared as if it were strong. A different or stale tag gets the usual `200` with the whole answer.
+                 * @example "3425890000000001"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description The calendar's id, as returned by `calendarList.list`. Use `primary` for the primary calendar of the signed-in user. */
                 calendarId: components["parameters"]["CalendarId"];
@@ -2359,6 +2304,7 @@ export interface operations {
                     "application/json": components["schemas"]["Calendar"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -2371,10 +2317,7 @@ export interface operations {
     "calendars.update": {
         parameters: {
             query?: {
-                /**
-                 * @description A field mask that trims the response to the listed fields, for example `items(id,summary),nextPageToken`. Fewer fields mean smaller and faster answers.
-                 * @example items(id,summary,start),nextPageToken
-                 */
+                /** @description A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
                 fields?: components["parameters"]["Fields"];
                 /** @description Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes. */
                 prettyPrint?: components["parameters"]["PrettyPrint"];
@@ -2419,10 +2362,7 @@ export interface operations {
     "calendars.delete": {
         parameters: {
             query?: {
-                /**
-                 * @description A field mask that trims the response to the listed fields, for example `items(id,summary),nextPageToken`. Fewer fields mean smaller and faster answers.
-                 * @example items(id,summary,start),nextPageToken
-                 */
+                /** @description A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
                 fields?: components["parameters"]["Fields"];
                 /** @description Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes. */
                 prettyPrint?: components["parameters"]["PrettyPrint"];
@@ -2463,10 +2403,7 @@ export interface operations {
     "calendars.patch": {
         parameters: {
             query?: {
-                /**
-                 * @description A field mask that trims the response to the listed fields, for example `items(id,summary),nextPageToken`. Fewer fields mean smaller and faster answers.
-                 * @example items(id,summary,start),nextPageToken
-                 */
+                /** @description A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
                 fields?: components["parameters"]["Fields"];
                 /** @description Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes. */
                 prettyPrint?: components["parameters"]["PrettyPrint"];
@@ -2511,10 +2448,7 @@ export interface operations {
     "calendars.clear": {
         parameters: {
             query?: {
-                /**
-                 * @description A field mask that trims the response to the listed fields, for example `items(id,summary),nextPageToken`. Fewer fields mean smaller and faster answers.
-                 * @example items(id,summary,start),nextPageToken
-                 */
+                /** @description A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
                 fields?: components["parameters"]["Fields"];
                 /** @description Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes. */
                 prettyPrint?: components["parameters"]["PrettyPrint"];
@@ -2555,10 +2489,7 @@ export interface operations {
     "acl.list": {
         parameters: {
             query?: {
-                /**
-                 * @description A field mask that trims the response to the listed fields, for example `items(id,summary),nextPageToken`. Fewer fields mean smaller and faster answers.
-                 * @example items(id,summary,start),nextPageToken
-                 */
+                /** @description A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
                 fields?: components["parameters"]["Fields"];
                 /** @description Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes. */
                 prettyPrint?: components["parameters"]["PrettyPrint"];
@@ -2576,7 +2507,13 @@ export interface operations {
                 /** @description The `nextSyncToken` of the last page of an earlier listing: return only what changed since, deleted items included. When the token has expired or is unknown the answer is `410` with reason `fullSyncRequired`: drop the local copy and list again without a token. */
                 syncToken?: components["parameters"]["SyncToken"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The `etag` of the copy you already hold. When the answer would carry the same etag, the service sends `304 Not Modified` with no body instead, so an unchanged resource (or list page) costs no transfer. Several tags may be given, separated by commas; `*` matches any current version; a weak tag (`W/"..."`) is compared as if it were strong. A different or stale tag gets the usual `200` with the whole answer.
+                 * @example "3425890000000001"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description The calendar's id, as returned by `calendarList.list`. Use `primary` for the primary calendar of the signed-in user. */
                 calendarId: components["parameters"]["CalendarId"];
@@ -2594,6 +2531,7 @@ export interface operations {
                     "application/json": components["schemas"]["Acl"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -2607,10 +2545,7 @@ export interface operations {
     "acl.insert": {
         parameters: {
             query?: {
-                /**
-                 * @description A field mask that trims the response to the listed fields, for example `items(id,summary),nextPageToken`. Fewer fields mean smaller and faster answers.
-                 * @example items(id,summary,start),nextPageToken
-                 */
+                /** @description A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
                 fields?: components["parameters"]["Fields"];
                 /** @description Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes. */
                 prettyPrint?: components["parameters"]["PrettyPrint"];
@@ -2657,10 +2592,7 @@ export interface operations {
     "acl.watch": {
         parameters: {
             query?: {
-                /**
-                 * @description A field mask that trims the response to the listed fields, for example `items(id,summary),nextPageToken`. Fewer fields mean smaller and faster answers.
-                 * @example items(id,summary,start),nextPageToken
-                 */
+                /** @description A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
                 fields?: components["parameters"]["Fields"];
                 /** @description Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes. */
                 prettyPrint?: components["parameters"]["PrettyPrint"];
@@ -2713,10 +2645,7 @@ export interface operations {
     "acl.get": {
         parameters: {
             query?: {
-                /**
-                 * @description A field mask that trims the response to the listed fields, for example `items(id,summary),nextPageToken`. Fewer fields mean smaller and faster answers.
-                 * @example items(id,summary,start),nextPageToken
-                 */
+                /** @description A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
                 fields?: components["parameters"]["Fields"];
                 /** @description Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes. */
                 prettyPrint?: components["parameters"]["PrettyPrint"];
@@ -2726,7 +2655,13 @@ export interface operations {
                  */
                 quotaUser?: components["parameters"]["QuotaUser"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The `etag` of the copy you already hold. When the answer would carry the same etag, the service sends `304 Not Modified` with no body instead, so an unchanged resource (or list page) costs no transfer. Several tags may be given, separated by commas; `*` matches any current version; a weak tag (`W/"..."`) is compared as if it were strong. A different or stale tag gets the usual `200` with the whole answer.
+                 * @example "3425890000000001"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description The calendar's id, as returned by `calendarList.list`. Use `primary` for the primary calendar of the signed-in user. */
                 calendarId: components["parameters"]["CalendarId"];
@@ -2749,6 +2684,7 @@ export interface operations {
                     "application/json": components["schemas"]["AclRule"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -2761,10 +2697,7 @@ export interface operations {
     "acl.update": {
         parameters: {
             query?: {
-                /**
-                 * @description A field mask that trims the response to the listed fields, for example `items(id,summary),nextPageToken`. Fewer fields mean smaller and faster answers.
-                 * @example items(id,summary,start),nextPageToken
-                 */
+                /** @description A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
                 fields?: components["parameters"]["Fields"];
                 /** @description Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes. */
                 prettyPrint?: components["parameters"]["PrettyPrint"];
@@ -2816,10 +2749,7 @@ export interface operations {
     "acl.delete": {
         parameters: {
             query?: {
-                /**
-                 * @description A field mask that trims the response to the listed fields, for example `items(id,summary),nextPageToken`. Fewer fields mean smaller and faster answers.
-                 * @example items(id,summary,start),nextPageToken
-                 */
+                /** @description A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
                 fields?: components["parameters"]["Fields"];
                 /** @description Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes. */
                 prettyPrint?: components["parameters"]["PrettyPrint"];
@@ -2862,10 +2792,7 @@ export interface operations {
     "acl.patch": {
         parameters: {
             query?: {
-                /**
-                 * @description A field mask that trims the response to the listed fields, for example `items(id,summary),nextPageToken`. Fewer fields mean smaller and faster answers.
-                 * @example items(id,summary,start),nextPageToken
-                 */
+                /** @description A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
                 fields?: components["parameters"]["Fields"];
                 /** @description Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes. */
                 prettyPrint?: components["parameters"]["PrettyPrint"];
@@ -2917,10 +2844,7 @@ export interface operations {
     "events.list": {
         parameters: {
             query?: {
-                /**
-                 * @description A field mask that trims the response to the listed fields, for example `items(id,summary),nextPageToken`. Fewer fields mean smaller and faster answers.
-                 * @example items(id,summary,start),nextPageToken
-                 */
+                /** @description A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
                 fields?: components["parameters"]["Fields"];
                 /** @description Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes. */
                 prettyPrint?: components["parameters"]["PrettyPrint"];
@@ -2975,7 +2899,13 @@ export interface operations {
                 /** @description Only events changed after this instant, an RFC 3339 timestamp. Events deleted since are included whatever `showDeleted` says. Too old a value answers `410` with reason `updatedMinTooLongAgo`. */
                 updatedMin?: components["parameters"]["UpdatedMin"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The `etag` of the copy you already hold. When the answer would carry the same etag, the service sends `304 Not Modified` with no body instead, so an unchanged resource (or list page) costs no transfer. Several tags may be given, separated by commas; `*` matches any current version; a weak tag (`W/"..."`) is compared as if it were strong. A different or stale tag gets the usual `200` with the whole answer.
+                 * @example "3425890000000001"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description The calendar's id, as returned by `calendarList.list`. Use `primary` for the primary calendar of the signed-in user. */
                 calendarId: components["parameters"]["CalendarId"];
@@ -2993,6 +2923,7 @@ export interface operations {
                     "application/json": components["schemas"]["Events"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -3006,10 +2937,7 @@ export interface operations {
     "events.insert": {
         parameters: {
             query?: {
-                /**
-                 * @description A field mask that trims the response to the listed fields, for example `items(id,summary),nextPageToken`. Fewer fields mean smaller and faster answers.
-                 * @example items(id,summary,start),nextPageToken
-                 */
+                /** @description A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
                 fields?: components["parameters"]["Fields"];
                 /** @description Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes. */
                 prettyPrint?: components["parameters"]["PrettyPrint"];
@@ -3068,10 +2996,7 @@ export interface operations {
     "events.import": {
         parameters: {
             query?: {
-                /**
-                 * @description A field mask that trims the response to the listed fields, for example `items(id,summary),nextPageToken`. Fewer fields mean smaller and faster answers.
-                 * @example items(id,summary,start),nextPageToken
-                 */
+                /** @description A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
                 fields?: components["parameters"]["Fields"];
                 /** @description Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes. */
                 prettyPrint?: components["parameters"]["PrettyPrint"];
@@ -3121,10 +3046,7 @@ export interface operations {
     "events.quickAdd": {
         parameters: {
             query: {
-                /**
-                 * @description A field mask that trims the response to the listed fields, for example `items(id,summary),nextPageToken`. Fewer fields mean smaller and faster answers.
-                 * @example items(id,summary,start),nextPageToken
-                 */
+                /** @description A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
                 fields?: components["parameters"]["Fields"];
                 /** @description Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes. */
                 prettyPrint?: components["parameters"]["PrettyPrint"];
@@ -3176,10 +3098,7 @@ export interface operations {
     "events.watch": {
         parameters: {
             query?: {
-                /**
-                 * @description A field mask that trims the response to the listed fields, for example `items(id,summary),nextPageToken`. Fewer fields mean smaller and faster answers.
-                 * @example items(id,summary,start),nextPageToken
-                 */
+                /** @description A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
                 fields?: components["parameters"]["Fields"];
                 /** @description Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes. */
                 prettyPrint?: components["parameters"]["PrettyPrint"];
@@ -3269,10 +3188,7 @@ export interface operations {
     "events.get": {
         parameters: {
             query?: {
-                /**
-                 * @description A field mask that trims the response to the listed fields, for example `items(id,summary),nextPageToken`. Fewer fields mean smaller and faster answers.
-                 * @example items(id,summary,start),nextPageToken
-                 */
+                /** @description A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
                 fields?: components["parameters"]["Fields"];
                 /** @description Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes. */
                 prettyPrint?: components["parameters"]["PrettyPrint"];
@@ -3294,7 +3210,13 @@ export interface operations {
                  */
                 timeZone?: components["parameters"]["TimeZone"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The `etag` of the copy you already hold. When the answer would carry the same etag, the service sends `304 Not Modified` with no body instead, so an unchanged resource (or list page) costs no transfer. Several tags may be given, separated by commas; `*` matches any current version; a weak tag (`W/"..."`) is compared as if it were strong. A different or stale tag gets the usual `200` with the whole answer.
+                 * @example "3425890000000001"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description The calendar's id, as returned by `calendarList.list`. Use `primary` for the primary calendar of the signed-in user. */
                 calendarId: components["parameters"]["CalendarId"];
@@ -3317,6 +3239,7 @@ export interface operations {
                     "application/json": components["schemas"]["Event"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -3329,10 +3252,7 @@ export interface operations {
     "events.update": {
         parameters: {
             query?: {
-                /**
-                 * @description A field mask that trims the response to the listed fields, for example `items(id,summary),nextPageToken`. Fewer fields mean smaller and faster answers.
-                 * @example items(id,summary,start),nextPageToken
-                 */
+                /** @description A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
                 fields?: components["parameters"]["Fields"];
                 /** @description Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes. */
                 prettyPrint?: components["parameters"]["PrettyPrint"];
@@ -3407,10 +3327,7 @@ export interface operations {
     "events.delete": {
         parameters: {
             query?: {
-                /**
-                 * @description A field mask that trims the response to the listed fields, for example `items(id,summary),nextPageToken`. Fewer fields mean smaller and faster answers.
-                 * @example items(id,summary,start),nextPageToken
-                 */
+                /** @description A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
                 fields?: components["parameters"]["Fields"];
                 /** @description Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes. */
                 prettyPrint?: components["parameters"]["PrettyPrint"];
@@ -3468,10 +3385,7 @@ export interface operations {
     "events.patch": {
         parameters: {
             query?: {
-                /**
-                 * @description A field mask that trims the response to the listed fields, for example `items(id,summary),nextPageToken`. Fewer fields mean smaller and faster answers.
-                 * @example items(id,summary,start),nextPageToken
-                 */
+                /** @description A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
                 fields?: components["parameters"]["Fields"];
                 /** @description Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes. */
                 prettyPrint?: components["parameters"]["PrettyPrint"];
@@ -3546,10 +3460,7 @@ export interface operations {
     "events.instances": {
         parameters: {
             query?: {
-                /**
-                 * @description A field mask that trims the response to the listed fields, for example `items(id,summary),nextPageToken`. Fewer fields mean smaller and faster answers.
-                 * @example items(id,summary,start),nextPageToken
-                 */
+                /** @description A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
                 fields?: components["parameters"]["Fields"];
                 /** @description Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes. */
                 prettyPrint?: components["parameters"]["PrettyPrint"];
@@ -3586,7 +3497,13 @@ export interface operations {
                  */
                 timeZone?: components["parameters"]["TimeZone"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The `etag` of the copy you already hold. When the answer would carry the same etag, the service sends `304 Not Modified` with no body instead, so an unchanged resource (or list page) costs no transfer. Several tags may be given, separated by commas; `*` matches any current version; a weak tag (`W/"..."`) is compared as if it were strong. A different or stale tag gets the usual `200` with the whole answer.
+                 * @example "3425890000000001"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description The calendar's id, as returned by `calendarList.list`. Use `primary` for the primary calendar of the signed-in user. */
                 calendarId: components["parameters"]["CalendarId"];
@@ -3609,6 +3526,7 @@ export interface operations {
                     "application/json": components["schemas"]["Events"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -3622,10 +3540,7 @@ export interface operations {
     "events.move": {
         parameters: {
             query: {
-                /**
-                 * @description A field mask that trims the response to the listed fields, for example `items(id,summary),nextPageToken`. Fewer fields mean smaller and faster answers.
-                 * @example items(id,summary,start),nextPageToken
-                 */
+                /** @description A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
                 fields?: components["parameters"]["Fields"];
                 /** @description Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes. */
                 prettyPrint?: components["parameters"]["PrettyPrint"];
@@ -3682,10 +3597,7 @@ export interface operations {
     "channels.stop": {
         parameters: {
             query?: {
-                /**
-                 * @description A field mask that trims the response to the listed fields, for example `items(id,summary),nextPageToken`. Fewer fields mean smaller and faster answers.
-                 * @example items(id,summary,start),nextPageToken
-                 */
+                /** @description A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
                 fields?: components["parameters"]["Fields"];
                 /** @description Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes. */
                 prettyPrint?: components["parameters"]["PrettyPrint"];
@@ -3725,10 +3637,7 @@ export interface operations {
     "colors.get": {
         parameters: {
             query?: {
-                /**
-                 * @description A field mask that trims the response to the listed fields, for example `items(id,summary),nextPageToken`. Fewer fields mean smaller and faster answers.
-                 * @example items(id,summary,start),nextPageToken
-                 */
+                /** @description A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
                 fields?: components["parameters"]["Fields"];
                 /** @description Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes. */
                 prettyPrint?: components["parameters"]["PrettyPrint"];
@@ -3764,10 +3673,7 @@ export interface operations {
     "freebusy.query": {
         parameters: {
             query?: {
-                /**
-                 * @description A field mask that trims the response to the listed fields, for example `items(id,summary),nextPageToken`. Fewer fields mean smaller and faster answers.
-                 * @example items(id,summary,start),nextPageToken
-                 */
+                /** @description A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
                 fields?: components["parameters"]["Fields"];
                 /** @description Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes. */
                 prettyPrint?: components["parameters"]["PrettyPrint"];
@@ -3808,10 +3714,7 @@ export interface operations {
     "calendarList.list": {
         parameters: {
             query?: {
-                /**
-                 * @description A field mask that trims the response to the listed fields, for example `items(id,summary),nextPageToken`. Fewer fields mean smaller and faster answers.
-                 * @example items(id,summary,start),nextPageToken
-                 */
+                /** @description A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
                 fields?: components["parameters"]["Fields"];
                 /** @description Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes. */
                 prettyPrint?: components["parameters"]["PrettyPrint"];
@@ -3833,7 +3736,13 @@ export interface operations {
                 /** @description The `nextSyncToken` of the last page of an earlier listing: return only what changed since, deleted items included. When the token has expired or is unknown the answer is `410` with reason `fullSyncRequired`: drop the local copy and list again without a token. */
                 syncToken?: components["parameters"]["SyncToken"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The `etag` of the copy you already hold. When the answer would carry the same etag, the service sends `304 Not Modified` with no body instead, so an unchanged resource (or list page) costs no transfer. Several tags may be given, separated by commas; `*` matches any current version; a weak tag (`W/"..."`) is compared as if it were strong. A different or stale tag gets the usual `200` with the whole answer.
+                 * @example "3425890000000001"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -3848,6 +3757,7 @@ export interface operations {
                     "application/json": components["schemas"]["CalendarList"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -3860,10 +3770,7 @@ export interface operations {
     "calendarList.insert": {
         parameters: {
             query?: {
-                /**
-                 * @description A field mask that trims the response to the listed fields, for example `items(id,summary),nextPageToken`. Fewer fields mean smaller and faster answers.
-                 * @example items(id,summary,start),nextPageToken
-                 */
+                /** @description A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
                 fields?: components["parameters"]["Fields"];
                 /** @description Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes. */
                 prettyPrint?: components["parameters"]["PrettyPrint"];
@@ -3908,10 +3815,7 @@ export interface operations {
     "calendarList.watch": {
         parameters: {
             query?: {
-                /**
-                 * @description A field mask that trims the response to the listed fields, for example `items(id,summary),nextPageToken`. Fewer fields mean smaller and faster answers.
-                 * @example items(id,summary,start),nextPageToken
-                 */
+                /** @description A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
                 fields?: components["parameters"]["Fields"];
                 /** @description Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes. */
                 prettyPrint?: components["parameters"]["PrettyPrint"];
@@ -3964,10 +3868,7 @@ export interface operations {
     "calendarList.get": {
         parameters: {
             query?: {
-                /**
-                 * @description A field mask that trims the response to the listed fields, for example `items(id,summary),nextPageToken`. Fewer fields mean smaller and faster answers.
-                 * @example items(id,summary,start),nextPageToken
-                 */
+                /** @description A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
                 fields?: components["parameters"]["Fields"];
                 /** @description Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes. */
                 prettyPrint?: components["parameters"]["PrettyPrint"];
@@ -3977,7 +3878,13 @@ export interface operations {
                  */
                 quotaUser?: components["parameters"]["QuotaUser"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The `etag` of the copy you already hold. When the answer would carry the same etag, the service sends `304 Not Modified` with no body instead, so an unchanged resource (or list page) costs no transfer. Several tags may be given, separated by commas; `*` matches any current version; a weak tag (`W/"..."`) is compared as if it were strong. A different or stale tag gets the usual `200` with the whole answer.
+                 * @example "3425890000000001"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description The calendar's id, as returned by `calendarList.list`. Use `primary` for the primary calendar of the signed-in user. */
                 calendarId: components["parameters"]["CalendarId"];
@@ -3995,6 +3902,7 @@ export interface operations {
                     "application/json": components["schemas"]["CalendarListEntry"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -4007,10 +3915,7 @@ export interface operations {
     "calendarList.update": {
         parameters: {
             query?: {
-                /**
-                 * @description A field mask that trims the response to the listed fields, for example `items(id,summary),nextPageToken`. Fewer fields mean smaller and faster answers.
-                 * @example items(id,summary,start),nextPageToken
-                 */
+                /** @description A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
                 fields?: components["parameters"]["Fields"];
                 /** @description Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes. */
                 prettyPrint?: components["parameters"]["PrettyPrint"];
@@ -4057,10 +3962,7 @@ export interface operations {
     "calendarList.delete": {
         parameters: {
             query?: {
-                /**
-                 * @description A field mask that trims the response to the listed fields, for example `items(id,summary),nextPageToken`. Fewer fields mean smaller and faster answers.
-                 * @example items(id,summary,start),nextPageToken
-                 */
+                /** @description A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
                 fields?: components["parameters"]["Fields"];
                 /** @description Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes. */
                 prettyPrint?: components["parameters"]["PrettyPrint"];
@@ -4101,10 +4003,7 @@ export interface operations {
     "calendarList.patch": {
         parameters: {
             query?: {
-                /**
-                 * @description A field mask that trims the response to the listed fields, for example `items(id,summary),nextPageToken`. Fewer fields mean smaller and faster answers.
-                 * @example items(id,summary,start),nextPageToken
-                 */
+                /** @description A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
                 fields?: components["parameters"]["Fields"];
                 /** @description Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes. */
                 prettyPrint?: components["parameters"]["PrettyPrint"];
@@ -4151,10 +4050,7 @@ export interface operations {
     "settings.list": {
         parameters: {
             query?: {
-                /**
-                 * @description A field mask that trims the response to the listed fields, for example `items(id,summary),nextPageToken`. Fewer fields mean smaller and faster answers.
-                 * @example items(id,summary,start),nextPageToken
-                 */
+                /** @description A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
                 fields?: components["parameters"]["Fields"];
                 /** @description Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes. */
                 prettyPrint?: components["parameters"]["PrettyPrint"];
@@ -4170,7 +4066,13 @@ export interface operations {
                 /** @description The `nextSyncToken` of the last page of an earlier listing: return only what changed since, deleted items included. When the token has expired or is unknown the answer is `410` with reason `fullSyncRequired`: drop the local copy and list again without a token. */
                 syncToken?: components["parameters"]["SyncToken"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The `etag` of the copy you already hold. When the answer would carry the same etag, the service sends `304 Not Modified` with no body instead, so an unchanged resource (or list page) costs no transfer. Several tags may be given, separated by commas; `*` matches any current version; a weak tag (`W/"..."`) is compared as if it were strong. A different or stale tag gets the usual `200` with the whole answer.
+                 * @example "3425890000000001"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -4185,6 +4087,7 @@ export interface operations {
                     "application/json": components["schemas"]["Settings"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -4197,10 +4100,7 @@ export interface operations {
     "settings.watch": {
         parameters: {
             query?: {
-                /**
-                 * @description A field mask that trims the response to the listed fields, for example `items(id,summary),nextPageToken`. Fewer fields mean smaller and faster answers.
-                 * @example items(id,summary,start),nextPageToken
-                 */
+                /** @description A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
                 fields?: components["parameters"]["Fields"];
                 /** @description Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes. */
                 prettyPrint?: components["parameters"]["PrettyPrint"];
@@ -4247,10 +4147,7 @@ export interface operations {
     "settings.get": {
         parameters: {
             query?: {
-                /**
-                 * @description A field mask that trims the response to the listed fields, for example `items(id,summary),nextPageToken`. Fewer fields mean smaller and faster answers.
-                 * @example items(id,summary,start),nextPageToken
-                 */
+                /** @description A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
                 fields?: components["parameters"]["Fields"];
                 /** @description Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes. */
                 prettyPrint?: components["parameters"]["PrettyPrint"];
@@ -4260,7 +4157,13 @@ export interface operations {
                  */
                 quotaUser?: components["parameters"]["QuotaUser"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The `etag` of the copy you already hold. When the answer would carry the same etag, the service sends `304 Not Modified` with no body instead, so an unchanged resource (or list page) costs no transfer. Several tags may be given, separated by commas; `*` matches any current version; a weak tag (`W/"..."`) is compared as if it were strong. A different or stale tag gets the usual `200` with the whole answer.
+                 * @example "3425890000000001"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /**
                  * @description The setting's name, such as `timezone`, `weekStart`, `locale`, `format24HourTime` or `defaultEventLength` (see `Setting.id` for all of them).
@@ -4281,6 +4184,7 @@ export interface operations {
                     "application/json": components["schemas"]["Setting"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];

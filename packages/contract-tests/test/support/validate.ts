@@ -87,17 +87,31 @@ function escapePointer(part: string): string {
   return part.replace(/~/g, '~0').replace(/\//g, '~1');
 }
 
-function register(api: ApiSpec): string {
-  const id = `urn:gspec:${api.id}:strict`;
+/** The strict copy without any `required`: what an answer trimmed by `fields` must still meet. */
+function withoutRequired(node: Json): void {
+  if (Array.isArray(node)) {
+    for (const item of node) withoutRequired(item);
+    return;
+  }
+  if (!isObject(node)) return;
+  if (Array.isArray(node.required)) delete node.required;
+  for (const [key, value] of Object.entries(node))
+    if (key !== 'example' && key !== 'examples') withoutRequired(value);
+}
+
+function register(api: ApiSpec, trimmed = false): string {
+  const id = `urn:gspec:${api.id}:${trimmed ? 'trimmed' : 'strict'}`;
   if (!registered.has(id)) {
-    ajv.addSchema(strictDocument(api.doc), id);
+    const document = strictDocument(api.doc);
+    if (trimmed) withoutRequired(document);
+    ajv.addSchema(document, id);
     registered.add(id);
   }
   return id;
 }
 
-function validateAt(api: ApiSpec, schemaPointer: string, value: unknown): ErrorObject[] {
-  const key = `${register(api)}#${schemaPointer}`;
+function validateAt(api: ApiSpec, schemaPointer: string, value: unknown, trimmed = false): ErrorObject[] {
+  const key = `${register(api, trimmed)}#${schemaPointer}`;
   let validate = compiled.get(key);
   if (!validate) {
     validate = ajv.compile({ $ref: key });
@@ -106,14 +120,19 @@ function validateAt(api: ApiSpec, schemaPointer: string, value: unknown): ErrorO
   return validate(value) ? [] : [...(validate.errors ?? [])];
 }
 
-/** Validates `body` against the schema of `response` (found at `responsePointer`) for `contentType`. */
+/**
+ * Validates `body` against the schema of `response` (found at `responsePointer`) for
+ * `contentType`. A `trimmed` body (an answer to a `fields` mask) is held to everything but
+ * `required`: every field it has must be declared and valid.
+ */
 export function validateBody(
   api: ApiSpec,
   responsePointer: string,
   contentType: string,
   body: unknown,
+  trimmed = false,
 ): ErrorObject[] {
-  return validateAt(api, `${responsePointer}/content/${escapePointer(contentType)}/schema`, body);
+  return validateAt(api, `${responsePointer}/content/${escapePointer(contentType)}/schema`, body, trimmed);
 }
 
 /**

@@ -21,10 +21,7 @@ export interface paths {
     "/agency/{agencyId}/advertiser/{advertiserId}/engine/{engineAccountId}/conversion": {
         parameters: {
             query?: {
-                /**
-                 * @description A field mask that trims the response to the listed fields, for example `items(id,summary),nextPageToken`. Fewer fields mean smaller and faster answers.
-                 * @example items(id,summary,start),nextPageToken
-                 */
+                /** @description A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
                 fields?: components["parameters"]["Fields"];
                 /** @description Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes. */
                 prettyPrint?: components["parameters"]["PrettyPrint"];
@@ -93,10 +90,7 @@ export interface paths {
     "/customer/{customerId}/conversion": {
         parameters: {
             query?: {
-                /**
-                 * @description A field mask that trims the response to the listed fields, for example `items(id,summary),nextPageToken`. Fewer fields mean smaller and faster answers.
-                 * @example items(id,summary,start),nextPageToken
-                 */
+                /** @description A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
                 fields?: components["parameters"]["Fields"];
                 /** @description Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes. */
                 prettyPrint?: components["parameters"]["PrettyPrint"];
@@ -156,10 +150,7 @@ export interface paths {
     "/conversion": {
         parameters: {
             query?: {
-                /**
-                 * @description A field mask that trims the response to the listed fields, for example `items(id,summary),nextPageToken`. Fewer fields mean smaller and faster answers.
-                 * @example items(id,summary,start),nextPageToken
-                 */
+                /** @description A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
                 fields?: components["parameters"]["Fields"];
                 /** @description Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes. */
                 prettyPrint?: components["parameters"]["PrettyPrint"];
@@ -271,10 +262,7 @@ export interface paths {
     "/conversion/updateAvailability": {
         parameters: {
             query?: {
-                /**
-                 * @description A field mask that trims the response to the listed fields, for example `items(id,summary),nextPageToken`. Fewer fields mean smaller and faster answers.
-                 * @example items(id,summary,start),nextPageToken
-                 */
+                /** @description A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
                 fields?: components["parameters"]["Fields"];
                 /** @description Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes. */
                 prettyPrint?: components["parameters"]["PrettyPrint"];
@@ -380,10 +368,7 @@ export interface paths {
     "/agency/{agencyId}/advertiser/{advertiserId}/savedcolumns": {
         parameters: {
             query?: {
-                /**
-                 * @description A field mask that trims the response to the listed fields, for example `items(id,summary),nextPageToken`. Fewer fields mean smaller and faster answers.
-                 * @example items(id,summary,start),nextPageToken
-                 */
+                /** @description A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
                 fields?: components["parameters"]["Fields"];
                 /** @description Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes. */
                 prettyPrint?: components["parameters"]["PrettyPrint"];
@@ -804,10 +789,7 @@ export interface components {
          * @example 21700000000011523
          */
         AdvertiserId: string;
-        /**
-         * @description A field mask that trims the response to the listed fields, for example `items(id,summary),nextPageToken`. Fewer fields mean smaller and faster answers.
-         * @example items(id,summary,start),nextPageToken
-         */
+        /** @description A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
         Fields: string;
         /** @description Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes. */
         PrettyPrint: boolean;
@@ -869,10 +851,7 @@ export interface operations {
     "conversion.get": {
         parameters: {
             query: {
-                /**
-                 * @description A field mask that trims the response to the listed fields, for example `items(id,summary),nextPageToken`. Fewer fields mean smaller and faster answers.
-                 * @example items(id,summary,start),nextPageToken
-                 */
+                /** @description A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
                 fields?: components["parameters"]["Fields"];
                 /** @description Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes. */
                 prettyPrint?: components["parameters"]["PrettyPrint"];
@@ -970,10 +949,7 @@ export interface operations {
     "conversion.getByCustomerId": {
         parameters: {
             query: {
-                /**
-                 * @description A field mask that trims the response to the listed fields, for example `items(id,summary),nextPageToken`. Fewer fields mean smaller and faster answers.
-                 * @example items(id,summary,start),nextPageToken
-                 */
+                /** @description A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
                 fields?: components["parameters"]["Fields"];
                 /** @description Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes. */
                 prettyPrint?: components["parameters"]["PrettyPrint"];
@@ -1071,10 +1047,7 @@ export interface operations {
     "conversion.update": {
         parameters: {
             query?: {
-                /**
-                 * @description A field mask that trims the response to the listed fields, for example `items(id,summary),nextPageToken`. Fewer fields mean smaller and faster answers.
-                 * @example items(id,summary,start),nextPageToken
-                 */
+                /** @description A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
                 fields?: components["parameters"]["Fields"];
                 /** @description Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes. */
                 prettyPrint?: components["parameters"]["PrettyPrint"];
@@ -1115,10 +1088,7 @@ export interface operations {
     "conversion.insert": {
         parameters: {
             query?: {
-                /**
-                 * @description A field mask that trims the response to the listed fields, for example `items(id,summary),nextPageToken`. Fewer fields mean smaller and faster answers.
-                 * @example items(id,summary,start),nextPageToken
-                 */
+                /** @description A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
                 fields?: components["parameters"]["Fields"];
                 /** @description Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes. */
                 prettyPrint?: components["parameters"]["PrettyPrint"];
@@ -1159,10 +1129,7 @@ export interface operations {
     "conversion.updateAvailability": {
         parameters: {
             query?: {
-                /**
-                 * @description A field mask that trims the response to the listed fields, for example `items(id,summary),nextPageToken`. Fewer fields mean smaller and faster answers.
-                 * @example items(id,summary,start),nextPageToken
-                 */
+                /** @description A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
                 fields?: components["parameters"]["Fields"];
                 /** @description Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes. */
                 prettyPrint?: components["parameters"]["PrettyPrint"];
@@ -1254,10 +1221,7 @@ export interface operations {
     "savedColumns.list": {
         parameters: {
             query?: {
-                /**
-                 * @description A field mask that trims the response to the listed fields, for example `items(id,summary),nextPageToken`. Fewer fields mean smaller and faster answers.
-                 * @example items(id,summary,start),nextPageToken
-                 */
+                /** @description A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
                 fields?: components["parameters"]["Fields"];
                 /** @description Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes. */
                 prettyPrint?: components["parameters"]["PrettyPrint"];

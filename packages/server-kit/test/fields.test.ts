@@ -1,0 +1,193 @@
+import { describe, expect, it } from 'vitest';
+import {
+  applyFieldMask,
+  checkFieldMask,
+  FieldMaskError,
+  fieldMaskErrorItem,
+  parseFieldMask,
+  pointerResolver,
+} from '../src/index.ts';
+
+const event = {
+  kind: 'calendar#event',
+  etag: '"1"',
+  id: 'e1',
+  summary: 'Standup',
+  start: { dateTime: '2026-01-05T09:00:00+01:00', timeZone: 'Europe/Berlin' },
+  end: { dateTime: '2026-01-05T09:15:00+01:00' },
+  attendees: [
+    { email: 'a@example.com', responseStatus: 'accepted' },
+    { email: 'b@example.com', responseStatus: 'needsAction', optional: true },
+  ],
+  extendedProperties: { private: { room: '4', floor: '2' } },
+};
+const page = {
+  kind: 'calendar#events',
+  etag: '"9"',
+  nextPageToken: 'p2',
+  items: [event, { ...event, id: 'e2' }],
+};
+
+describe('applyFieldMask', () => {
+  it.each([
+    ['id', event, { id: 'e1' }],
+    ['id,summary', event, { id: 'e1', summary: 'Standup' }],
+    [' id , summary ', event, { id: 'e1', summary: 'Standup' }],
+    ['start/dateTime', event, { start: { dateTime: '2026-01-05T09:00:00+01:00' } }],
+    ['start(dateTime,timeZone)', event, { start: event.start }],
+    ['start', event, { start: event.start }],
+    ['start/dateTime,start', event, { start: event.start }],
+    ['attendees/email', event, { attendees: [{ email: 'a@example.com' }, { email: 'b@example.com' }] }],
+    [
+      'attendees(email,optional)',
+      event,
+      { attendees: [{ email: 'a@example.com' }, { email: 'b@example.com', optional: true }] },
+    ],
+    ['extendedProperties/private/room', event, { extendedProperties: { private: { room: '4' } } }],
+    ['extendedProperties/*/room', event, { extendedProperties: { private: { room: '4' } } }],
+    ['start/*', event, { start: event.start }],
+    ['*', event, event],
+    ['description', event, {}],
+    ['start/date', event, {}],
+    [
+      'items(id,summary),nextPageToken',
+      page,
+      {
+        nextPageToken: 'p2',
+        items: [
+          { id: 'e1', summary: 'Standup' },
+          { id: 'e2', summary: 'Standup' },
+        ],
+      },
+    ],
+    [
+      'items/start/timeZone',
+      page,
+      { items: [{ start: { timeZone: 'Europe/Berlin' } }, { start: { timeZone: 'Europe/Berlin' } }] },
+    ],
+    ['items(description)', page, { items: [{}, {}] }],
+    ['items(attendees(email)),etag', { ...page, items: [] }, { etag: '"9"', items: [] }],
+  ])('%s', (mask, value, expected) => {
+    expect(applyFieldMask(value, parseFieldMask(mask))).toEqual(expected);
+  });
+
+  it.each(['__proto__', '*'])('keeps a member named __proto__ as a member (mask %s)', (mask) => {
+    const value = JSON.parse('{"__proto__": {"x": 1}, "id": "a"}') as unknown;
+    const trimmed = applyFieldMask(value, parseFieldMask(mask)) as object;
+    expect(Object.getPrototypeOf(trimmed)).toBe(Object.prototype);
+    expect(JSON.stringify(trimmed)).toContain('"__proto__":{"x":1}');
+  });
+
+  it('leaves the value it trims as it was', () => {
+    const copy = structuredClone(event);
+    applyFieldMask(copy, parseFieldMask('start/dateTime,attendees(email)'));
+    expect(copy).toEqual(event);
+  });
+});
+
+describe('parseFieldMask', () => {
+  it.each([
+    ['', 'the mask is empty'],
+    ['id(((', 'expected a field name or * at character 4, found "("'],
+    ['id(', 'expected a field name or * at character 4, found the end of the mask'],
+    ['id(summary', 'expected "," or ")" at character 11, found the end of the mask'],
+    ['id)', 'expected "," or the end of the mask at character 3, found ")"'],
+    ['id,', 'expected a field name or * at character 4, found the end of the mask'],
+    [',id', 'expected a field name or * at character 1, found ","'],
+    ['a//b', 'expected a field name or * at character 3, found "/"'],
+    ['a()', 'expected a field name or * at character 3, found ")"'],
+    ['a b', 'expected "," or the end of the mask at character 3, found "b"'],
+    ['*x', 'expected "," or the end of the mask at character 2, found "x"'],
+    ['a(b)c', 'expected "," or the end of the mask at character 5, found "c"'],
+  ])('refuses %j', (mask, what) => {
+    expect(() => parseFieldMask(mask)).toThrow(FieldMaskError);
+    expect(() => parseFieldMask(mask)).toThrow(what);
+    expect(() => parseFieldMask(mask)).toThrow(`Invalid field selection${mask ? ` ${mask}` : ''}`);
+  });
+
+  it('gives the error item on the fields parameter', () => {
+    let caught: unknown;
+    try {
+      parseFieldMask('id(((');
+    } catch (error) {
+      caught = error;
+    }
+    expect(fieldMaskErrorItem(caught as FieldMaskError)).toEqual({
+      domain: 'global',
+      reason: 'invalidParameter',
+      message: expect.stringContaining('Invalid field selection id(((') as string,
+      location: 'fields',
+      locationType: 'parameter',
+    });
+  });
+});
+
+describe('checkFieldMask', () => {
+  const document = {
+    components: {
+      schemas: {
+        Events: {
+          type: 'object',
+          properties: {
+            etag: { type: 'string' },
+            nextPageToken: { type: 'string' },
+            items: { type: 'array', items: { $ref: '#/components/schemas/Event' } },
+          },
+        },
+        Event: {
+          type: 'object',
+          properties: {
+            id: { type: 'string' },
+            start: { $ref: '#/components/schemas/EventDateTime' },
+            attendees: {
+              type: 'array',
+              items: { type: 'object', properties: { email: { type: 'string' } } },
+            },
+            extendedProperties: {
+              type: 'object',
+              properties: { private: { type: 'object', additionalProperties: { type: 'string' } } },
+            },
+            conferenceData: { type: 'object' },
+          },
+        },
+        EventDateTime: { allOf: [{ type: 'object', properties: { dateTime: { type: 'string' } } }] },
+      },
+    },
+  };
+  const resolve = pointerResolver(document);
+  const schema = { $ref: '#/components/schemas/Events' };
+
+  it.each([
+    'items(id,start/dateTime),nextPageToken',
+    'items/attendees/email',
+    'items/extendedProperties/private/anyKey',
+    'items/conferenceData/anything/below',
+    'items/*/x',
+    '*',
+  ])('accepts %s', (mask) => {
+    expect(() => checkFieldMask(parseFieldMask(mask), schema, resolve)).not.toThrow();
+  });
+
+  it.each(['items/anything', 'items(id,colour)'])('accepts %s under a $ref it cannot follow', (mask) => {
+    const unresolved = { type: 'object', properties: { items: { $ref: '#/components/schemas/Elsewhere' } } };
+    expect(() => checkFieldMask(parseFieldMask(mask), unresolved, resolve)).not.toThrow();
+  });
+
+  it.each([
+    ['colour', 'colour', 'the answer has no field colour'],
+    ['items(id,colour)', 'items/colour', 'no field colour in items'],
+    ['items/start/dateTime/x', 'items/start/dateTime/x', 'items/start/dateTime is a plain value'],
+    ['items/extendedProperties/private/room/x', 'items/extendedProperties/private/room/x', 'plain value'],
+  ])('refuses %s naming %s', (mask, path, what) => {
+    let caught: unknown;
+    try {
+      checkFieldMask(parseFieldMask(mask), schema, resolve);
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).toBeInstanceOf(FieldMaskError);
+    expect((caught as FieldMaskError).selection).toBe(path);
+    expect((caught as FieldMaskError).message).toContain(`Invalid field selection ${path}`);
+    expect((caught as FieldMaskError).message).toContain(what);
+  });
+});
