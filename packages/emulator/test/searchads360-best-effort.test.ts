@@ -5,22 +5,12 @@
  */
 import { beforeEach, describe, expect, it } from 'vitest';
 import { useEmulator } from './support/harness.ts';
-import { ENGINE_PATH, example, problems, purchase, sa360, signup } from './support/searchads360.ts';
+import { conversionCalls, example, problems, purchase, sa360, signup } from './support/searchads360.ts';
 
 const emu = useEmulator();
 const call = sa360(emu);
 
-const insert = (...conversion: unknown[]) => call('POST', '/conversion', { body: { conversion } });
-const update = (...conversion: unknown[]) => call('PUT', '/conversion', { body: { conversion } });
-
-/** Every stored conversion of the example engine account (at most 1000), through the read. */
-async function stored(): Promise<Record<string, unknown>[]> {
-  const reply = await call('GET', ENGINE_PATH, {
-    query: { startDate: 20091101, endDate: 99991231, startRow: 0, rowCount: 1000 },
-  });
-  expect(reply.status).toBe(200);
-  return reply.body.conversion ?? [];
-}
+const { insert, update, stored } = conversionCalls(call);
 
 /** The rows a 400 names, by index. */
 const refusedRows = (reply: { body: { error?: { errors?: { location?: string }[] } } }): number[] => [

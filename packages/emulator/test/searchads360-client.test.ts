@@ -16,14 +16,14 @@ import { useEmulator } from './support/harness.ts';
 import { ADVERTISER, AGENCY, ENGINE, purchase, signup } from './support/searchads360.ts';
 
 const emu = useEmulator();
+/** Our client with only its base URL pointed at the emulator. */
+const client = () =>
+  createSearchAds360({ accessToken: 'ana@example.com', baseUrl: `${emu.origin}/doubleclicksearch/v2` });
 
 describe('@gspec/searchads360 against the emulator', () => {
   it('uploads in batches: a refused batch names its row, the other batches are stored', async () => {
     await emu.reset();
-    const searchAds = createSearchAds360({
-      accessToken: 'ana@example.com',
-      baseUrl: `${emu.origin}/doubleclicksearch/v2`,
-    });
+    const searchAds = client();
     const conversions = [
       purchase('c-1'),
       signup('c-2'),
@@ -63,10 +63,7 @@ describe('@gspec/searchads360 against the emulator', () => {
 
   it('stores the same conversionId at two timestamps, which the service refuses within one request', async () => {
     await emu.reset();
-    const searchAds = createSearchAds360({
-      accessToken: 'ana@example.com',
-      baseUrl: `${emu.origin}/doubleclicksearch/v2`,
-    });
+    const searchAds = client();
     const conversions = [
       purchase('order-9'),
       signup('s-1'),
@@ -83,10 +80,7 @@ describe('@gspec/searchads360 against the emulator', () => {
 
   it('uploads 1,000 rows with 7 bad ones: 993 stored and 7 failed; a rerun stores nothing new', async () => {
     await emu.reset();
-    const searchAds = createSearchAds360({
-      accessToken: 'ana@example.com',
-      baseUrl: `${emu.origin}/doubleclicksearch/v2`,
-    });
+    const searchAds = client();
     const bad: Record<number, Record<string, unknown>> = {
       0: { clickId: 'no-such-click' },
       199: { revenueMicros: undefined },
@@ -132,10 +126,7 @@ describe('@gspec/searchads360 against the emulator', () => {
 
   it('updates best effort too: the rows it can are changed, the unknown one is named', async () => {
     await emu.reset();
-    const searchAds = createSearchAds360({
-      accessToken: 'ana@example.com',
-      baseUrl: `${emu.origin}/doubleclicksearch/v2`,
-    });
+    const searchAds = client();
     const input = ['u-1', 'u-2', 'u-3'].map((id) => purchase(id) as ConversionInput);
     expect((await insertConversions(searchAds, input)).stored).toHaveLength(3);
     const changes = [

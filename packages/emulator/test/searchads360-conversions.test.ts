@@ -4,8 +4,8 @@ import { useEmulator } from './support/harness.ts';
 import {
   AGENCY,
   CUSTOMER,
+  conversionCalls,
   ENGINE,
-  ENGINE_PATH,
   example,
   PURCHASE_CLICK,
   problems,
@@ -21,17 +21,7 @@ import {
 const emu = useEmulator({ strict: true, users: { 'ana@example.com': 'ana@example.com' } });
 const call = sa360(emu);
 
-const insert = (...conversion: unknown[]) => call('POST', '/conversion', { body: { conversion } });
-const update = (...conversion: unknown[]) => call('PUT', '/conversion', { body: { conversion } });
-
-/** Every stored conversion of the example engine account, through the (deprecated) read. */
-async function stored(): Promise<Record<string, unknown>[]> {
-  const reply = await call('GET', ENGINE_PATH, {
-    query: { startDate: 20091101, endDate: 99991231, startRow: 0, rowCount: 1000 },
-  });
-  expect(reply.status).toBe(200);
-  return reply.body.conversion ?? [];
-}
+const { insert, update, stored } = conversionCalls(call);
 
 const without = (value: Record<string, unknown>, ...keys: string[]) =>
   Object.fromEntries(Object.entries(value).filter(([key]) => !keys.includes(key)));

@@ -26,6 +26,26 @@ export function sa360(emu: Harness) {
     emu.call(method, path, { ...options, api: 'searchads360' });
 }
 
+/**
+ * The batch writes and the read of the example engine account, on `sa360(emu)`: `insert` and
+ * `update` send their arguments as one batch; `stored` reads back every stored conversion (at
+ * most 1000) through the deprecated read.
+ */
+export function conversionCalls(call: ReturnType<typeof sa360>) {
+  return {
+    insert: (...conversion: unknown[]) => call('POST', '/conversion', { body: { conversion } }),
+    update: (...conversion: unknown[]) => call('PUT', '/conversion', { body: { conversion } }),
+    async stored(): Promise<Record<string, unknown>[]> {
+      const reply = await call('GET', ENGINE_PATH, {
+        query: { startDate: 20091101, endDate: 99991231, startRow: 0, rowCount: 1000 },
+      });
+      if (reply.status !== 200)
+        throw new Error(`reading the stored conversions answered ${reply.status}: ${reply.text}`);
+      return reply.body.conversion ?? [];
+    },
+  };
+}
+
 /** The value of a named example of the spec (`ConversionBatchInsert`), a copy. */
 // biome-ignore lint/suspicious/noExplicitAny: examples are read freely in the tests.
 export function example(name: string): any {
