@@ -1,7 +1,8 @@
 /**
  * Google's own client (googleapis) against the emulator with only its rootUrl changed: create
  * a calendar, watch it, add events, change one, page, sync, move, delete, share, query
- * free/busy, expand a recurring event. Every answer is checked against the spec by the harness.
+ * free/busy, expand a recurring event; clear a field with null, write local times, trim answers
+ * with fields and read again with If-None-Match. Every answer is checked against the spec by the harness.
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -172,5 +173,45 @@ describe('googleapis integration flow', () => {
     });
     expect(patched.data.location).toBeUndefined();
     expect(patched.data.summary).toBe('Local');
+  });
+
+  it("trims answers to a fields mask and answers 304 to a matching If-None-Match, through Google's client", async () => {
+    const auth = new google.auth.OAuth2();
+    auth.setCredentials({ access_token: 'kim@example.com' });
+    const calendar = google.calendar({ version: 'v3', auth, rootUrl: `${emu.origin}/` });
+    const made = await calendar.events.insert({
+      calendarId: 'primary',
+      requestBody: {
+        summary: 'Masked',
+        location: 'Room 7',
+        start: { dateTime: '2027-03-01T09:00:00Z' },
+        end: { dateTime: '2027-03-01T10:00:00Z' },
+      },
+      fields: 'id,etag',
+    });
+    expect(Object.keys(made.data).sort()).toEqual(['etag', 'id']);
+    const page = await calendar.events.list({
+      calendarId: 'primary',
+      fields: 'items(summary,start/dateTime)',
+    });
+    expect(page.data).toEqual({
+      items: [{ summary: 'Masked', start: { dateTime: '2027-03-01T09:00:00Z' } }],
+    });
+    const refused = await calendar.events.list({ calendarId: 'primary', fields: 'items(((' }).then(
+      () => undefined,
+      (error: { status?: number; response?: { data?: { error?: { errors?: unknown[] } } } }) => error,
+    );
+    expect(refused?.status).toBe(400);
+    expect(refused?.response?.data?.error?.errors?.[0]).toMatchObject({
+      reason: 'invalidParameter',
+      location: 'fields',
+    });
+    // Google's client treats 304 as success (its default validateStatus takes < 400).
+    const again = await calendar.events.get(
+      { calendarId: 'primary', eventId: made.data.id as string },
+      { headers: { 'If-None-Match': made.data.etag as string } },
+    );
+    expect(again.status).toBe(304);
+    expect(again.data).toBeFalsy();
   });
 });
