@@ -34,7 +34,7 @@ import {
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { marked } from 'marked';
+import { Marked } from 'marked';
 import { type OpenApiDocument, repoRoot, SpecError } from './lib/apis.ts';
 import { type CodeSample, codeSamples } from './lib/code-samples.ts';
 import { fieldNames, type Json, listOperations, resolve } from './lib/operations.ts';
@@ -70,10 +70,9 @@ export const CONTENT_SECURITY_POLICY = [
 
 const CSP_META = `<meta http-equiv="Content-Security-Policy" content="${CONTENT_SECURITY_POLICY}">`;
 
-/** An inline icon, so that browsers do not ask the host for /favicon.ico. */
-const ICON_LINK = `<link rel="icon" href="data:image/svg+xml,${encodeURIComponent(
-  '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><rect width="16" height="16" rx="3" fill="#1a73e8"/><text x="8" y="12" font-size="10" text-anchor="middle" fill="#fff" font-family="sans-serif">g</text></svg>',
-)}">`;
+/** The portal's icon (packages/reference/src/favicon.svg), at the root of dist/; `up` leads from a page to the root. */
+const FAVICON_SOURCE = path.join(repoRoot, 'packages', 'reference', 'src', 'favicon.svg');
+const iconLink = (up: string) => `<link rel="icon" type="image/svg+xml" href="${up}favicon.svg">`;
 
 const CDN_MODULE = /https:\/\/cdn\.redocly\.com\/redoc\/v([0-9.]+)\/bundles\/redoc\.standalone\.js/g;
 
@@ -121,24 +120,27 @@ export function localizePage(
     .replace(CDN_MODULE, `${assetsHref}/redoc.standalone.js`)
     .replace(/(<link rel="modulepreload"[^>]*?)\s+integrity="[^"]*"/g, '$1')
     .replace(/(<link rel="modulepreload"[^>]*?)\s+crossorigin="[^"]*"/g, '$1')
-    .replace(/"disableTelemetry":false/g, '"disableTelemetry":true')
-    .replace(
-      /<script(\s+type="module")?>([\s\S]*?)<\/script>/g,
-      (_match, moduleType: string | undefined, body: string) => {
-        const name = moduleType ? 'init.js' : 'color-mode.js';
-        if (scripts[name])
-          throw new SpecError(
-            `the Redoc page has more than one inline ${moduleType ? 'module' : 'classic'} script`,
-          );
-        scripts[name] = `${body.trim()}\n`;
-        return `<script${moduleType ?? ''} src="${name}"></script>`;
-      },
-    );
+    .replace(/"disableTelemetry":false/g, '"disableTelemetry":true');
+  out = hashRouteLinks(out).replace(
+    /<script(\s+type="module")?>([\s\S]*?)<\/script>/g,
+    (_match, moduleType: string | undefined, body: string) => {
+      const name = moduleType ? 'init.js' : 'color-mode.js';
+      if (scripts[name])
+        throw new SpecError(
+          `the Redoc page has more than one inline ${moduleType ? 'module' : 'classic'} script`,
+        );
+      scripts[name] = `${body.trim()}\n`;
+      return `<script${moduleType ?? ''} src="${name}"></script>`;
+    },
+  );
   if (/<script(?![^>]*\bsrc=)[^>]*>/.test(out))
     throw new SpecError('an inline script is left in the Redoc page');
-  out = out.replace(/<head>/, `<head>\n    ${CSP_META}\n    ${ICON_LINK}`);
+  out = out.replace(/<head>/, `<head>\n    ${CSP_META}\n    ${iconLink(assetsHref.replace(/assets$/, ''))}`);
   if (!out.includes(CSP_META))
     throw new SpecError('the Redoc page has no <head> to put the Content-Security-Policy in');
+  const rootLinks = [...out.matchAll(/<a\b[^>]*\shref="\/(?!\/)[^"]*"/g)].map((m) => m[0]);
+  if (rootLinks.length > 0)
+    throw new SpecError(`the reference page still links from the site root:\n  ${rootLinks.join('\n  ')}`);
   const external = [
     ...out.matchAll(/<(?:script|link|img|iframe)\b[^>]*\b(?:src|href)="(https?:)?\/\/[^"]+"/g),
   ].map((m) => m[0]);
@@ -151,6 +153,16 @@ export function localizePage(
     );
   }
   return { html: out, scripts };
+}
+
+/**
+ * `redocly build-docs` pre-renders the menu with links from the site root (`href="/acl"`,
+ * `href="/"` for the overview), while the page's renderer routes by hash (`#/acl`): opened
+ * directly or by a crawler, those links leave the reference for pages that do not exist.
+ * They are rewritten to the hash routes the renderer itself uses once it runs.
+ */
+export function hashRouteLinks(html: string): string {
+  return html.replace(/(<a\b[^>]*?\shref=")\/(?!\/)/g, '$1#/');
 }
 
 /** Redoc's anchor of an operation: `#/<tag>/<operationId>`, both lower-cased. */
@@ -261,13 +273,80 @@ export function searchEntries(doc: OpenApiDocument, api: IndexEntry): SearchEntr
 interface Guide {
   slug: string;
   title: string;
+  /** The first paragraph, as inline HTML with links relative to the guides' folder. */
   summary: string;
   html: string;
+}
+
+/** Inline Markdown for summaries: code spans, emphasis and links, with raw HTML shown as text. */
+const inlineMarkdown = new Marked({ renderer: { html: (text: string) => escapeHtml(text) } });
+
+/**
+ * Points a guide's relative links at what the portal serves: another guide (`x.md` becomes
+ * `x.html`); a link to a file of the repository outside docs/guides, which the portal does not
+ * serve, becomes its text followed by the repository path. A link to no file fails the build.
+ */
+export function portalLinks(html: string, slugs: ReadonlySet<string>): string {
+  return html.replace(
+    /<a href="([^"#][^"]*?)?(#[^"]*)?"([^>]*)>([\s\S]*?)<\/a>/g,
+    (whole, target: string | undefined, fragment: string | undefined, rest: string, text: string) => {
+      if (target === undefined || /^(?:[a-z][\w+.-]*:|\/)/i.test(target)) return whole;
+      const guide = /^([\w-]+)\.md$/.exec(target)?.[1];
+      if (guide && slugs.has(guide)) return `<a href="${guide}.html${fragment ?? ''}"${rest}>${text}</a>`;
+      const repoPath = path.posix.normalize(`docs/guides/${target.replace(/&amp;/g, '&')}`);
+      if (repoPath.startsWith('..') || !existsSync(path.join(repoRoot, repoPath)))
+        throw new SpecError(`a guide links to ${target}, which is not a file of the repository`);
+      return `${text} (<code>${escapeHtml(repoPath)}</code> in the repository)`;
+    },
+  );
+}
+
+/** GitHub's anchor for a heading: lower case, punctuation dropped, spaces as hyphens. */
+export function headingId(text: string): string {
+  return text
+    .toLowerCase()
+    .trim()
+    .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+    .replace(/\s/g, '-');
+}
+
+/** A guide as HTML, its headings with the ids GitHub gives them, so that `x.md#heading` links work in both. */
+export function renderGuide(markdown: string): string {
+  const seen = new Map<string, number>();
+  const guideMarkdown = new Marked({
+    renderer: {
+      heading(text: string, level: number) {
+        const entities: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"' };
+        const plain = text
+          .replace(/<[^>]*>/g, '')
+          .replace(/&(?:#(\d+)|(amp|lt|gt|quot));/g, (whole: string, code?: string, name?: string) =>
+            code ? String.fromCharCode(Number(code)) : (entities[name ?? ''] ?? whole),
+          );
+        const base = headingId(plain);
+        const count = seen.get(base) ?? 0;
+        seen.set(base, count + 1);
+        return `<h${level} id="${count === 0 ? base : `${base}-${count}`}">${text}</h${level}>\n`;
+      },
+    },
+  });
+  return guideMarkdown.parse(markdown, { async: false }) as string;
+}
+
+/** A guide's first paragraph after its title, rendered inline. */
+export function guideSummary(markdown: string, slugs: ReadonlySet<string>): string {
+  const firstParagraph =
+    markdown
+      .replace(/^#.*$/m, '')
+      .trim()
+      .split(/\n\s*\n/)[0]
+      ?.replace(/\s+/g, ' ') ?? '';
+  return portalLinks(inlineMarkdown.parseInline(firstParagraph, { async: false }) as string, slugs);
 }
 
 function readGuides(): Guide[] {
   if (!existsSync(guidesDir)) return [];
   const files = readdirSync(guidesDir).filter((f) => f.endsWith('.md'));
+  const slugs = new Set(files.map((f) => f.replace(/\.md$/, '')));
   const order = (slug: string) => (slug === 'index' ? -1 : slug === 'getting-started' ? 0 : 1);
   return files
     .map((file) => {
@@ -275,17 +354,8 @@ function readGuides(): Guide[] {
       const slug = file.replace(/\.md$/, '');
       const title = /^#\s+(.+)$/m.exec(text)?.[1]?.trim();
       if (!title) throw new SpecError(`docs/guides/${file}: a guide starts with a level-1 heading`);
-      const summary =
-        text
-          .replace(/^#.*$/m, '')
-          .trim()
-          .split(/\n\s*\n/)[0]
-          ?.replace(/\s+/g, ' ') ?? '';
-      // Links between guides point at the built pages.
-      const html = (marked.parse(text, { async: false }) as string).replace(
-        /href="([\w-]+)\.md(#[^"]*)?"/g,
-        'href="$1.html$2"',
-      );
+      const summary = guideSummary(text, slugs);
+      const html = portalLinks(renderGuide(text), slugs);
       return { slug, title, summary, html };
     })
     .sort((a, b) => order(a.slug) - order(b.slug) || a.title.localeCompare(b.title));
@@ -298,7 +368,7 @@ function page(title: string, depth: number, body: string, scripts: string[] = []
   <head>
     <meta charset="utf-8">
     ${CSP_META}
-    ${ICON_LINK}
+    ${iconLink(up)}
     <meta name="viewport" content="width=device-width, initial-scale=1">
     <title>${escapeHtml(title)}</title>
     <link rel="stylesheet" href="${up}assets/site.css">
@@ -311,6 +381,13 @@ ${body}
 </html>
 `;
 }
+
+/** Where `npm start` serves by default; the landing page shows its real origin once it knows it. */
+const DEFAULT_ORIGIN = 'http://127.0.0.1:4010';
+const LANDING_EXAMPLES: Record<string, string> = {
+  calendar: '/colors',
+  searchads360: '/agency/1/advertiser/2/idmapping',
+};
 
 function landingPage(
   apis: IndexEntry[],
@@ -332,11 +409,15 @@ function landingPage(
       </li>`;
     })
     .join('\n');
+  // One call per API, at its mock base path; assets/landing.js puts in the origin the page is served from.
+  const examples = apis.map((api) => `${api.basePath}${LANDING_EXAMPLES[api.id] ?? '/'}`);
   const guideItems = guides
     .filter((g) => g.slug !== 'index')
     .map(
       (g) =>
-        `        <li><a href="guides/${g.slug}.html">${escapeHtml(g.title)}</a>: ${escapeHtml(g.summary)}</li>`,
+        `        <li><a href="guides/${g.slug}.html">${escapeHtml(g.title)}</a>: ${g.summary
+          .replace(/href="#/g, `href="guides/${g.slug}.html#`)
+          .replace(/href="(?![a-z][\w+.-]*:|\/)/gi, 'href="guides/')}</li>`,
     )
     .join('\n');
   return page(
@@ -361,14 +442,14 @@ ${cards}
 ${guideItems}
         </ul>
       </section>
-      <section>
+      <section id="try-locally">
         <h2>Try the APIs locally</h2>
-        <p>The mock that serves this portal answers both APIs at their live base paths, for example
-        <code>curl -H 'Authorization: Bearer t' http://127.0.0.1:4010/calendar/v3/colors</code>, and the
-        <a href="try/index.html">try-it console</a> sends requests to it from the browser.</p>
+        <p id="mock-origin-note">Started with <code>npm start</code>, the mock serves this portal and answers both APIs at their live base paths on <code>${DEFAULT_ORIGIN}</code> (or the port <code>PORT</code> names), for example:</p>
+        <pre><code>${examples.map((e) => `curl -H 'Authorization: Bearer t' '<span data-origin>${DEFAULT_ORIGIN}</span>${escapeHtml(e)}'`).join('\n')}</code></pre>
+        <p>The <a href="try/index.html">try-it console</a> sends requests to it from the browser.</p>
       </section>
     </main>`,
-    ['assets/search.js'],
+    ['assets/search.js', 'assets/landing.js'],
   );
 }
 
@@ -470,6 +551,7 @@ function main(): void {
     localizeRenderer(readFileSync(path.join(redocDir, 'bundles', 'redoc.standalone.js'), 'utf8')),
   );
   writeFileSync(path.join(outDir, 'assets', 'site.css'), SITE_CSS);
+  copyFileSync(FAVICON_SOURCE, path.join(outDir, 'favicon.svg'));
 
   const meta: Record<string, { summary?: string; operations: number }> = {};
   const search: SearchEntry[] = [];

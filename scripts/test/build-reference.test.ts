@@ -2,8 +2,12 @@ import { describe, expect, it } from 'vitest';
 import {
   CONTENT_SECURITY_POLICY,
   decorateForDocs,
+  guideSummary,
+  headingId,
   localizePage,
   operationAnchor,
+  portalLinks,
+  renderGuide,
   searchEntries,
 } from '../build-reference.ts';
 import { bundleApi, getApi, SpecError } from '../lib/apis.ts';
@@ -20,7 +24,7 @@ const op = (id: string) => {
 
 const builtPage = (version = '3.0.1') => `<!DOCTYPE html><html><head><title>x</title>
 <link rel="modulepreload" href="https://cdn.redocly.com/redoc/v${version}/bundles/redoc.standalone.js" integrity="sha384-abc" crossorigin="anonymous">
-</head><body><div id="redoc"></div><script>try{document.documentElement.classList.add('light')}catch(e){}</script>
+</head><body><div id="redoc"><a class="m" href="/" data-discover="true">Overview</a><a class="m" href="/acl" data-discover="true">Acl</a><a href="#/acl/acl.list">list</a><a href="../try/">Try</a></div><script>try{document.documentElement.classList.add('light')}catch(e){}</script>
 <script type="module">import { hydrate } from "https://cdn.redocly.com/redoc/v${version}/bundles/redoc.standalone.js";
 const __redoc_options = {"skipBundle":true,"disableTelemetry":false}; hydrate({}, __redoc_options, document.getElementById('redoc'));</script></body></html>`;
 
@@ -34,6 +38,14 @@ describe('localizePage', () => {
     expect(scripts['init.js']).toContain('from "../assets/redoc.standalone.js"');
     expect(scripts['init.js']).toContain('"disableTelemetry":true');
     expect(html).not.toContain('cdn.redocly.com');
+  });
+
+  it('points the pre-rendered menu links at the hash routes the renderer uses, not at the site root', () => {
+    const { html } = localizePage(builtPage(), '3.0.1', '../assets');
+    expect(html).toContain('<a class="m" href="#/" data-discover="true">Overview</a>');
+    expect(html).toContain('<a class="m" href="#/acl" data-discover="true">Acl</a>');
+    expect(html).toContain('<a href="#/acl/acl.list">list</a><a href="../try/">Try</a>');
+    expect(html).toContain('<link rel="icon" type="image/svg+xml" href="../favicon.svg">');
   });
 
   it.each([
@@ -149,5 +161,66 @@ describe('search index', () => {
         'etag',
       ]),
     );
+  });
+});
+
+describe('guides in the portal', () => {
+  const slugs = new Set(['getting-started', 'using-the-mock']);
+
+  it("renders a summary's inline Markdown and shows raw HTML as text", () => {
+    const summary = guideSummary(
+      '# Title\n\nCall `events.list` with **care** <b>now</b>,\nsee [the mock](using-the-mock.md#faults).\n\nSecond paragraph.',
+      slugs,
+    );
+    expect(summary).toBe(
+      'Call <code>events.list</code> with <strong>care</strong> &#60;b&#62;now&#60;/b&#62;, see <a href="using-the-mock.html#faults">the mock</a>.',
+    );
+    expect(summary).not.toContain('`');
+  });
+
+  it('keeps links to guides, the web and anchors, and names the repository file for any other link', () => {
+    const html = portalLinks(
+      [
+        '<a href="getting-started.md">start</a>',
+        '<a href="#here">here</a>',
+        '<a href="https://example.com/x">web</a>',
+        '<a href="../decisions/0001-int64-as-string.md">decision 0001</a>',
+        '<a href="../../packages/mock/README.md">the mock&#39;s README</a>',
+      ].join(' '),
+      slugs,
+    );
+    expect(html).toBe(
+      [
+        '<a href="getting-started.html">start</a>',
+        '<a href="#here">here</a>',
+        '<a href="https://example.com/x">web</a>',
+        'decision 0001 (<code>docs/decisions/0001-int64-as-string.md</code> in the repository)',
+        'the mock&#39;s README (<code>packages/mock/README.md</code> in the repository)',
+      ].join(' '),
+    );
+  });
+
+  it.each(['missing.md', '../../../outside.md'])(
+    'refuses a link to %s, which is no file of the repository',
+    (target) => {
+      expect(() => portalLinks(`<a href="${target}">x</a>`, slugs)).toThrow(
+        /is not a file of the repository/,
+      );
+    },
+  );
+
+  it.each([
+    ['Search Ads 360: download the ID-mapping CSV', 'search-ads-360-download-the-id-mapping-csv'],
+    ['Only `default` events, and the deprecated fallback', 'only-default-events-and-the-deprecated-fallback'],
+    ['Testing the 412 path against the mock', 'testing-the-412-path-against-the-mock'],
+  ])('anchors the heading %s as GitHub does, at %s', (heading, id) => {
+    expect(renderGuide(`## ${heading}\n`)).toContain(`<h2 id="${id}">`);
+    expect(headingId(heading.replace(/`/g, ''))).toBe(id);
+  });
+
+  it('numbers the anchors of repeated headings', () => {
+    const html = renderGuide('## See also\n\n## See also\n');
+    expect(html).toContain('<h2 id="see-also">');
+    expect(html).toContain('<h2 id="see-also-1">');
   });
 });
