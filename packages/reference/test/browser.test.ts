@@ -3,7 +3,8 @@
  * mock as `npm start` serves it, with every request to another host blocked: pages load with
  * no console error (CSP violations included), ask no other host for anything, every operation
  * of both specs is in the navigation, search finds operations by field name, code samples are
- * shown, and the try-it console gets an answer from the mock. Screenshots go to test-results/.
+ * shown, the try-it console gets an answer from the mock, and every link of every page opens
+ * directly (as a crawler or a reload opens it). Screenshots go to test-results/.
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -59,6 +60,9 @@ interface Visit {
   errors: string[];
 }
 
+/** Waits for conditions rather than racing a clock: a loaded machine is slow, not broken. */
+const PATIENCE = 120_000;
+
 async function visit(url: string): Promise<Visit> {
   const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
   const external: string[] = [];
@@ -73,7 +77,10 @@ async function visit(url: string): Promise<Visit> {
     external.push(target.href);
     return route.abort();
   });
-  await page.goto(url, { waitUntil: 'networkidle' });
+  page.setDefaultTimeout(PATIENCE);
+  page.setDefaultNavigationTimeout(PATIENCE);
+  const response = await page.goto(url, { waitUntil: 'networkidle' });
+  if (response?.status() !== 200) errors.push(`${url} answered HTTP ${response?.status() ?? 'nothing'}`);
   return { page, external, errors };
 }
 
@@ -120,6 +127,35 @@ describe.skipIf(!haveBrowser)('the portal in a browser', () => {
     expect(await visit_.page.locator('a[href^="guides/"]').count()).toBeGreaterThan(0);
     await visit_.page.screenshot({ path: path.join(artefacts, 'landing.png'), fullPage: true });
     await finish(visit_);
+  });
+
+  it('shows curl commands for the origin the portal is served from, not the default port', async () => {
+    expect(new URL(origin).port, 'the test serves on a port other than the default').not.toBe('4010');
+    const v = await visit(`${origin}/`);
+    await v.page.locator('#mock-origin-note[data-served=mock]').waitFor();
+    const commands = (await v.page.locator('#try-locally pre').innerText()).trim().split('\n');
+    expect(commands).toEqual([
+      `curl -H 'Authorization: Bearer t' '${origin}/calendar/v3/colors'`,
+      `curl -H 'Authorization: Bearer t' '${origin}/doubleclicksearch/v2/agency/1/advertiser/2/idmapping'`,
+    ]);
+    expect(await v.page.locator('#mock-origin-note').innerText()).toContain(origin);
+    expect(await v.page.locator('#try-locally').innerText()).not.toContain('4010');
+    await finish(v);
+  });
+
+  it('renders the Markdown of the guide summaries on the landing page', async () => {
+    const v = await visit(`${origin}/`);
+    const items = v.page.locator('ul.guides li');
+    const texts = await items.allInnerTexts();
+    expect(texts).toHaveLength(guides.filter((g) => g !== 'index.html').length);
+    for (const text of texts) expect(text, 'raw Markdown in a summary').not.toMatch(/`|\*\*|\]\(/);
+    const batches = items.filter({ hasText: 'Conversion batches' });
+    expect(await batches.locator('code').allInnerTexts()).toEqual([
+      'conversion.insert',
+      'conversion.update',
+      'conversion.updateAvailability',
+    ]);
+    await finish(v);
   });
 
   it.each(apis.map((api) => [api.title, api] as const))(
@@ -209,4 +245,64 @@ describe.skipIf(!haveBrowser)('the portal in a browser', () => {
     expect((await v.page.locator('main h1').first().textContent())?.length).toBeGreaterThan(3);
     await finish(v);
   });
+
+  // Every same-origin link of every page (and its icon), opened directly in a fresh page as a
+  // crawler, a bookmark or a reload opens it. A link already opened by an earlier page is not
+  // opened again.
+  const opened = new Set<string>();
+  it.each([
+    '/',
+    ...apis.map((api) => `/${api.id}/`),
+    ...guides.map((g) => `/guides/${g}`),
+    '/try/index.html',
+  ])('opens every link of %s directly', async (startPath) => {
+    const start = await visit(`${origin}${startPath}`);
+    await rendered(start.page);
+    const links = await start.page.evaluate(() =>
+      [...document.querySelectorAll<HTMLAnchorElement | HTMLLinkElement>('a[href], link[rel~=icon]')].map(
+        (a) => a.href,
+      ),
+    );
+    await finish(start);
+    const targets = [...new Set(links)].filter(
+      (href) => new URL(href).origin === origin && !opened.has(href),
+    );
+    expect(targets.length + links.length).toBeGreaterThan(0);
+    for (const href of targets) {
+      const response = await fetch(href);
+      const type = response.headers.get('content-type') ?? '';
+      const body = await response.arrayBuffer();
+      expect(response.status, `${href} (linked from ${startPath})`).toBe(200);
+      expect(body.byteLength, `${href} is empty`).toBeGreaterThan(0);
+      if (type.startsWith('text/html')) {
+        const v = await visit(href);
+        await rendered(v.page, `linked from ${startPath}`);
+        await finish(v);
+      }
+      opened.add(href);
+    }
+  });
 });
+
+/**
+ * Waits until a page has rendered what its address asks for and checks it: a reference shows
+ * the section its hash route names (not Redoc's "No page at this address"), a portal page its
+ * heading and the element its fragment names.
+ */
+async function rendered(page: Page, context = ''): Promise<void> {
+  const url = new URL(page.url());
+  const where = `${url.href}${context ? ` (${context})` : ''}`;
+  if ((await page.locator('#redoc').count()) > 0) {
+    await page.locator('.not-found-page, [data-testid=menu-item-label][data-active=true]').first().waitFor();
+    expect(
+      await page.locator('.not-found-page').count(),
+      `${where} shows Redoc's page for an unknown route`,
+    ).toBe(0);
+    expect(await page.locator('.api-content').innerText(), where).not.toBe('');
+    return;
+  }
+  await page.locator('h1').first().waitFor();
+  expect((await page.locator('h1').first().innerText()).trim(), where).not.toBe('');
+  const fragment = decodeURIComponent(url.hash.slice(1));
+  if (fragment) expect(await page.locator(`[id="${fragment}"]`).count(), `${where}: no #${fragment}`).toBe(1);
+}

@@ -62,6 +62,18 @@ describe('the built portal', () => {
     },
   );
 
+  it.each(htmlPages(distDir).map((file) => [path.relative(distDir, file), file]))(
+    '%s names the portal icon, and the icon is there',
+    (_name, file) => {
+      const html = readFileSync(file, 'utf8');
+      const href = /<link rel="icon" type="image\/svg\+xml" href="([^"]+)">/.exec(html)?.[1];
+      expect(href, 'no <link rel="icon">').toBeDefined();
+      const icon = path.resolve(path.dirname(file), href ?? '');
+      expect(path.relative(distDir, icon)).toBe('favicon.svg');
+      expect(readFileSync(icon, 'utf8')).toMatch(/^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg"/);
+    },
+  );
+
   it.each(apis.map((api) => [api.id, api] as const))(
     'has curl and TypeScript samples for every %s operation',
     (_id, api) => {
