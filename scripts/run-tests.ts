@@ -19,6 +19,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import os from 'node:os';
 import path from 'node:path';
 import { repoRoot } from './lib/apis.ts';
+import { turboBin, turboEnv } from './turbo.ts';
 
 export interface Leftover {
   pid: number;
@@ -111,11 +112,10 @@ async function main(): Promise<number> {
   ];
   console.log(`npm test: turbo ${args.join(' ')} (GSPEC_JOBS=${jobs}, GSPEC_TEST_WORKERS=${workers})`);
 
-  const local = path.join(repoRoot, 'node_modules', '.bin', 'turbo');
-  const turbo = spawn(existsSync(local) ? local : 'turbo', args, {
+  const turbo = spawn(turboBin(), args, {
     stdio: 'inherit',
     env: {
-      ...process.env,
+      ...turboEnv(),
       GSPEC_JOBS: String(jobs),
       GSPEC_TEST_WORKERS: String(workers),
       [markerName]: markerValue,

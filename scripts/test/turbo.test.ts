@@ -1,0 +1,23 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { repoRoot } from '../lib/apis.ts';
+import { turboEnv } from '../turbo.ts';
+
+describe('turbo for the project', () => {
+  it('turns telemetry off for the project runs unless the caller chose', () => {
+    expect(turboEnv({ PATH: '/bin' })).toEqual({ PATH: '/bin', TURBO_TELEMETRY_DISABLED: '1' });
+    expect(turboEnv({ TURBO_TELEMETRY_DISABLED: '0' }).TURBO_TELEMETRY_DISABLED).toBe('0');
+  });
+
+  it('is what every npm script that runs turbo goes through', () => {
+    const { scripts } = JSON.parse(readFileSync(path.join(repoRoot, 'package.json'), 'utf8')) as {
+      scripts: Record<string, string>;
+    };
+    const bare = Object.entries(scripts).filter(([, command]) => /(^|&&\s*)(npx\s+)?turbo\s/.test(command));
+    expect(bare, 'scripts that start turbo without scripts/turbo.ts').toEqual([]);
+    expect(
+      Object.values(scripts).filter((c) => c.includes('tsx scripts/turbo.ts run')).length,
+    ).toBeGreaterThan(0);
+  });
+});
