@@ -86,6 +86,23 @@ function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
+/**
+ * The Redoc renderer `redocly build-docs` pre-renders with: @redocly/cli ships its standalone
+ * bundle (for `--inline-bundle`), so the portal serves that very file and needs no `redoc`
+ * package of its own (whose engines field asks for Node 22 while the CLI supports 20.19).
+ */
+const CLI_RENDERER = path.join('lib', 'chunks', 'redoc.standalone.js');
+
+/** The version a Redoc standalone bundle declares for itself. */
+export function rendererVersion(source: string): string {
+  const version = /\{name:`redoc`,version:`([0-9][^`]*)`\}/.exec(source)?.[1];
+  if (!version)
+    throw new SpecError(
+      'the Redoc renderer shipped by @redocly/cli no longer names its version; update scripts/build-reference.ts',
+    );
+  return version;
+}
+
 /** The vendored renderer, with its only asset from another host replaced by an inline one. */
 export function localizeRenderer(source: string): string {
   const out = source.replace(BADGE_LOGO, INLINE_LOGO);
@@ -111,7 +128,7 @@ export function localizePage(
   for (const version of versions) {
     if (version !== vendoredVersion) {
       throw new SpecError(
-        `redocly build-docs expects redoc ${version} but packages/reference vendors redoc ${vendoredVersion}; align the versions`,
+        `redocly build-docs expects redoc ${version} but the renderer served is redoc ${vendoredVersion}; update scripts/build-reference.ts`,
       );
     }
   }
@@ -537,19 +554,20 @@ function main(): void {
   if (!existsSync(indexFile))
     throw new SpecError(`${indexFile} is missing; build @gspec/specs first (npm run build)`);
   const apis = JSON.parse(readFileSync(indexFile, 'utf8')) as IndexEntry[];
-  const redocDir = path.dirname(require.resolve('redoc/package.json'));
-  const redocVersion = (
-    JSON.parse(readFileSync(path.join(redocDir, 'package.json'), 'utf8')) as { version: string }
-  ).version;
-  const redoclyBin = path.join(path.dirname(require.resolve('@redocly/cli/package.json')), 'bin', 'cli.js');
+  const cliDir = path.dirname(require.resolve('@redocly/cli/package.json'));
+  const rendererFile = path.join(cliDir, CLI_RENDERER);
+  if (!existsSync(rendererFile))
+    throw new SpecError(
+      `@redocly/cli no longer ships the Redoc renderer at ${CLI_RENDERER}; update scripts/build-reference.ts`,
+    );
+  const renderer = readFileSync(rendererFile, 'utf8');
+  const redocVersion = rendererVersion(renderer);
+  const redoclyBin = path.join(cliDir, 'bin', 'cli.js');
   const work = mkdtempSync(path.join(tmpdir(), 'gspec-reference-'));
 
   rmSync(outDir, { recursive: true, force: true });
   mkdirSync(path.join(outDir, 'assets'), { recursive: true });
-  writeFileSync(
-    path.join(outDir, 'assets', 'redoc.standalone.js'),
-    localizeRenderer(readFileSync(path.join(redocDir, 'bundles', 'redoc.standalone.js'), 'utf8')),
-  );
+  writeFileSync(path.join(outDir, 'assets', 'redoc.standalone.js'), localizeRenderer(renderer));
   writeFileSync(path.join(outDir, 'assets', 'site.css'), SITE_CSS);
   copyFileSync(FAVICON_SOURCE, path.join(outDir, 'favicon.svg'));
 

@@ -7,6 +7,7 @@ import {
   localizePage,
   operationAnchor,
   portalLinks,
+  rendererVersion,
   renderGuide,
   searchEntries,
 } from '../build-reference.ts';
@@ -52,7 +53,7 @@ describe('localizePage', () => {
     [
       'a renderer version other than the vendored one',
       builtPage('3.1.0'),
-      /expects redoc 3\.1\.0 but packages\/reference vendors redoc 3\.0\.1/,
+      /expects redoc 3\.1\.0 but the renderer served is redoc 3\.0\.1/,
     ],
     [
       'a page that no longer loads the renderer from the known URL',
@@ -70,6 +71,13 @@ describe('localizePage', () => {
   ])('refuses %s', (_title, page, message) => {
     expect(() => localizePage(page, '3.0.1', '../assets')).toThrow(SpecError);
     expect(() => localizePage(page, '3.0.1', '../assets')).toThrow(message);
+  });
+});
+
+describe('rendererVersion', () => {
+  it('reads the version a Redoc bundle declares, and refuses a bundle that declares none', () => {
+    expect(rendererVersion('var a=1,uj={name:`redoc`,version:`3.0.1`},dj=2;')).toBe('3.0.1');
+    expect(() => rendererVersion('var a=1;')).toThrow(/no longer names its version/);
   });
 });
 
