@@ -8,12 +8,11 @@
  */
 import {
   applyFieldMask,
-  checkFieldMask,
+  CheckedMasks,
   type FieldMask,
   FieldMaskError,
   fieldMaskErrorItem,
   ifNoneMatchHits,
-  parseFieldMask,
   pointerResolver,
 } from '@gspec/server-kit';
 import { ApiError } from './errors.js';
@@ -27,7 +26,7 @@ interface Shape {
   schema: Json | undefined;
   notModified: boolean;
   /** Masks already parsed and checked for this operation, by their text. */
-  masks: Map<string, FieldMask>;
+  masks: CheckedMasks;
 }
 
 const MAX_MASKS = 64;
@@ -50,7 +49,7 @@ export class PartialAnswers {
     shape = {
       schema: isObject(json) ? json.schema : undefined,
       notModified: '304' in op.responses,
-      masks: new Map(),
+      masks: new CheckedMasks(MAX_MASKS),
     };
     this.shapes.set(op, shape);
     return shape;
@@ -63,19 +62,12 @@ export class PartialAnswers {
   mask(op: OperationSpec, text: string): FieldMask | undefined {
     if (text.trim() === '') return undefined;
     const shape = this.shape(op);
-    const known = shape.masks.get(text);
-    if (known) return known;
-    let mask: FieldMask;
     try {
-      mask = parseFieldMask(text);
-      if (shape.schema !== undefined) checkFieldMask(mask, shape.schema, this.resolve);
+      return shape.masks.get(text, text, shape.schema, this.resolve);
     } catch (error) {
       if (error instanceof FieldMaskError) throw new ApiError(400, [fieldMaskErrorItem(error)]);
       throw error;
     }
-    if (shape.masks.size >= MAX_MASKS) shape.masks.clear();
-    shape.masks.set(text, mask);
-    return mask;
   }
 
   /** Whether the answer to a read is `304`: the operation documents it and the tag matches. */

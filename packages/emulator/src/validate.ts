@@ -4,6 +4,8 @@
  * body field) at fault as `location`. Query values arrive as text; they are converted to the
  * type their schema asks for first, so `maxResults=abc` is refused as invalid, not as a string.
  */
+
+import { DATE_TIME_NEEDS_OFFSET } from '@gspec/server-kit';
 import type { ErrorObject } from 'ajv';
 import { ApiError, type GoogleErrorItem } from './errors.js';
 import type { SchemaTools } from './schemas.js';
@@ -67,7 +69,7 @@ function describe(error: ErrorObject): string {
     error.instancePath.endsWith('/dateTime') &&
     error.schemaPath.includes('/else/')
   )
-    return 'needs a UTC offset (such as 2027-03-01T10:00:00+01:00, or Z) unless timeZone names the zone';
+    return DATE_TIME_NEEDS_OFFSET;
   // EventDateTime.dateTime's pattern: say what it stands for instead of printing it.
   if (error.keyword === 'pattern' && error.instancePath.endsWith('/dateTime'))
     return 'must be an RFC 3339 date-time such as 2027-03-01T10:00:00+01:00 (the offset may be left out when timeZone names the zone)';

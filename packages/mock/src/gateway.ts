@@ -11,13 +11,12 @@ import path from 'node:path';
 import { Writable } from 'node:stream';
 import {
   applyFieldMask,
-  checkFieldMask,
+  CheckedMasks,
   type FieldMask,
   FieldMaskError,
   fieldMaskErrorItem,
   googleError,
   ifNoneMatchHits,
-  parseFieldMask,
 } from '@gspec/server-kit';
 import { createLogger } from '@stoplight/prism-core';
 import { createInstance, type IHttpConfig, type IHttpRequest } from '@stoplight/prism-http';
@@ -316,7 +315,7 @@ function successSchema(operation: IHttpOperation): unknown {
   return success?.contents?.find((c) => /json/i.test(c.mediaType))?.schema;
 }
 
-/** Masks parsed and checked, per operation and text; bounded, as the texts come from clients. */
+/** How many masks (per operation and text) the gateway keeps parsed and checked. */
 const MAX_MASKS = 256;
 
 /**
@@ -373,26 +372,18 @@ export function createGateway(options: GatewayOptions): Gateway {
     .sort((a, b) => b.basePath.length - a.basePath.length)
     .map((api) => ({ api, router: createRouter(api.operations), names: parameterNames(api) }));
   const docsDir = options.docsDir ? path.resolve(options.docsDir) : undefined;
-  const masks = new Map<string, FieldMask>();
+  const masks = new CheckedMasks(MAX_MASKS);
 
   /** The checked mask of a `fields` value; throws the 400 of a bad one. */
   function maskOf(operation: IHttpOperation, operationId: string, text: string): FieldMask {
-    const key = `${operationId}\n${text}`;
-    const known = masks.get(key);
-    if (known) return known;
-    let mask: FieldMask;
     try {
-      mask = parseFieldMask(text);
       // Prism's operations come dereferenced: a reference left is not followed.
-      checkFieldMask(mask, successSchema(operation), () => undefined);
+      return masks.get(`${operationId}\n${text}`, text, successSchema(operation), () => undefined);
     } catch (error) {
       if (error instanceof FieldMaskError)
         throw new HttpError(400, googleError(400, [fieldMaskErrorItem(error)]));
       throw error;
     }
-    if (masks.size >= MAX_MASKS) masks.clear();
-    masks.set(key, mask);
-    return mask;
   }
 
   type Route = (typeof routes)[number];

@@ -2,7 +2,12 @@
  * Google's JSON error envelope, and the translation of Prism's problem+json errors into it,
  * so that a client written for the live service reads the mock's errors the same way.
  */
-import { type GoogleErrorBody, type GoogleErrorItem, googleError } from '@gspec/server-kit';
+import {
+  DATE_TIME_NEEDS_OFFSET,
+  type GoogleErrorBody,
+  type GoogleErrorItem,
+  googleError,
+} from '@gspec/server-kit';
 
 export { type GoogleErrorBody, type GoogleErrorItem, googleError } from '@gspec/server-kit';
 
@@ -135,7 +140,7 @@ function explainOffset(diagnostic: Diagnostic): Diagnostic {
   if (!/must match format "date-time"/.test(diagnostic.message)) return diagnostic;
   return {
     ...diagnostic,
-    message: 'needs a UTC offset (such as 2027-03-01T10:00:00+01:00, or Z) unless timeZone names the zone',
+    message: DATE_TIME_NEEDS_OFFSET,
   };
 }
 

@@ -266,6 +266,27 @@ function walk(branch: FieldBranch, schema: Schema, prefix: string, resolve: (ref
   }
 }
 
+/**
+ * Masks parsed and checked, by a key the caller chooses (the operation and the mask's text),
+ * so that a server parses each mask of each operation once. The texts come from clients, so
+ * the cache is bounded: when full it starts over.
+ */
+export class CheckedMasks {
+  private readonly masks = new Map<string, FieldMask>();
+  constructor(private readonly limit: number) {}
+
+  /** The mask of `text`, checked against `schema`; throws FieldMaskError for a bad one. */
+  get(key: string, text: string, schema: unknown, resolve: (ref: string) => unknown): FieldMask {
+    const known = this.masks.get(key);
+    if (known) return known;
+    const mask = parseFieldMask(text);
+    checkFieldMask(mask, schema, resolve);
+    if (this.masks.size >= this.limit) this.masks.clear();
+    this.masks.set(key, mask);
+    return mask;
+  }
+}
+
 /** A JSON pointer resolver over one document: `#/components/schemas/Event` to its schema. */
 export function pointerResolver(document: unknown): (ref: string) => unknown {
   return (ref) => {

@@ -42,3 +42,10 @@ export function googleError(
   const status = CANONICAL_STATUS[code];
   return { error: { code, message, ...(status ? { status } : {}), errors: items } };
 }
+
+/**
+ * What the mock and the emulator say of an event's `dateTime` without a UTC offset and without
+ * `timeZone` (decision 0036), in place of the validator's "must match format".
+ */
+export const DATE_TIME_NEEDS_OFFSET =
+  'needs a UTC offset (such as 2027-03-01T10:00:00+01:00, or Z) unless timeZone names the zone';

@@ -2,6 +2,7 @@ export { createAjv } from './ajv.js';
 export { ifNoneMatchHits } from './conditional.js';
 export {
   applyFieldMask,
+  CheckedMasks,
   checkFieldMask,
   type FieldBranch,
   type FieldMask,
@@ -13,6 +14,7 @@ export {
 } from './fields.js';
 export {
   CANONICAL_STATUS,
+  DATE_TIME_NEEDS_OFFSET,
   type GoogleErrorBody,
   type GoogleErrorItem,
   googleError,

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   applyFieldMask,
+  CheckedMasks,
   checkFieldMask,
   FieldMaskError,
   fieldMaskErrorItem,
@@ -189,5 +190,30 @@ describe('checkFieldMask', () => {
     expect((caught as FieldMaskError).selection).toBe(path);
     expect((caught as FieldMaskError).message).toContain(`Invalid field selection ${path}`);
     expect((caught as FieldMaskError).message).toContain(what);
+  });
+});
+
+describe('CheckedMasks', () => {
+  const schema = { type: 'object', properties: { id: { type: 'string' }, summary: { type: 'string' } } };
+  const none = () => undefined;
+
+  it('parses and checks a mask once per key, and refuses a bad one every time', () => {
+    const masks = new CheckedMasks(8);
+    const first = masks.get('op id', 'id', schema, none);
+    expect(masks.get('op id', 'id', schema, none)).toBe(first);
+    expect(applyFieldMask({ id: 'e1', summary: 'x' }, first)).toEqual({ id: 'e1' });
+    for (let i = 0; i < 2; i++) {
+      expect(() => masks.get('op colour', 'colour', schema, none)).toThrow(FieldMaskError);
+      expect(() => masks.get('op id(((', 'id(((', schema, none)).toThrow(FieldMaskError);
+    }
+  });
+
+  it('starts over when full, so that masks from clients cannot grow it without bound', () => {
+    const masks = new CheckedMasks(2);
+    const id = masks.get('a', 'id', schema, none);
+    masks.get('b', 'summary', schema, none);
+    masks.get('c', 'id,summary', schema, none);
+    expect(masks.get('a', 'id', schema, none)).not.toBe(id);
+    expect(masks.get('a', 'id', schema, none)).toEqual(id);
   });
 });
