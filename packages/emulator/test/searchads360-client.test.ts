@@ -19,6 +19,17 @@ const emu = useEmulator();
 /** Our client with only its base URL pointed at the emulator. */
 const client = () =>
   createSearchAds360({ accessToken: 'ana@example.com', baseUrl: `${emu.origin}/doubleclicksearch/v2` });
+/** The example engine account's conversions of 2025-11-20, through the deprecated read. */
+const readBack = (searchAds: ReturnType<typeof client>) =>
+  searchAds.conversion.get({
+    agencyId: AGENCY,
+    advertiserId: ADVERTISER,
+    engineAccountId: ENGINE,
+    startDate: 20251120,
+    endDate: 20251120,
+    startRow: 0,
+    rowCount: 10,
+  });
 
 describe('@gspec/searchads360 against the emulator', () => {
   it('uploads in batches: a refused batch names its row, the other batches are stored', async () => {
@@ -38,15 +49,7 @@ describe('@gspec/searchads360 against the emulator', () => {
     ]);
     expect(result.alreadyStored).toEqual([]);
 
-    const read = await searchAds.conversion.get({
-      agencyId: AGENCY,
-      advertiserId: ADVERTISER,
-      engineAccountId: ENGINE,
-      startDate: 20251120,
-      endDate: 20251120,
-      startRow: 0,
-      rowCount: 10,
-    });
+    const read = await readBack(searchAds);
     expect(read.conversion?.map((c) => c.conversionId)).toEqual(['c-1', 'c-2', 'c-4']);
 
     const rows = [];
@@ -139,15 +142,7 @@ describe('@gspec/searchads360 against the emulator', () => {
     expect(result.failed.map((f) => [f.index, f.errors.map((e) => `${e.field} ${e.reason}`)])).toEqual([
       [1, ['conversionId notFound']],
     ]);
-    const read = await searchAds.conversion.get({
-      agencyId: AGENCY,
-      advertiserId: ADVERTISER,
-      engineAccountId: ENGINE,
-      startDate: 20251120,
-      endDate: 20251120,
-      startRow: 0,
-      rowCount: 10,
-    });
+    const read = await readBack(searchAds);
     expect(read.conversion?.map((c) => [c.conversionId, c.revenueMicros, c.state])).toEqual([
       ['u-1', '5000000', 'ACTIVE'],
       ['u-2', '129990000', 'ACTIVE'],
