@@ -2,15 +2,20 @@
 /**
  * gspec-emulator: stateful Google Calendar API v3 and Search Ads 360 API v2 on this machine.
  *
- *   gspec-emulator [--port N] [--host H] [--users FILE] [--state FILE] [--seed FILE] [--persist FILE] [--verbose]
+ *   gspec-emulator [--port N] [--host HOST] [--seed FILE] [--users FILE] [--state FILE] [--persist FILE]
+ *                  [--strict] [--rate-limit N [--rate-limit-status 403|429]] [--verbose]
  *
- *   [--strict] [--rate-limit N [--rate-limit-status 403|429]]
- *
+ * `gspec-emulator --help` lists the options (OPTIONS below).
  * The port comes from --port, else PORT, else 4011; 0 picks a free port.
  */
 import { readFileSync } from 'node:fs';
-import { parseArgs } from 'node:util';
-import { stopOnSignals } from '@gspec/server-kit';
+import {
+  CommandLineError,
+  type CommandValues,
+  commandHelp,
+  parseCommandLine,
+  stopOnSignals,
+} from '@gspec/server-kit';
 import { CONTROL_PREFIX } from './control.js';
 import { PersistError } from './persist.js';
 import { applySeed, readSeedFile, type Seed, SeedError, seedScopeMap, seedUserMap } from './seed.js';
@@ -31,8 +36,62 @@ const API_TITLES: Record<string, string> = {
   searchads360: 'Search Ads 360 API',
 };
 
-const USAGE =
-  'usage: gspec-emulator [--port N] [--host H] [--users FILE] [--state FILE] [--seed FILE] [--persist FILE] [--verbose]\n       [--strict] [--rate-limit N [--rate-limit-status 403|429]]';
+const OPTIONS = {
+  port: {
+    type: 'string',
+    short: 'p',
+    value: 'N',
+    description: 'Port to listen on; 0 picks a free one. Default: $PORT, else 4011.',
+  },
+  host: { type: 'string', value: 'HOST', description: 'Address to listen on. Default: 127.0.0.1.' },
+  seed: {
+    type: 'string',
+    value: 'FILE',
+    description: 'Start with the users, calendars, events and conversions of this seed file (JSON).',
+  },
+  users: {
+    type: 'string',
+    value: 'FILE',
+    description:
+      'Map bearer tokens to users (and scopes) from this JSON file; other tokens act as a default user.',
+  },
+  state: {
+    type: 'string',
+    value: 'FILE',
+    description: 'Start from a state saved earlier (GET /__emulator/state), then apply --seed.',
+  },
+  persist: {
+    type: 'string',
+    value: 'FILE',
+    description: 'Keep the state in FILE: restored at start, saved before every change is answered.',
+  },
+  strict: {
+    type: 'boolean',
+    description: 'Accept only the tokens of --users and the seed, with their scopes; refuse unknown ids.',
+  },
+  'rate-limit': {
+    type: 'string',
+    value: 'N',
+    description: 'Allow N quota units per user per minute and API; over it, answer rateLimitExceeded.',
+  },
+  'rate-limit-status': {
+    type: 'string',
+    value: '403|429',
+    description:
+      'The status of rate-limited answers. Default: the live one (Calendar 403, Search Ads 360 429).',
+  },
+  verbose: { type: 'boolean', short: 'v', description: 'Log every request and its answer to stderr.' },
+} as const;
+
+const HELP = commandHelp(
+  'gspec-emulator',
+  'A stateful emulator of Google Calendar API v3 and Search Ads 360 API v2 at their live base paths, on one origin.',
+  OPTIONS,
+  [
+    'It prints its URLs when it is ready; GET /__emulator/health answers 200 from then on.',
+    'It stops on Ctrl-C (SIGINT) or SIGTERM.',
+  ],
+);
 
 function fail(message: string): never {
   process.stderr.write(`gspec-emulator: ${message}\n`);
@@ -45,7 +104,7 @@ function rateLimitOption(
   status: string | undefined,
 ): RateLimitOptions | undefined {
   if (units === undefined) {
-    if (status !== undefined) fail(`--rate-limit-status needs --rate-limit N\n${USAGE}`);
+    if (status !== undefined) fail('--rate-limit-status needs --rate-limit N (see gspec-emulator --help)');
     return undefined;
   }
   if (!/^\d+$/.test(units) || !Number.isSafeInteger(Number(units)) || Number(units) === 0)
@@ -84,41 +143,17 @@ async function main(): Promise<void> {
     const running = emulator;
     return running ? () => running.close() : undefined;
   });
-  let values: {
-    port?: string;
-    host?: string;
-    users?: string;
-    state?: string;
-    seed?: string;
-    persist?: string;
-    verbose?: boolean;
-    help?: boolean;
-    strict?: boolean;
-    'rate-limit'?: string;
-    'rate-limit-status'?: string;
-  };
+  let values: CommandValues<typeof OPTIONS>;
   try {
-    ({ values } = parseArgs({
-      options: {
-        port: { type: 'string', short: 'p' },
-        host: { type: 'string' },
-        users: { type: 'string' },
-        state: { type: 'string' },
-        seed: { type: 'string' },
-        persist: { type: 'string' },
-        verbose: { type: 'boolean', short: 'v', default: false },
-        help: { type: 'boolean', short: 'h', default: false },
-        strict: { type: 'boolean', default: false },
-        'rate-limit': { type: 'string' },
-        'rate-limit-status': { type: 'string' },
-      },
-    }));
+    const parsed = parseCommandLine('gspec-emulator', OPTIONS);
+    if (parsed.help) {
+      process.stdout.write(HELP);
+      return;
+    }
+    values = parsed.values;
   } catch (error) {
-    fail(`${(error as Error).message}\n${USAGE}`);
-  }
-  if (values.help) {
-    process.stdout.write(`${USAGE}\n`);
-    return;
+    if (error instanceof CommandLineError) fail(error.message);
+    throw error;
   }
   // An empty PORT counts as unset, as shells and CI often export it empty.
   const portText = values.port ?? (process.env.PORT || '4011');
@@ -126,7 +161,7 @@ async function main(): Promise<void> {
     fail(`invalid port ${JSON.stringify(portText)}: expected 0-65535`);
   const host = values.host ?? '127.0.0.1';
   const rateLimit = rateLimitOption(values['rate-limit'], values['rate-limit-status']);
-  if (values.persist === '') fail(`--persist needs a file name\n${USAGE}`);
+  if (values.persist === '') fail('--persist needs a file name (see gspec-emulator --help)');
   let users: UserMap = {};
   let scopes: ScopeMap = {};
   try {

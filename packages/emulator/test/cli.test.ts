@@ -56,13 +56,38 @@ describe('gspec-emulator CLI', () => {
   });
 
   it.each([
-    [['--port', 'abc'], 'invalid port'],
-    [['--port', '0', '--users', '/no/such/file.json'], 'invalid --users file'],
-    [['--bogus'], 'usage:'],
-  ])('refuses %j with status 1', async (args, message) => {
+    [['--port', 'abc'], 'invalid port "abc": expected 0-65535'],
+    [
+      ['--port', '0', '--users', '/no/such/file.json'],
+      "invalid --users file: /no/such/file.json: cannot read (ENOENT: no such file or directory, open '/no/such/file.json')",
+    ],
+    [['--bogus'], 'unknown option --bogus (see gspec-emulator --help)'],
+    [['--seed'], '--seed needs a value (FILE) (see gspec-emulator --help)'],
+    [['--strict=1'], '--strict takes no value (see gspec-emulator --help)'],
+    [['--rate-limit-status', '429'], '--rate-limit-status needs --rate-limit N (see gspec-emulator --help)'],
+  ])('refuses %j with one line and status 1', async (args, message) => {
     const run = start(args);
     expect(await run.exited).toBe(1);
-    expect(run.output().err).toContain(message);
+    expect(run.output().err).toBe(`gspec-emulator: ${message}\n`);
+  });
+
+  it('lists every option with --help and exits 0', async () => {
+    const run = start(['--help']);
+    expect(await run.exited).toBe(0);
+    const options = [...run.output().out.matchAll(/^ {2}(?:-\w, )? *--([\w-]+)/gm)].map((m) => m[1]);
+    expect(options).toEqual([
+      'port',
+      'host',
+      'seed',
+      'users',
+      'state',
+      'persist',
+      'strict',
+      'rate-limit',
+      'rate-limit-status',
+      'verbose',
+      'help',
+    ]);
   });
 });
 

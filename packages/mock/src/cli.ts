@@ -2,18 +2,54 @@
 /**
  * gspec-mock: serves both APIs at their live base paths on one origin.
  *
- *   gspec-mock [--port N] [--host H] [--docs DIR] [--faults FILE] [--specs DIR] [--verbose]
+ *   gspec-mock [--port N] [--host HOST] [--docs DIR] [--faults FILE] [--specs DIR] [--verbose]
  *
  * The port comes from --port, else PORT, else 4010; 0 picks a free port. The specs come from
  * --specs, else GSPEC_MOCK_SPECS, else the bundled specs/dist.
  */
 import { existsSync } from 'node:fs';
-import { parseArgs } from 'node:util';
-import { stopOnSignals } from '@gspec/server-kit';
+import {
+  CommandLineError,
+  type CommandValues,
+  commandHelp,
+  parseCommandLine,
+  stopOnSignals,
+} from '@gspec/server-kit';
 import type { FaultConfig } from './faults.js';
 
-const USAGE =
-  'usage: gspec-mock [--port N] [--host H] [--docs DIR] [--faults FILE] [--specs DIR] [--verbose]';
+const OPTIONS = {
+  port: {
+    type: 'string',
+    short: 'p',
+    value: 'N',
+    description: 'Port to listen on; 0 picks a free one. Default: $PORT, else 4010.',
+  },
+  host: { type: 'string', value: 'HOST', description: 'Address to listen on. Default: 127.0.0.1.' },
+  docs: {
+    type: 'string',
+    value: 'DIR',
+    description: 'Also serve the static API reference built in DIR at / (as `npm start` does).',
+  },
+  faults: {
+    type: 'string',
+    value: 'FILE',
+    description: 'Answer some requests with errors or delays, as the fault file says (see the README).',
+  },
+  specs: {
+    type: 'string',
+    value: 'DIR',
+    description:
+      'Serve the bundled specs in DIR (apis.json and the files it names). Default: $GSPEC_MOCK_SPECS, else those of @gspec/specs.',
+  },
+  verbose: { type: 'boolean', short: 'v', description: 'Log every request and its answer to stderr.' },
+} as const;
+
+const HELP = commandHelp(
+  'gspec-mock',
+  'A contract mock of Google Calendar API v3 and Search Ads 360 API v2 on one origin, at the live base paths, answering from the examples of the specs.',
+  OPTIONS,
+  ['It prints its URLs when it is ready, and stops on Ctrl-C (SIGINT) or SIGTERM.'],
+);
 
 function fail(message: string): never {
   process.stderr.write(`gspec-mock: ${message}\n`);
@@ -26,40 +62,24 @@ let stopGateway: (() => Promise<void>) | undefined;
 async function main(): Promise<void> {
   // Installed first, so that a signal during start-up is handled like one after it.
   stopOnSignals('the mock', () => stopGateway);
-  let values: {
-    port?: string;
-    host?: string;
-    docs?: string;
-    faults?: string;
-    specs?: string;
-    verbose?: boolean;
-    help?: boolean;
-  };
+  let values: CommandValues<typeof OPTIONS>;
   try {
-    ({ values } = parseArgs({
-      options: {
-        port: { type: 'string', short: 'p' },
-        host: { type: 'string' },
-        docs: { type: 'string' },
-        faults: { type: 'string' },
-        specs: { type: 'string' },
-        verbose: { type: 'boolean', short: 'v', default: false },
-        help: { type: 'boolean', short: 'h', default: false },
-      },
-    }));
+    const parsed = parseCommandLine('gspec-mock', OPTIONS);
+    if (parsed.help) {
+      process.stdout.write(HELP);
+      return;
+    }
+    values = parsed.values;
   } catch (error) {
-    fail(`${(error as Error).message}\n${USAGE}`);
-  }
-  if (values.help) {
-    process.stdout.write(`${USAGE}\n`);
-    return;
+    if (error instanceof CommandLineError) fail(error.message);
+    throw error;
   }
   const portText = values.port ?? process.env.PORT ?? '4010';
   if (!/^\d+$/.test(portText) || Number(portText) > 65535)
     fail(`invalid port ${JSON.stringify(portText)}: expected 0-65535`);
   const host = values.host ?? '127.0.0.1';
   if (values.docs && !existsSync(values.docs))
-    fail(`--docs ${values.docs} does not exist; run \`npm run build\` first`);
+    fail(`--docs ${values.docs}: no such folder (build the reference first)`);
 
   // Prism and the specs are loaded only now, so that --help and a mistyped option answer at once.
   const [

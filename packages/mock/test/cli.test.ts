@@ -104,13 +104,23 @@ describe('gspec-mock refusals', () => {
   });
 
   it.each([
-    [['--port', 'abc'], 'invalid port "abc"'],
-    [['--docs', '/no/such/folder'], '--docs /no/such/folder does not exist'],
-    [['--colour'], "Unknown option '--colour'"],
-  ])('refuses %j with a clear message', async (args, message) => {
+    [['--port', 'abc'], 'invalid port "abc": expected 0-65535'],
+    [['--docs', '/no/such/folder'], '--docs /no/such/folder: no such folder (build the reference first)'],
+    [['--colour'], 'unknown option --colour (see gspec-mock --help)'],
+    [['--port'], '--port needs a value (N) (see gspec-mock --help)'],
+    [['--verbose=yes'], '--verbose takes no value (see gspec-mock --help)'],
+    [['4010'], 'unexpected argument "4010": every argument is an option (see gspec-mock --help)'],
+  ])('refuses %j with one line and status 1', async (args, message) => {
     const mock = start(args);
     expect(await mock.exited).toBe(1);
-    expect(mock.output().err).toContain(message);
+    expect(mock.output().err).toBe(`gspec-mock: ${message}\n`);
+  });
+
+  it('lists every option with --help and exits 0', async () => {
+    const mock = start(['--help']);
+    expect(await mock.exited).toBe(0);
+    const options = [...mock.output().out.matchAll(/^ {2}(?:-\w, )? *--([\w-]+)/gm)].map((m) => m[1]);
+    expect(options).toEqual(['port', 'host', 'docs', 'faults', 'specs', 'verbose', 'help']);
   });
 
   it('exits with a clear message when a spec in --specs is invalid', async () => {

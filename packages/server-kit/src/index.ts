@@ -1,4 +1,11 @@
 export { createAjv } from './ajv.js';
+export {
+  CommandLineError,
+  type CommandOption,
+  type CommandValues,
+  commandHelp,
+  parseCommandLine,
+} from './command-line.js';
 export { ifNoneMatchHits } from './conditional.js';
 export {
   applyFieldMask,

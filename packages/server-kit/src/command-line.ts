@@ -1,0 +1,93 @@
+/**
+ * The command lines of `gspec-mock` and `gspec-emulator`: one table of options gives both the
+ * parser and the `--help` text, and every mistake becomes one line that names it.
+ */
+import { parseArgs } from 'node:util';
+
+export interface CommandOption {
+  type: 'string' | 'boolean';
+  short?: string;
+  /** The name of the value in the help text, such as `N` or `FILE` (string options). */
+  value?: string;
+  /** One line: what the option does, and its default. */
+  description: string;
+}
+
+export type CommandValues<O extends Record<string, CommandOption>> = {
+  [K in keyof O]?: O[K]['type'] extends 'boolean' ? boolean : string;
+};
+
+/** A mistake on the command line; its message is one line, ready to print after the command's name. */
+export class CommandLineError extends Error {
+  override name = 'CommandLineError';
+}
+
+/** The `--help` text: what the command does, then one line per option, aligned. */
+export function commandHelp(
+  command: string,
+  summary: string,
+  options: Record<string, CommandOption>,
+  notes: string[] = [],
+): string {
+  const all: [string, CommandOption][] = [
+    ...Object.entries(options),
+    ['help', { type: 'boolean', short: 'h', description: 'Print this help and exit.' }],
+  ];
+  const left = all.map(
+    ([name, o]) =>
+      `${o.short ? `-${o.short}, ` : '    '}--${name}${o.type === 'string' ? ` ${o.value ?? 'VALUE'}` : ''}`,
+  );
+  const width = Math.max(...left.map((l) => l.length)) + 2;
+  return [
+    `usage: ${command} [options]`,
+    '',
+    summary,
+    '',
+    'Options:',
+    ...all.map(([, o], i) => `  ${(left[i] as string).padEnd(width)}${o.description}`),
+    ...(notes.length > 0 ? ['', ...notes] : []),
+    '',
+  ].join('\n');
+}
+
+/**
+ * Parses `argv` against `options` (plus `--help`). Throws a CommandLineError for an unknown
+ * option, a missing value, a value given to a switch, or an argument that is not an option.
+ */
+export function parseCommandLine<O extends Record<string, CommandOption>>(
+  command: string,
+  options: O,
+  argv: string[] = process.argv.slice(2),
+): { values: CommandValues<O>; help: boolean } {
+  const config: Record<string, { type: 'string' | 'boolean'; short?: string }> = {
+    help: { type: 'boolean', short: 'h' },
+  };
+  for (const [name, o] of Object.entries(options))
+    config[name] = { type: o.type, ...(o.short ? { short: o.short } : {}) };
+  const hint = `see ${command} --help`;
+  let parsed: { values: Record<string, unknown> };
+  try {
+    parsed = parseArgs({ args: argv, options: config, strict: true, allowPositionals: false });
+  } catch (error) {
+    const code = (error as { code?: string }).code;
+    const message = (error as Error).message;
+    const quoted = /'([^']*)'/.exec(message)?.[1] ?? '';
+    if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION')
+      throw new CommandLineError(`unknown option ${quoted} (${hint})`);
+    if (code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL')
+      throw new CommandLineError(
+        `unexpected argument ${JSON.stringify(quoted)}: every argument is an option (${hint})`,
+      );
+    const name = /--([\w-]+)/.exec(message)?.[1];
+    const o = name === undefined ? undefined : options[name];
+    if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' && o)
+      throw new CommandLineError(
+        o.type === 'string'
+          ? `--${name} needs a value (${o.value ?? 'VALUE'}) (${hint})`
+          : `--${name} takes no value (${hint})`,
+      );
+    throw new CommandLineError(`${(error as Error).message} (${hint})`);
+  }
+  const { help, ...values } = parsed.values;
+  return { values: values as CommandValues<O>, help: help === true };
+}
