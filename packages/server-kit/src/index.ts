@@ -26,4 +26,4 @@ export {
   type GoogleErrorItem,
   googleError,
 } from './google-errors.js';
-export { stopOnSignals } from './signals.js';
+export { startedByNpm, stopOnSignals } from './signals.js';
