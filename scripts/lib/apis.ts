@@ -73,11 +73,17 @@ export type OpenApiDocument = Record<string, any>;
 /**
  * Bundles one API into a single document: every external $ref becomes a component,
  * named after its file, exactly as `redocly bundle` does. Unresolvable references are
- * errors that name the file and the pointer, never a half-bundled document.
+ * errors that name the file and the pointer, never a half-bundled document. With
+ * `dereference`, every $ref is replaced by what it points to (a schema used twice is then
+ * the same object twice; a cycle would be an object that contains itself).
  */
-export async function bundleApi(api: ApiEntry, configPath = redoclyConfigPath): Promise<OpenApiDocument> {
+export async function bundleApi(
+  api: ApiEntry,
+  configPath = redoclyConfigPath,
+  options: { dereference?: boolean } = {},
+): Promise<OpenApiDocument> {
   const config = await loadConfig({ configPath });
-  const result = await bundle({ ref: api.root, config, dereference: false });
+  const result = await bundle({ ref: api.root, config, dereference: options.dereference ?? false });
   const errors = result.problems.filter((p) => p.severity === 'error');
   if (errors.length > 0) {
     const lines = errors.map((p) => {
