@@ -232,7 +232,9 @@ export function loadApiSpec(name: ApiName, file?: string): ApiSpec {
     try {
       path = createRequire(import.meta.url).resolve(`@gspec/specs/${name}.json`);
     } catch {
-      throw new SpecError(`the bundled ${name} spec was not found; run \`npm run build\` first`);
+      throw new SpecError(
+        `the ${name} spec of @gspec/specs was not found: install @gspec/specs next to @gspec/emulator (in the gspec repository, \`npm run build\` makes it)`,
+      );
     }
   }
   let text: string;

@@ -33,7 +33,7 @@ export function defaultSpecDir(): string {
     return path.dirname(require.resolve('@gspec/specs/apis.json'));
   } catch {
     throw new MockSetupError(
-      'the bundled specs were not found; run `npm run build` first (it bundles specs/ into specs/dist/)',
+      'the specs of @gspec/specs were not found: install @gspec/specs next to @gspec/mock, or pass --specs DIR (in the gspec repository, `npm run build` makes them)',
     );
   }
 }

@@ -211,7 +211,7 @@ function landingPage(apis: MockApi[]): string {
   const items = apis
     .map((api) => `<li><code>${api.basePath}</code> ${api.title} (${api.name})</li>`)
     .join('');
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>gspec mock</title></head><body><h1>gspec mock</h1><ul>${items}</ul><p>Build the reference with <code>npm run build</code> and start with <code>--docs</code> to serve it here.</p></body></html>`;
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>gspec mock</title></head><body><h1>gspec mock</h1><ul>${items}</ul><p>Start with <code>--docs DIR</code> to serve a built API reference here.</p></body></html>`;
 }
 
 /** Every query, path and header parameter name of an API, by its lower-case spelling. */

@@ -1,0 +1,371 @@
+/**
+ * The packages as a user meets them. Every published package of the workspace is packed with
+ * `npm pack`; the tarballs are installed, with the tools a user's project would have, into a
+ * fresh project in the system's temporary folder (no workspace link, no path into this
+ * repository); and there:
+ *
+ * - `tsc --strict` type-checks a small program using both clients (project/src/app.ts), and
+ *   node runs it against `npx gspec-emulator --port 0` and against `npx gspec-mock --port 0`;
+ * - the README examples run as the READMEs print them, taken from their blocks marked
+ *   `<!-- consumer-test: NAME -->`: the mock's (Google's client against it, its programmatic
+ *   use) and the emulator's (its CI commands: started in the background with a seed, health
+ *   waited for with curl; its vitest global setup);
+ * - `@gspec/specs` is imported and each of its documents validated as OpenAPI 3.1;
+ * - vitest runs a test file with the emulator started in-process by the global setup of the
+ *   emulator's README;
+ * - both commands answer `--help` and refuse a mistake with one line and status 1.
+ */
+import { execFile } from 'node:child_process';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { lstat, readdir } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { type ChildRun, startProcess, stopAll } from '@gspec/scripts/child-process';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readmeBlock } from './support/readme.ts';
+
+const exec = promisify(execFile);
+const here = import.meta.dirname;
+const repoRoot = path.resolve(here, '../../..');
+
+/** What the workspace publishes; a package made public or private must be added or taken off here. */
+const PUBLISHED = [
+  '@gspec/calendar',
+  '@gspec/emulator',
+  '@gspec/mock',
+  '@gspec/runtime',
+  '@gspec/searchads360',
+  '@gspec/server-kit',
+  '@gspec/specs',
+];
+
+/** The tools of the user's project, at the versions this workspace tests with. */
+const TOOLS = ['typescript', '@types/node', 'vitest', 'googleapis', '@seriousme/openapi-schema-validator'];
+
+interface Packed {
+  name: string;
+  file: string;
+  size: number;
+  files: string[];
+}
+
+/** The environment of a user's shell: none of the npm_* variables `npm test` set for this run. */
+function userEnv(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [key, value] of Object.entries(process.env)) {
+    if (/^(npm_|INIT_CWD$|PORT$|GSPEC_MOCK_SPECS$)/i.test(key)) continue;
+    env[key] = value;
+  }
+  return env;
+}
+
+/** Runs a command to its end: its exit code and output, and a report of all of it for errors. */
+async function attempt(command: string, args: string[], cwd: string) {
+  let result: { code: number; stdout: string; stderr: string };
+  try {
+    result = { code: 0, ...(await exec(command, args, { cwd, env: userEnv(), maxBuffer: 64 << 20 })) };
+  } catch (error) {
+    const { code, stdout, stderr } = error as { code?: number | string; stdout?: string; stderr?: string };
+    result = {
+      code: typeof code === 'number' ? code : -1,
+      stdout: stdout ?? '',
+      stderr: stderr ?? String(error),
+    };
+  }
+  const report = `${command} ${args.join(' ')} in ${cwd} exited ${result.code}:\n${result.stdout}\n${result.stderr}`;
+  return { ...result, report };
+}
+
+/** Runs a command that must succeed; its output. */
+async function run(command: string, args: string[], cwd: string) {
+  const result = await attempt(command, args, cwd);
+  if (result.code !== 0) throw new Error(result.report);
+  return result;
+}
+
+function workspacePackages(): { name: string; dir: string; private: boolean }[] {
+  const root = JSON.parse(readFileSync(path.join(repoRoot, 'package.json'), 'utf8')) as {
+    workspaces: string[];
+  };
+  const dirs = root.workspaces.flatMap((pattern) =>
+    pattern.endsWith('/*')
+      ? readdirSync(path.join(repoRoot, pattern.slice(0, -2))).map((d) => path.join(pattern.slice(0, -2), d))
+      : [pattern],
+  );
+  return dirs.flatMap((dir) => {
+    try {
+      const pkg = JSON.parse(readFileSync(path.join(repoRoot, dir, 'package.json'), 'utf8'));
+      return [{ name: pkg.name as string, dir: path.join(repoRoot, dir), private: pkg.private === true }];
+    } catch {
+      return [];
+    }
+  });
+}
+
+function workspaceVersion(name: string): string {
+  const file = path.join(repoRoot, 'node_modules', name, 'package.json');
+  return (JSON.parse(readFileSync(file, 'utf8')) as { version: string }).version;
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** What a command printed on stderr, without the warnings npm itself prints about its configuration. */
+const ownErrors = (run: ChildRun) =>
+  run
+    .output()
+    .err.split('\n')
+    .filter((line) => !line.startsWith('npm warn '))
+    .join('\n');
+
+/**
+ * Stops what `npx` started as a user's tooling does (SIGTERM to npx) and waits until the server
+ * behind it no longer answers: npm does not pass the signal on, so the server must notice.
+ */
+async function stopServer(run: ChildRun, origin: string): Promise<void> {
+  await run.stop();
+  await gone(origin);
+}
+
+/** Resolves once nothing listens at `origin` (no time limit but the test's). */
+async function gone(origin: string): Promise<void> {
+  for (;;) {
+    try {
+      await fetch(origin, { signal: AbortSignal.timeout(5000) });
+    } catch (error) {
+      if ((error as { cause?: { code?: string } }).cause?.code === 'ECONNREFUSED') return;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+/** Every file and link under `dir`, as paths relative to it. */
+async function walk(dir: string, base = dir): Promise<{ file: string; link: boolean }[]> {
+  const found: { file: string; link: boolean }[] = [];
+  for (const entry of await readdir(dir, { withFileTypes: true })) {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) found.push(...(await walk(full, base)));
+    else found.push({ file: path.relative(base, full), link: (await lstat(full)).isSymbolicLink() });
+  }
+  return found;
+}
+
+let temp: string;
+let typecheck: { code: number; report: string };
+let project: string;
+const packed: Packed[] = [];
+const started: ChildRun[] = [];
+
+/** `npx <bin> args` in the project, as a user starts it; stopped after the file. */
+function npx(bin: string, args: string[]): ChildRun {
+  const child = startProcess(`npx ${bin} ${args.join(' ')}`, ['--no-install', bin, ...args], {
+    command: 'npx',
+    cwd: project,
+    env: userEnv(),
+  });
+  started.push(child);
+  return child;
+}
+
+beforeAll(async () => {
+  temp = mkdtempSync(path.join(os.tmpdir(), 'gspec-consumer-'));
+  const tarballs = path.join(temp, 'tarballs');
+  project = path.join(temp, 'project');
+  mkdirSync(tarballs);
+  for (const pkg of workspacePackages().filter((p) => !p.private)) {
+    const { stdout } = await run('npm', ['pack', '--json', '--pack-destination', tarballs], pkg.dir);
+    const [info] = JSON.parse(stdout) as { filename: string; size: number; files: { path: string }[] }[];
+    if (!info) throw new Error(`npm pack printed nothing for ${pkg.name}`);
+    packed.push({
+      name: pkg.name,
+      file: path.join(tarballs, info.filename),
+      size: info.size,
+      files: info.files.map((f) => f.path),
+    });
+  }
+  cpSync(path.join(here, '../project'), project, { recursive: true });
+  writeFileSync(
+    path.join(project, 'test/emulator-setup.ts'),
+    readmeBlock(path.join(repoRoot, 'packages/emulator/README.md'), 'global-setup'),
+  );
+  writeFileSync(
+    path.join(project, 'package.json'),
+    `${JSON.stringify({ name: 'a-users-project', private: true, type: 'module' }, null, 2)}\n`,
+  );
+  await run(
+    'npm',
+    [
+      'install',
+      '--no-audit',
+      '--no-fund',
+      '--prefer-offline',
+      ...packed.map((p) => p.file),
+      ...TOOLS.map((tool) => `${tool}@${workspaceVersion(tool)}`),
+    ],
+    project,
+  );
+  // Type-checked and built once (tsc emits even when it finds errors; the first test below
+  // fails on them, the others run what was built).
+  typecheck = await attempt('npx', ['--no-install', 'tsc', '-p', '.'], project);
+});
+
+afterAll(async () => {
+  await Promise.all(started.map((child) => child.stop()));
+  await stopAll();
+  if (temp) rmSync(temp, { recursive: true, force: true });
+});
+
+describe('the tarballs', () => {
+  it('are every published package, each with what runs and nothing else', () => {
+    expect(packed.map((p) => p.name).sort()).toEqual(PUBLISHED);
+    const sizes = packed.map((p) => `${p.name} ${(p.size / 1024).toFixed(1)} KiB (${p.files.length} files)`);
+    console.log(`packed:\n  ${sizes.join('\n  ')}`);
+    for (const p of packed) {
+      expect(p.files, p.name).toEqual(expect.arrayContaining(['package.json', 'README.md', 'LICENSE']));
+      const extra = p.files.filter(
+        (f) => !['package.json', 'README.md', 'LICENSE'].includes(f) && !f.startsWith('dist/'),
+      );
+      expect(extra, `${p.name}: files outside dist/`).toEqual([]);
+      expect(
+        p.files.filter((f) => /\.(map|tsbuildinfo)$|\.test\.|(^|\/)test\//.test(f)),
+        `${p.name}: maps or tests`,
+      ).toEqual([]);
+    }
+  });
+
+  it('install as files: no link into the workspace, no path of this repository', async () => {
+    const installed = await walk(path.join(project, 'node_modules', '@gspec'));
+    expect(installed.filter((f) => f.link)).toEqual([]);
+    expect(installed.length).toBeGreaterThan(0);
+    const lock = readFileSync(path.join(project, 'package-lock.json'), 'utf8');
+    expect(lock).not.toContain(repoRoot);
+    expect(path.relative(repoRoot, project).startsWith('..')).toBe(true);
+  });
+});
+
+describe('the program with both clients', () => {
+  it('type-checks with tsc --strict, with the declarations of every package checked too', () => {
+    expect(typecheck.code, typecheck.report).toBe(0);
+  });
+
+  it('runs against npx gspec-emulator --port 0', async () => {
+    const emulator = npx('gspec-emulator', ['--port', '0']);
+    const origin = await emulator.ready;
+    expect(emulator.output().out).toContain(`${origin}/calendar/v3`);
+    expect(emulator.output().out).toContain(`${origin}/doubleclicksearch/v2`);
+    const { stdout } = await run('node', ['dist/src/app.js', origin], project);
+    expect(JSON.parse(stdout)).toEqual({
+      calendar: 'Release planning',
+      event: { id: expect.any(String), start: '2027-01-05T10:00:00+01:00' },
+      listed: ['Release review'],
+      missing: '404 notFound',
+      conversions: ['order-2027-01-05-000001'],
+      savedColumns: 'doubleclicksearch#savedColumnList',
+      mappingRows: expect.any(Number),
+    });
+    await stopServer(emulator, origin);
+  });
+
+  it('runs against npx gspec-mock --port 0, which answers from the examples', async () => {
+    const mock = npx('gspec-mock', ['--port', '0']);
+    const origin = await mock.ready;
+    const { stdout } = await run('node', ['dist/src/app.js', origin], project);
+    const answers = JSON.parse(stdout) as { listed: unknown[]; conversions: unknown[] };
+    expect(answers.listed.length).toBeGreaterThan(0);
+    expect(answers.conversions.length).toBeGreaterThan(0);
+    await stopServer(mock, origin);
+  });
+});
+
+describe('the README examples', () => {
+  it("the mock's: Google's client with only rootUrl changed", async () => {
+    const mock = npx('gspec-mock', ['--port', '0']);
+    const origin = await mock.ready;
+    const code = readmeBlock(path.join(repoRoot, 'packages/mock/README.md'), 'googleapis').replaceAll(
+      'http://127.0.0.1:4010/',
+      `${origin}/`,
+    );
+    writeFileSync(
+      path.join(project, 'mock-example.mjs'),
+      `${code}\nconsole.log(JSON.stringify({ items: data.items.length, csv: typeof csv.data }));\n`,
+    );
+    const { stdout } = await run('node', ['mock-example.mjs'], project);
+    expect(JSON.parse(stdout)).toEqual({ items: expect.any(Number), csv: 'string' });
+    await stopServer(mock, origin);
+  });
+
+  it("the mock's programmatic use: a gateway with a fault sequence", async () => {
+    const code = readmeBlock(path.join(repoRoot, 'packages/mock/README.md'), 'programmatic');
+    writeFileSync(path.join(project, 'mock-programmatic.mjs'), code);
+    const { stdout } = await run('node', ['mock-programmatic.mjs'], project);
+    expect(stdout.trim()).toBe('503 200');
+  });
+
+  it("the emulator's CI steps: started in the background with a seed, health waited for", async () => {
+    const port = String(await freePort());
+    const commands = readmeBlock(path.join(repoRoot, 'packages/emulator/README.md'), 'ci').replaceAll(
+      '4011',
+      port,
+    );
+    writeFileSync(
+      path.join(project, 'test/emulator-seed.json'),
+      JSON.stringify({
+        users: [{ email: 'ci@example.com', tokens: ['ci-token'] }],
+        calendars: [{ id: 'primary', owner: 'ci@example.com' }],
+      }),
+    );
+    // The README's lines, then what a CI job's tests would do, then the job's end.
+    const script = `${commands}\ncurl --silent --fail -H 'Authorization: Bearer ci-token' http://127.0.0.1:${port}/calendar/v3/users/me/calendarList\nkill %1\nwait\n`;
+    writeFileSync(path.join(project, 'ci.sh'), script);
+    const { stdout } = await run('bash', ['-e', 'ci.sh'], project);
+    expect(stdout).toContain('"status":"ok"'); // the health answer the wait ended on
+    expect(stdout).toContain('calendar#calendarList');
+    // `kill %1` stopped npx, and the emulator with it.
+    await gone(`http://127.0.0.1:${port}`);
+  });
+
+  it('@gspec/specs: every document validates as OpenAPI 3.1', async () => {
+    const { stdout } = await run('node', ['dist/src/specs.js'], project);
+    const results = JSON.parse(stdout) as Record<string, { valid: boolean; version: string }>;
+    expect(Object.keys(results)).toEqual(
+      ['calendar', 'searchads360'].flatMap((api) =>
+        ['json', 'yaml', 'dereferencedJson', 'dereferencedYaml'].map((form) => `${api}.${form}`),
+      ),
+    );
+    for (const [name, result] of Object.entries(results)) {
+      expect(result, name).toMatchObject({ valid: true, version: '3.1' });
+    }
+  });
+
+  it("the emulator's vitest global setup: tests in the user's project get the emulator in-process", async () => {
+    const { stdout } = await run('npx', ['--no-install', 'vitest', 'run', '--reporter=json'], project);
+    const report = JSON.parse(stdout) as { numPassedTests: number; numFailedTests: number };
+    expect(report).toMatchObject({ numPassedTests: 2, numFailedTests: 0 });
+  });
+});
+
+describe('the commands', () => {
+  it.each([
+    ['gspec-mock', '@gspec/mock', '--faults FILE'],
+    ['gspec-emulator', '@gspec/emulator', '--seed FILE'],
+  ])(
+    '%s (also as npx %s) answers --help and refuses a mistake with one line and status 1',
+    async (bin, name, option) => {
+      for (const command of [bin, name]) {
+        const help = await run('npx', ['--no-install', command, '--help'], project);
+        expect(help.stdout, command).toMatch(new RegExp(`^usage: ${bin} \\[options\\]`));
+        expect(help.stdout, command).toContain(option);
+      }
+      const wrong = npx(bin, ['--no-such-option']);
+      expect(await wrong.exited).toBe(1);
+      expect(ownErrors(wrong)).toBe(`${bin}: unknown option --no-such-option (see ${bin} --help)\n`);
+    },
+  );
+});
