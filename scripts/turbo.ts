@@ -4,6 +4,10 @@
  * and `turbo telemetry disable` would change the user's setting for every other project too.
  * Set TURBO_TELEMETRY_DISABLED=0 to let the project's runs report as your other projects do.
  *
+ * It also tells turbo which Node runs the tasks (GSPEC_NODE_VERSION, in turbo.json's
+ * globalEnv): a result cached under one Node line is never replayed for another, so CI's run on
+ * each supported line (.ci/run) runs every task on that line.
+ *
  *   tsx scripts/turbo.ts <turbo arguments...>
  */
 import { spawn } from 'node:child_process';
@@ -12,9 +16,19 @@ import path from 'node:path';
 
 const repoRoot = path.resolve(import.meta.dirname, '..');
 
-/** The environment for a turbo run of this project: telemetry off unless the caller said otherwise. */
-export function turboEnv(env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
-  return { ...env, TURBO_TELEMETRY_DISABLED: env.TURBO_TELEMETRY_DISABLED ?? '1' };
+/**
+ * The environment for a turbo run of this project: telemetry off unless the caller said
+ * otherwise, and the version of the Node on which the tasks run (this one: the first on PATH).
+ */
+export function turboEnv(
+  env: NodeJS.ProcessEnv = process.env,
+  nodeVersion = process.version,
+): NodeJS.ProcessEnv {
+  return {
+    ...env,
+    TURBO_TELEMETRY_DISABLED: env.TURBO_TELEMETRY_DISABLED ?? '1',
+    GSPEC_NODE_VERSION: nodeVersion,
+  };
 }
 
 /** The repository's own turbo binary, or one on the PATH. */

@@ -6,8 +6,20 @@ import { turboEnv } from '../turbo.ts';
 
 describe('turbo for the project', () => {
   it('turns telemetry off for the project runs unless the caller chose', () => {
-    expect(turboEnv({ PATH: '/bin' })).toEqual({ PATH: '/bin', TURBO_TELEMETRY_DISABLED: '1' });
+    expect(turboEnv({ PATH: '/bin' }, 'v24.21.0')).toEqual({
+      PATH: '/bin',
+      TURBO_TELEMETRY_DISABLED: '1',
+      GSPEC_NODE_VERSION: 'v24.21.0',
+    });
     expect(turboEnv({ TURBO_TELEMETRY_DISABLED: '0' }).TURBO_TELEMETRY_DISABLED).toBe('0');
+  });
+
+  it('keys every task to the Node line that runs it', () => {
+    expect(turboEnv({}).GSPEC_NODE_VERSION).toBe(process.version);
+    const config = JSON.parse(readFileSync(path.join(repoRoot, 'turbo.json'), 'utf8')) as {
+      globalEnv?: string[];
+    };
+    expect(config.globalEnv).toContain('GSPEC_NODE_VERSION');
   });
 
   it('is what every npm script that runs turbo goes through', () => {
