@@ -157,6 +157,12 @@ async function walk(dir: string, base = dir): Promise<{ file: string; link: bool
   return found;
 }
 
+/**
+ * The hang guard of the set-up: packing seven packages and installing them with their
+ * dependencies takes about a minute on an idle 2-core machine, several on a busy one.
+ */
+const INSTALL_GUARD_MS = 20 * 60_000;
+
 let temp: string;
 let typecheck: { code: number; report: string };
 let project: string;
@@ -206,6 +212,9 @@ beforeAll(async () => {
       '--no-audit',
       '--no-fund',
       '--prefer-offline',
+      // A request the registry leaves hanging is retried after a minute instead of npm's five.
+      '--fetch-timeout=60000',
+      '--fetch-retries=5',
       ...packed.map((p) => p.file),
       ...TOOLS.map((tool) => `${tool}@${workspaceVersion(tool)}`),
     ],
@@ -214,7 +223,7 @@ beforeAll(async () => {
   // Type-checked and built once (tsc emits even when it finds errors; the first test below
   // fails on them, the others run what was built).
   typecheck = await attempt('npx', ['--no-install', 'tsc', '-p', '.'], project);
-});
+}, INSTALL_GUARD_MS);
 
 afterAll(async () => {
   await Promise.all(started.map((child) => child.stop()));
