@@ -24,7 +24,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { type ChildRun, startProcess, stopAll } from '@gspec/scripts/child-process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readmeBlock } from './support/readme.ts';
+import { composeProgram, readmeBlock, readmeBlocks } from './support/readme.ts';
 
 const exec = promisify(execFile);
 const here = import.meta.dirname;
@@ -158,6 +158,44 @@ async function walk(dir: string, base = dir): Promise<{ file: string; link: bool
 }
 
 /**
+ * What the clients' README examples take as given, in a user's program against the server
+ * whose origin is its first argument: a client, an event made before, a store for a sync.
+ */
+const README_PRELUDES = {
+  calendar: `import { createCalendar, type Event } from '@gspec/calendar';
+const calendar = createCalendar({ accessToken: 'readme@example.com', baseUrl: \`\${process.argv[2]}/calendar/v3\` });
+const created = await calendar.events.insert({
+  calendarId: 'primary',
+  summary: 'Made before',
+  start: { dateTime: '2026-12-02T09:00:00Z' },
+  end: { dateTime: '2026-12-02T10:00:00Z' },
+});
+const eventId = created.id ?? '';
+const kept: Event[] = [];
+let token: string | undefined;
+const store = {
+  loadToken: async () => token,
+  saveToken: async (next: string | undefined) => { token = next; },
+  clear: () => { kept.length = 0; },
+  apply: (events: Event[]) => { kept.push(...events); },
+};`,
+  searchads360: `import { type ConversionInput, createSearchAds360 } from '@gspec/searchads360';
+const searchAds = createSearchAds360({ accessToken: 'readme@example.com', baseUrl: \`\${process.argv[2]}/doubleclicksearch/v2\` });
+const conversions: ConversionInput[] = Array.from({ length: 450 }, (_, i) => ({
+  agencyId: '20100000000000895',
+  advertiserId: '21700000000011523',
+  clickId: 'COiYmPDTv7kCFcP0KgodOzQAAA',
+  conversionId: \`readme-\${i}\`,
+  conversionTimestamp: String(1799143200000 + i),
+  segmentationType: 'FLOODLIGHT',
+  segmentationName: 'Online purchase',
+  type: 'TRANSACTION',
+  revenueMicros: '1000000',
+  currencyCode: 'EUR',
+}));`,
+} as const;
+
+/**
  * The hang guard of the set-up: packing seven packages and installing them with their
  * dependencies takes about a minute on an idle 2-core machine, several on a busy one.
  */
@@ -220,6 +258,14 @@ beforeAll(async () => {
     ],
     project,
   );
+  // The clients' README examples, each as one program (type-checked with the rest).
+  for (const [api, prelude] of Object.entries(README_PRELUDES)) {
+    const blocks = readmeBlocks(path.join(repoRoot, `packages/${api}/README.md`), `${api}-`);
+    writeFileSync(
+      path.join(project, `src/readme-${api}.ts`),
+      `${composeProgram(prelude, blocks)}\nconsole.log(${JSON.stringify(blocks.map((b) => b.name))}.join(' '));\n`,
+    );
+  }
   // Type-checked and built once (tsc emits even when it finds errors; the first test below
   // fails on them, the others run what was built).
   typecheck = await attempt('npx', ['--no-install', 'tsc', '-p', '.'], project);
@@ -279,6 +325,21 @@ describe('the program with both clients', () => {
       savedColumns: 'doubleclicksearch#savedColumnList',
       mappingRows: expect.any(Number),
     });
+    await stopServer(emulator, origin);
+  });
+
+  it.each([
+    ['calendar', 'list create patch page sync etag fields errors'],
+    ['searchads360', 'many id-mapping'],
+  ])("the %s README's examples type-check and run against the emulator", async (api, names) => {
+    const emulator = npx('gspec-emulator', ['--port', '0']);
+    const origin = await emulator.ready;
+    const { stdout } = await run('node', [`dist/src/readme-${api}.js`, origin], project);
+    const ran = names
+      .split(' ')
+      .map((name) => `${api}-${name}`)
+      .join(' ');
+    expect(stdout.trim().split('\n').at(-1)).toBe(ran);
     await stopServer(emulator, origin);
   });
 
