@@ -38,16 +38,9 @@ import { Marked } from 'marked';
 import { type OpenApiDocument, repoRoot, SpecError } from './lib/apis.ts';
 import { type CodeSample, codeSamples } from './lib/code-samples.ts';
 import { fieldNames, type Json, listOperations, resolve } from './lib/operations.ts';
+import type { SpecIndexEntry } from './lib/spec-package.ts';
 
-interface IndexEntry {
-  name: string;
-  id: string;
-  version: string;
-  title: string;
-  server: string;
-  basePath: string;
-  file: string;
-}
+type IndexEntry = SpecIndexEntry;
 
 const outDir = path.join(repoRoot, 'packages', 'reference', 'dist');
 const specDir = path.join(repoRoot, 'specs', 'dist');

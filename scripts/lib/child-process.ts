@@ -12,6 +12,7 @@
  *   process exits or is stopped by SIGINT, SIGTERM or SIGHUP.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
+import { createServer } from 'node:net';
 
 /** The hang guard of a start: far above any real start-up, under vitest's test timeout. */
 export const DEFAULT_READY_WITHIN_MS = 240_000;
@@ -217,4 +218,13 @@ export async function stopAll(
   withinMs = DEFAULT_STOP_WITHIN_MS,
 ): Promise<void> {
   await Promise.all([...live.values()].map((stop) => stop(signal, withinMs)));
+}
+
+/** A port on 127.0.0.1 that nothing listened on a moment ago, for a server that must be given one. */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
 }

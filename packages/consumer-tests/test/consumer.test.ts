@@ -18,11 +18,10 @@
 import { execFile } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { lstat, readdir } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { type ChildRun, startProcess, stopAll } from '@gspec/scripts/child-process';
+import { type ChildRun, freePort, startProcess, stopAll } from '@gspec/scripts/child-process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { composeProgram, readmeBlock, readmeBlocks } from './support/readme.ts';
 
@@ -107,14 +106,6 @@ function workspacePackages(): { name: string; dir: string; private: boolean }[] 
 function workspaceVersion(name: string): string {
   const file = path.join(repoRoot, 'node_modules', name, 'package.json');
   return (JSON.parse(readFileSync(file, 'utf8')) as { version: string }).version;
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 /** What a command printed on stderr, without the warnings npm itself prints about its configuration. */

@@ -9,13 +9,7 @@
  * The port comes from --port, else PORT, else 4011; 0 picks a free port.
  */
 import { readFileSync } from 'node:fs';
-import {
-  CommandLineError,
-  type CommandValues,
-  commandHelp,
-  parseCommandLine,
-  stopOnSignals,
-} from '@gspec/server-kit';
+import { commandHelp, readCommandLine, serverOptions, stopOnSignals } from '@gspec/server-kit';
 import { CONTROL_PREFIX } from './control.js';
 import { PersistError } from './persist.js';
 import { applySeed, readSeedFile, type Seed, SeedError, seedScopeMap, seedUserMap } from './seed.js';
@@ -36,14 +30,10 @@ const API_TITLES: Record<string, string> = {
   searchads360: 'Search Ads 360 API',
 };
 
+const { port, host, verbose } = serverOptions(4011);
 const OPTIONS = {
-  port: {
-    type: 'string',
-    short: 'p',
-    value: 'N',
-    description: 'Port to listen on; 0 picks a free one. Default: $PORT, else 4011.',
-  },
-  host: { type: 'string', value: 'HOST', description: 'Address to listen on. Default: 127.0.0.1.' },
+  port,
+  host,
   seed: {
     type: 'string',
     value: 'FILE',
@@ -80,7 +70,7 @@ const OPTIONS = {
     description:
       'The status of rate-limited answers. Default: the live one (Calendar 403, Search Ads 360 429).',
   },
-  verbose: { type: 'boolean', short: 'v', description: 'Log every request and its answer to stderr.' },
+  verbose,
 } as const;
 
 const HELP = commandHelp(
@@ -143,18 +133,8 @@ async function main(): Promise<void> {
     const running = emulator;
     return running ? () => running.close() : undefined;
   });
-  let values: CommandValues<typeof OPTIONS>;
-  try {
-    const parsed = parseCommandLine('gspec-emulator', OPTIONS);
-    if (parsed.help) {
-      process.stdout.write(HELP);
-      return;
-    }
-    values = parsed.values;
-  } catch (error) {
-    if (error instanceof CommandLineError) fail(error.message);
-    throw error;
-  }
+  const values = readCommandLine('gspec-emulator', OPTIONS, HELP);
+  if (!values) return;
   // An empty PORT counts as unset, as shells and CI often export it empty.
   const portText = values.port ?? (process.env.PORT || '4011');
   if (!/^\d+$/.test(portText) || Number(portText) > 65535)

@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { stopAll } from '@gspec/scripts/child-process';
+import { freePort, stopAll } from '@gspec/scripts/child-process';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { startCli } from './support/cli-process.ts';
 
@@ -15,14 +15,6 @@ afterEach(() => stopAll('SIGKILL'));
 /** The built CLI with exactly these arguments (no `--port 0` added), killed after the test. */
 function start(args: string[], env: Record<string, string> = {}) {
   return startCli(args, { env, anyPort: false });
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 describe('gspec-emulator CLI', () => {

@@ -8,23 +8,13 @@
  * --specs, else GSPEC_MOCK_SPECS, else the bundled specs/dist.
  */
 import { existsSync } from 'node:fs';
-import {
-  CommandLineError,
-  type CommandValues,
-  commandHelp,
-  parseCommandLine,
-  stopOnSignals,
-} from '@gspec/server-kit';
+import { commandHelp, readCommandLine, serverOptions, stopOnSignals } from '@gspec/server-kit';
 import type { FaultConfig } from './faults.js';
 
+const { port, host, verbose } = serverOptions(4010);
 const OPTIONS = {
-  port: {
-    type: 'string',
-    short: 'p',
-    value: 'N',
-    description: 'Port to listen on; 0 picks a free one. Default: $PORT, else 4010.',
-  },
-  host: { type: 'string', value: 'HOST', description: 'Address to listen on. Default: 127.0.0.1.' },
+  port,
+  host,
   docs: {
     type: 'string',
     value: 'DIR',
@@ -41,7 +31,7 @@ const OPTIONS = {
     description:
       'Serve the bundled specs in DIR (apis.json and the files it names). Default: $GSPEC_MOCK_SPECS, else those of @gspec/specs.',
   },
-  verbose: { type: 'boolean', short: 'v', description: 'Log every request and its answer to stderr.' },
+  verbose,
 } as const;
 
 const HELP = commandHelp(
@@ -62,18 +52,8 @@ let stopGateway: (() => Promise<void>) | undefined;
 async function main(): Promise<void> {
   // Installed first, so that a signal during start-up is handled like one after it.
   stopOnSignals('the mock', () => stopGateway);
-  let values: CommandValues<typeof OPTIONS>;
-  try {
-    const parsed = parseCommandLine('gspec-mock', OPTIONS);
-    if (parsed.help) {
-      process.stdout.write(HELP);
-      return;
-    }
-    values = parsed.values;
-  } catch (error) {
-    if (error instanceof CommandLineError) fail(error.message);
-    throw error;
-  }
+  const values = readCommandLine('gspec-mock', OPTIONS, HELP);
+  if (!values) return;
   const portText = values.port ?? process.env.PORT ?? '4010';
   if (!/^\d+$/.test(portText) || Number(portText) > 65535)
     fail(`invalid port ${JSON.stringify(portText)}: expected 0-65535`);

@@ -91,3 +91,40 @@ export function parseCommandLine<O extends Record<string, CommandOption>>(
   const { help, ...values } = parsed.values;
   return { values: values as CommandValues<O>, help: help === true };
 }
+
+/** The options every gspec server takes: its port (default `defaultPort`), its address, and its log. */
+export function serverOptions(defaultPort: number) {
+  return {
+    port: {
+      type: 'string',
+      short: 'p',
+      value: 'N',
+      description: `Port to listen on; 0 picks a free one. Default: $PORT, else ${defaultPort}.`,
+    },
+    host: { type: 'string', value: 'HOST', description: 'Address to listen on. Default: 127.0.0.1.' },
+    verbose: { type: 'boolean', short: 'v', description: 'Log every request and its answer to stderr.' },
+  } as const;
+}
+
+/**
+ * A command's options from its command line: the values, or undefined once `--help` has
+ * printed `help`. A mistake is printed as one line, `<command>: <what is wrong>`, and the
+ * process exits with status 1.
+ */
+export function readCommandLine<O extends Record<string, CommandOption>>(
+  command: string,
+  options: O,
+  help: string,
+  argv: string[] = process.argv.slice(2),
+): CommandValues<O> | undefined {
+  try {
+    const parsed = parseCommandLine(command, options, argv);
+    if (!parsed.help) return parsed.values;
+    process.stdout.write(help);
+    return undefined;
+  } catch (error) {
+    if (!(error instanceof CommandLineError)) throw error;
+    process.stderr.write(`${command}: ${error.message}\n`);
+    process.exit(1);
+  }
+}

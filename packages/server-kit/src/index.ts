@@ -5,6 +5,8 @@ export {
   type CommandValues,
   commandHelp,
   parseCommandLine,
+  readCommandLine,
+  serverOptions,
 } from './command-line.js';
 export { ifNoneMatchHits } from './conditional.js';
 export {
