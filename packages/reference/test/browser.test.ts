@@ -337,7 +337,10 @@ async function rendered(page: Page, context = ''): Promise<void> {
       await page.locator('.not-found-page').count(),
       `${where} shows Redoc's page for an unknown route`,
     ).toBe(0);
-    expect(await page.locator('.api-content').innerText(), where).not.toBe('');
+    // The section is drawn in steps after the route is taken: wait until it has text.
+    await page.waitForFunction(
+      () => (document.querySelector('.api-content')?.textContent ?? '').trim() !== '',
+    );
     return;
   }
   await page.locator('h1').first().waitFor();
