@@ -60,11 +60,20 @@ function userEnv(): NodeJS.ProcessEnv {
   return env;
 }
 
+/**
+ * Ends every command of the set-up still running when the file ends: a set-up cut off by its
+ * hang guard must not leave npm installing after the test run.
+ */
+const setUp = new AbortController();
+
 /** Runs a command to its end: its exit code and output, and a report of all of it for errors. */
 async function attempt(command: string, args: string[], cwd: string) {
   let result: { code: number; stdout: string; stderr: string };
   try {
-    result = { code: 0, ...(await exec(command, args, { cwd, env: userEnv(), maxBuffer: 64 << 20 })) };
+    result = {
+      code: 0,
+      ...(await exec(command, args, { cwd, env: userEnv(), maxBuffer: 64 << 20, signal: setUp.signal })),
+    };
   } catch (error) {
     const { code, stdout, stderr } = error as { code?: number | string; stdout?: string; stderr?: string };
     result = {
@@ -230,9 +239,15 @@ beforeAll(async () => {
     path.join(project, 'test/emulator-setup.ts'),
     readmeBlock(path.join(repoRoot, 'packages/emulator/README.md'), 'global-setup'),
   );
+  // Our packages come from the tarballs only. `overrides` points every dependency on one of
+  // them (the mock's on @gspec/specs, ...) at its tarball too: not yet published, they would
+  // otherwise be looked up in the registry first.
+  const tarballOf = Object.fromEntries(
+    packed.map((p) => [p.name, `file:${path.relative(project, p.file).split(path.sep).join('/')}`]),
+  );
   writeFileSync(
     path.join(project, 'package.json'),
-    `${JSON.stringify({ name: 'a-users-project', private: true, type: 'module' }, null, 2)}\n`,
+    `${JSON.stringify({ name: 'a-users-project', private: true, type: 'module', overrides: tarballOf }, null, 2)}\n`,
   );
   await run(
     'npm',
@@ -241,10 +256,9 @@ beforeAll(async () => {
       '--no-audit',
       '--no-fund',
       '--prefer-offline',
-      // A request the registry leaves hanging is retried after a minute instead of npm's five.
+      // A request the registry leaves hanging is given up after a minute instead of npm's five.
       '--fetch-timeout=60000',
-      '--fetch-retries=5',
-      ...packed.map((p) => p.file),
+      ...Object.values(tarballOf),
       ...TOOLS.map((tool) => `${tool}@${workspaceVersion(tool)}`),
     ],
     project,
@@ -263,6 +277,7 @@ beforeAll(async () => {
 }, INSTALL_GUARD_MS);
 
 afterAll(async () => {
+  setUp.abort();
   await Promise.all(started.map((child) => child.stop()));
   await stopAll();
   if (temp) rmSync(temp, { recursive: true, force: true });
