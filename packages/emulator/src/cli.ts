@@ -3,13 +3,13 @@
  * gspec-emulator: stateful Google Calendar API v3 and Search Ads 360 API v2 on this machine.
  *
  *   gspec-emulator [--port N] [--host HOST] [--seed FILE] [--users FILE] [--state FILE] [--persist FILE]
- *                  [--strict] [--rate-limit N [--rate-limit-status 403|429]] [--verbose]
+ *                  [--strict] [--rate-limit N [--rate-limit-status 403|429]] [--verbose] [--outlive-npm]
  *
  * `gspec-emulator --help` lists the options (OPTIONS below).
  * The port comes from --port, else PORT, else 4011; 0 picks a free port.
  */
 import { readFileSync } from 'node:fs';
-import { commandHelp, readCommandLine, serverOptions, stopOnSignals } from '@gspec/server-kit';
+import { commandHelp, readCommandLine, serverOptions, startedByNpm, stopOnSignals } from '@gspec/server-kit';
 import { CONTROL_PREFIX } from './control.js';
 import { PersistError } from './persist.js';
 import { applySeed, readSeedFile, type Seed, SeedError, seedScopeMap, seedUserMap } from './seed.js';
@@ -30,7 +30,7 @@ const API_TITLES: Record<string, string> = {
   searchads360: 'Search Ads 360 API',
 };
 
-const { port, host, verbose } = serverOptions(4011);
+const { port, host, verbose, 'outlive-npm': outliveNpm } = serverOptions(4011);
 const OPTIONS = {
   port,
   host,
@@ -71,6 +71,7 @@ const OPTIONS = {
       'The status of rate-limited answers. Default: the live one (Calendar 403, Search Ads 360 429).',
   },
   verbose,
+  'outlive-npm': outliveNpm,
 } as const;
 
 const HELP = commandHelp(
@@ -129,12 +130,17 @@ function rateLimitLine(options: RateLimitOptions): string {
 
 let emulator: Emulator | undefined;
 async function main(): Promise<void> {
-  stopOnSignals('the emulator', () => {
-    const running = emulator;
-    return running ? () => running.close() : undefined;
-  });
   const values = readCommandLine('gspec-emulator', OPTIONS, HELP);
   if (!values) return;
+  // Installed before anything that waits, so that a signal during start-up is handled like one after it.
+  stopOnSignals(
+    'the emulator',
+    () => {
+      const running = emulator;
+      return running ? () => running.close() : undefined;
+    },
+    { watchParent: !values['outlive-npm'] && startedByNpm() },
+  );
   // An empty PORT counts as unset, as shells and CI often export it empty.
   const portText = values.port ?? (process.env.PORT || '4011');
   if (!/^\d+$/.test(portText) || Number(portText) > 65535)

@@ -1,16 +1,28 @@
 /**
  * The built CLI (dist/cli.js, which the test task builds first): its port options, the
- * message and status when the port is taken, and a clean stop on SIGTERM.
+ * message and status when the port is taken, a clean stop on SIGTERM, and a stop when the npm
+ * that started it is gone.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { freePort, stopAll } from '@gspec/scripts/child-process';
+import { freePort, LISTENING, stopAll } from '@gspec/scripts/child-process';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { startCli } from './support/cli-process.ts';
+import { CLI, startCli } from './support/cli-process.ts';
 
 afterEach(() => stopAll('SIGKILL'));
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 /** The built CLI with exactly these arguments (no `--port 0` added), killed after the test. */
 function start(args: string[], env: Record<string, string> = {}) {
@@ -78,8 +90,45 @@ describe('gspec-emulator CLI', () => {
       'rate-limit',
       'rate-limit-status',
       'verbose',
+      'outlive-npm',
       'help',
     ]);
+  });
+
+  // As `npx gspec-emulator &` runs it: npm, then a shell, then the server. Killing the shell
+  // (SIGKILL: no signal is passed on) hands the server to another parent.
+  it.each([
+    ['stops once the npm that started it is gone', [], true],
+    ['with --outlive-npm, keeps running when the npm that started it is gone', ['--outlive-npm'], false],
+  ])('%s', async (_name, args, stops) => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'gspec-emulator-parent-'));
+    const log = path.join(dir, 'emulator.log');
+    const command = [process.execPath, CLI, '--port', '0', ...args].map((a) => JSON.stringify(a)).join(' ');
+    const shell = spawn('sh', ['-c', `${command} > "${log}" 2>&1 & echo $!; wait`], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+      env: { ...process.env, npm_command: 'exec' },
+    });
+    const pid = await new Promise<number>((resolve) =>
+      shell.stdout.once('data', (d) => resolve(Number(String(d)))),
+    );
+    try {
+      const printed = () => (existsSync(log) ? readFileSync(log, 'utf8') : '');
+      while (!printed().includes('Press Ctrl-C')) await sleep(50);
+      const origin = LISTENING.exec(printed())?.[1];
+      shell.kill('SIGKILL');
+      if (stops) {
+        while (alive(pid)) await sleep(50);
+        expect(printed()).toMatch(/is gone: stopping the emulator/);
+      } else {
+        // Four times the half-second of the parent check.
+        await sleep(2000);
+        expect(alive(pid)).toBe(true);
+        expect((await fetch(`${origin}/__emulator/health`)).status).toBe(200);
+      }
+    } finally {
+      if (alive(pid)) process.kill(pid, 'SIGKILL');
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

@@ -2,16 +2,16 @@
 /**
  * gspec-mock: serves both APIs at their live base paths on one origin.
  *
- *   gspec-mock [--port N] [--host HOST] [--docs DIR] [--faults FILE] [--specs DIR] [--verbose]
+ *   gspec-mock [--port N] [--host HOST] [--docs DIR] [--faults FILE] [--specs DIR] [--verbose] [--outlive-npm]
  *
  * The port comes from --port, else PORT, else 4010; 0 picks a free port. The specs come from
  * --specs, else GSPEC_MOCK_SPECS, else the bundled specs/dist.
  */
 import { existsSync } from 'node:fs';
-import { commandHelp, readCommandLine, serverOptions, stopOnSignals } from '@gspec/server-kit';
+import { commandHelp, readCommandLine, serverOptions, startedByNpm, stopOnSignals } from '@gspec/server-kit';
 import type { FaultConfig } from './faults.js';
 
-const { port, host, verbose } = serverOptions(4010);
+const { port, host, verbose, 'outlive-npm': outliveNpm } = serverOptions(4010);
 const OPTIONS = {
   port,
   host,
@@ -32,6 +32,7 @@ const OPTIONS = {
       'Serve the bundled specs in DIR (apis.json and the files it names). Default: $GSPEC_MOCK_SPECS, else those of @gspec/specs.',
   },
   verbose,
+  'outlive-npm': outliveNpm,
 } as const;
 
 const HELP = commandHelp(
@@ -50,11 +51,12 @@ function fail(message: string): never {
 let stopGateway: (() => Promise<void>) | undefined;
 
 async function main(): Promise<void> {
-  // Installed first, so that a signal during start-up is handled like one after it.
-  stopOnSignals('the mock', () => stopGateway);
   const values = readCommandLine('gspec-mock', OPTIONS, HELP);
   if (!values) return;
-  const portText = values.port ?? process.env.PORT ?? '4010';
+  // Installed before anything that waits, so that a signal during start-up is handled like one after it.
+  stopOnSignals('the mock', () => stopGateway, { watchParent: !values['outlive-npm'] && startedByNpm() });
+  // An empty PORT counts as unset, as shells and CI often export it empty.
+  const portText = values.port ?? (process.env.PORT || '4010');
   if (!/^\d+$/.test(portText) || Number(portText) > 65535)
     fail(`invalid port ${JSON.stringify(portText)}: expected 0-65535`);
   const host = values.host ?? '127.0.0.1';

@@ -92,7 +92,10 @@ export function parseCommandLine<O extends Record<string, CommandOption>>(
   return { values: values as CommandValues<O>, help: help === true };
 }
 
-/** The options every gspec server takes: its port (default `defaultPort`), its address, and its log. */
+/**
+ * The options every gspec server takes: its port (default `defaultPort`), its address, its
+ * log, and whether it outlives the npm that started it (see stopOnSignals).
+ */
 export function serverOptions(defaultPort: number) {
   return {
     port: {
@@ -103,6 +106,11 @@ export function serverOptions(defaultPort: number) {
     },
     host: { type: 'string', value: 'HOST', description: 'Address to listen on. Default: 127.0.0.1.' },
     verbose: { type: 'boolean', short: 'v', description: 'Log every request and its answer to stderr.' },
+    'outlive-npm': {
+      type: 'boolean',
+      description:
+        'Keep running when the npm or npx that started it exits (an npm script ending in &). Default: stop with it.',
+    },
   } as const;
 }
 
