@@ -429,19 +429,22 @@ describe('the README examples', () => {
 
 describe('the commands', () => {
   it.each([
-    ['gspec-mock', '@gspec/mock', '--faults FILE'],
-    ['gspec-emulator', '@gspec/emulator', '--seed FILE'],
+    ['gspec-mock', '@gspec/mock', '--faults'],
+    ['gspec-emulator', '@gspec/emulator', '--seed'],
   ])(
-    '%s (also as npx %s) answers --help and refuses a mistake with one line and status 1',
+    '%s (also as npx %s) answers --help and refuses a mistake or a missing file with one line and status 1',
     async (bin, name, option) => {
       for (const command of [bin, name]) {
         const help = await run('npx', ['--no-install', command, '--help'], project);
         expect(help.stdout, command).toMatch(new RegExp(`^usage: ${bin} \\[options\\]`));
-        expect(help.stdout, command).toContain(option);
+        expect(help.stdout, command).toContain(`${option} FILE`);
       }
       const wrong = npx(bin, ['--no-such-option']);
       expect(await wrong.exited).toBe(1);
       expect(ownErrors(wrong)).toBe(`${bin}: unknown option --no-such-option (see ${bin} --help)\n`);
+      const missing = npx(bin, ['--port', '0', option, 'no-such-file.json']);
+      expect(await missing.exited).toBe(1);
+      expect(ownErrors(missing)).toMatch(new RegExp(`^${bin}: [^\\n]*no-such-file\\.json[^\\n]*\\n$`));
     },
   );
 });
