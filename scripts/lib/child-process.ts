@@ -12,6 +12,7 @@
  *   process exits or is stopped by SIGINT, SIGTERM or SIGHUP.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 
 /** The hang guard of a start: far above any real start-up, under vitest's test timeout. */
@@ -227,4 +228,58 @@ export async function freePort(): Promise<number> {
   const { port } = server.address() as { port: number };
   await new Promise((resolve) => server.close(resolve));
   return port;
+}
+
+/** Whether a process with this pid is running (signal 0 asks without sending anything). */
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** A program started as npm starts one: behind a shell that waits for it. */
+export interface BehindShell {
+  /** The program's own pid (not the shell's). */
+  pid: number;
+  /** What the program printed so far (stdout and stderr, in one file). */
+  printed(): string;
+  /**
+   * Kills the shell with SIGKILL, as a signal to npm ends npm and its shell without passing
+   * anything on: the program is handed to another parent.
+   */
+  orphan(): void;
+  /** Kills the program if it still runs (for a `finally`). */
+  kill(): void;
+}
+
+/**
+ * Starts `argv` behind `sh -c '... & wait'`, its output in the file `log`; resolves once the
+ * shell has said the program's pid. The program is not one of the children {@link stopAll}
+ * stops: call `kill()` in a `finally`.
+ */
+export async function startBehindShell(
+  argv: string[],
+  log: string,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<BehindShell> {
+  const quote = (word: string) => `'${word.replaceAll("'", "'\\''")}'`;
+  const shell = spawn('sh', ['-c', `${argv.map(quote).join(' ')} > ${quote(log)} 2>&1 & echo $!; wait`], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+    env,
+  });
+  const pid = await new Promise<number>((resolve, reject) => {
+    shell.once('error', reject);
+    shell.stdout.once('data', (d) => resolve(Number(String(d).trim())));
+  });
+  return {
+    pid,
+    printed: () => (existsSync(log) ? readFileSync(log, 'utf8') : ''),
+    orphan: () => shell.kill('SIGKILL'),
+    kill: () => {
+      if (isAlive(pid)) process.kill(pid, 'SIGKILL');
+    },
+  };
 }

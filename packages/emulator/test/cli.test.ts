@@ -3,26 +3,16 @@
  * message and status when the port is taken, a clean stop on SIGTERM, and a stop when the npm
  * that started it is gone.
  */
-import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { freePort, LISTENING, stopAll } from '@gspec/scripts/child-process';
+import { freePort, isAlive, LISTENING, startBehindShell, stopAll } from '@gspec/scripts/child-process';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { CLI, startCli } from './support/cli-process.ts';
 
 afterEach(() => stopAll('SIGKILL'));
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /** The built CLI with exactly these arguments (no `--port 0` added), killed after the test. */
 function start(args: string[], env: Record<string, string> = {}) {
@@ -102,31 +92,29 @@ describe('gspec-emulator CLI', () => {
     ['with --outlive-npm, keeps running when the npm that started it is gone', ['--outlive-npm'], false],
   ])('%s', async (_name, args, stops) => {
     const dir = mkdtempSync(path.join(tmpdir(), 'gspec-emulator-parent-'));
-    const log = path.join(dir, 'emulator.log');
-    const command = [process.execPath, CLI, '--port', '0', ...args].map((a) => JSON.stringify(a)).join(' ');
-    const shell = spawn('sh', ['-c', `${command} > "${log}" 2>&1 & echo $!; wait`], {
-      stdio: ['ignore', 'pipe', 'inherit'],
-      env: { ...process.env, npm_command: 'exec' },
-    });
-    const pid = await new Promise<number>((resolve) =>
-      shell.stdout.once('data', (d) => resolve(Number(String(d)))),
+    const server = await startBehindShell(
+      [process.execPath, CLI, '--port', '0', ...args],
+      path.join(dir, 'log'),
+      {
+        ...process.env,
+        npm_command: 'exec',
+      },
     );
     try {
-      const printed = () => (existsSync(log) ? readFileSync(log, 'utf8') : '');
-      while (!printed().includes('Press Ctrl-C')) await sleep(50);
-      const origin = LISTENING.exec(printed())?.[1];
-      shell.kill('SIGKILL');
+      while (!server.printed().includes('Press Ctrl-C')) await sleep(50);
+      const origin = LISTENING.exec(server.printed())?.[1];
+      server.orphan();
       if (stops) {
-        while (alive(pid)) await sleep(50);
-        expect(printed()).toMatch(/is gone: stopping the emulator/);
+        while (isAlive(server.pid)) await sleep(50);
+        expect(server.printed()).toMatch(/is gone: stopping the emulator/);
       } else {
         // Four times the half-second of the parent check.
         await sleep(2000);
-        expect(alive(pid)).toBe(true);
+        expect(isAlive(server.pid)).toBe(true);
         expect((await fetch(`${origin}/__emulator/health`)).status).toBe(200);
       }
     } finally {
-      if (alive(pid)) process.kill(pid, 'SIGKILL');
+      server.kill();
       rmSync(dir, { recursive: true, force: true });
     }
   });
