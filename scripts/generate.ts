@@ -19,6 +19,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import openapiTS, { astToString, type OpenAPI3 } from 'openapi-typescript';
 import { type ApiEntry, bundleApi, listApis, type OpenApiDocument, repoRoot, SpecError } from './lib/apis.ts';
+import { docLines, jsdoc, NamedTypes, operationTypeStem } from './lib/named-types.ts';
 import { liftAllOfRequired, mapType, TypeMappingError } from './lib/type-mapping.ts';
 
 export interface GeneratedFile {
@@ -266,16 +267,6 @@ function apiFile(api: ApiEntry, doc: OpenApiDocument, operations: OperationFacts
   ].join('\n');
 }
 
-/** Text as the lines of a JSDoc block, with `*\/` made harmless. */
-function jsdoc(lines: string[], indent: string): string {
-  const body = lines
-    .join('\n')
-    .replace(/\*\//g, '*\\/')
-    .split('\n')
-    .map((line) => `${indent} *${line ? ` ${line}` : ''}`);
-  return [`${indent}/**`, ...body, `${indent} */`].join('\n');
-}
-
 function docOf(facts: OperationFacts): string[] {
   const { op } = facts;
   const lines = [op.summary ?? facts.id];
@@ -295,63 +286,94 @@ function docOf(facts: OperationFacts): string[] {
   return lines;
 }
 
-/** The types of the resource methods: one flat argument object per operation, and its answer. */
-function methodsFile(api: ApiEntry, operations: OperationFacts[]): string {
+/** The names types.ts exports that `text` uses, for its import line. */
+function typesUsed(named: NamedTypes, text: string): string[] {
+  const words = new Set(text.match(/\b[A-Z][A-Za-z0-9]*\b/g) ?? []);
+  return Object.keys(named.schemas)
+    .flatMap((name) => [name, `${name}Input`])
+    .filter((name) => words.has(name))
+    .sort();
+}
+
+/**
+ * methods.ts: per operation its argument interface (`EventsInsertArgs`: path, query and header
+ * parameters, headers in camelCase, next to the fields of the body), its body type where the
+ * operation requires more than the schema (`EventsInsertBody`), and the resource methods.
+ */
+function methodsFile(api: ApiEntry, doc: OpenApiDocument, operations: OperationFacts[]): string {
+  const named = new NamedTypes(api.name, doc);
+  const taken = new Set(Object.keys(named.schemas).flatMap((name) => [name, `${name}Input`]));
   const q = JSON.stringify;
-  const entries = operations.map((facts) => {
-    const id = q(facts.id);
-    const parts = [
-      `Part<operations[${id}]["parameters"]["path"]>`,
-      `Part<operations[${id}]["parameters"]["query"]>`,
-    ];
-    const headers = facts.parameters.filter((p) => p.in === 'header');
-    if (headers.length) {
-      const fields = headers.map(
-        (p) =>
-          `${argumentName(p.name)}${p.required ? '' : '?'}: NonNullable<operations[${id}]["parameters"]["header"]>[${q(p.name)}]`,
-      );
-      parts.push(`{ ${fields.join('; ')} }`);
+  const declarations: string[] = [];
+  const types = new Map<string, { args: string; body: string; answer: string }>();
+  for (const facts of operations) {
+    const stem = operationTypeStem(facts.id);
+    for (const name of [`${stem}Args`, `${stem}Body`]) {
+      if (taken.has(name))
+        throw new SpecError(`${api.name}: ${facts.id}: its type ${name} has the name of a schema's type`);
+      taken.add(name);
     }
-    const body = facts.body
-      ? `Writable<operations[${id}]["requestBody"]["content"]["application/json"]>`
-      : 'never';
-    if (facts.body) parts.push(`OperationTypes[${id}]["body"]`);
+    let body = 'never';
+    if (facts.body) {
+      const schema = deref(doc, facts.op.requestBody).content['application/json'].schema as Node;
+      const made = named.bodyOf(schema, `${stem}Body`, `${facts.id} request body`);
+      body = made.typeName;
+      if (made.declaration) declarations.push(made.declaration);
+    }
+    const members = (facts.parameters as Node[]).map((parameter) => {
+      const schema = deref(doc, parameter.schema ?? {});
+      const name = parameter.in === 'header' ? argumentName(parameter.name) : parameter.name;
+      const type = named.typeOf(schema, 'input', '  ', `${facts.id} parameter ${parameter.name}`);
+      const lines = docLines(parameter, { schema });
+      if (parameter.in === 'header') lines.unshift(`The \`${parameter.name}\` header.`);
+      return `${jsdoc(lines, '  ')}  ${name}${parameter.required ? '' : '?'}: ${type};`;
+    });
+    const summary = facts.op.summary ?? facts.id;
+    const argsDoc = jsdoc(
+      [
+        `The argument of \`${facts.id}\` (${summary.replace(/\.$/, '')}): its path, query and header parameters${
+          facts.body ? ', next to the fields of its body' : ''
+        }.`,
+      ],
+      '',
+    );
+    declarations.push(
+      `${argsDoc}export interface ${stem}Args${facts.body ? ` extends ${body}` : ''} {\n${members.join('\n')}\n}\n`,
+    );
     const { status, media } = facts.success;
     const answer = media
-      ? `Readable<operations[${id}]["responses"][${status}]["content"][${q(media)}]>`
+      ? named.typeOf(
+          deref(doc, facts.op.responses[status]).content[media].schema,
+          'answer',
+          '    ',
+          `${facts.id} answer`,
+        )
       : 'void';
-    return `  ${id}: {\n    args: ${parts.join(' &\n      ')};\n    body: ${body};\n    answer: ${answer};\n  };`;
+    types.set(facts.id, { args: `${stem}Args`, body, answer });
+  }
+  const entries = operations.map((facts) => {
+    const t = types.get(facts.id) as { args: string; body: string; answer: string };
+    return `  ${q(facts.id)}: { args: ${t.args}; body: ${t.body}; answer: ${t.answer} };`;
   });
   const resources = new Map<string, string[]>();
   for (const facts of operations) {
     const dot = facts.id.indexOf('.');
     const [resource, name] = [facts.id.slice(0, dot), facts.id.slice(dot + 1)];
-    const id = q(facts.id);
+    const t = types.get(facts.id) as { args: string; answer: string };
     const pagination = facts.op['x-pagination'] as Node | undefined;
     const sync = facts.op['x-sync'] as Node | undefined;
     const type = sync
-      ? `SyncListMethod<ArgsOf<${id}>, AnswerOf<${id}>, ${q(pagination?.itemsField)}, ${q(sync.syncTokenParameter)}, ${q(pagination?.pageTokenParameter)}>`
+      ? `SyncListMethod<${t.args}, ${t.answer}, ${q(pagination?.itemsField)}, ${q(sync.syncTokenParameter)}, ${q(pagination?.pageTokenParameter)}>`
       : pagination
-        ? `ListMethod<ArgsOf<${id}>, AnswerOf<${id}>, ${q(pagination.itemsField)}>`
-        : `Method<ArgsOf<${id}>, AnswerOf<${id}>>`;
+        ? `ListMethod<${t.args}, ${t.answer}, ${q(pagination.itemsField)}>`
+        : `Method<${t.args}, ${t.answer}>`;
     const members = resources.get(resource) ?? [];
-    members.push(`${jsdoc(docOf(facts), '    ')}\n    ${name}: ${type};`);
+    members.push(`${jsdoc(docOf(facts), '    ')}    ${name}: ${type};`);
     resources.set(resource, members);
   }
-  return [
-    header(api),
-    "import type { ListMethod, Method, SyncListMethod } from '@gspec/runtime';",
-    "import type { operations, Readable, Writable } from './schema.js';",
-    '',
-    '/** A part of the parameters, or nothing when the operation has none of that kind. */',
-    'type Part<T> = [NonNullable<T>] extends [never] ? {} : NonNullable<T>;',
-    '',
-    '/**',
-    ' * The argument and the answer of every operation, by operationId. The argument is one',
-    ' * object: path, query and header parameters (headers in camelCase, `If-Match` as',
-    ' * `ifMatch`) side by side with the fields of the JSON body, read-only fields left out.',
-    ' * `body` is the JSON body alone (`never` when the operation takes none).',
-    ' */',
+  const body = [
+    ...declarations,
+    '/** The argument, body and answer types of every operation, by operationId (`never`: no body). */',
     'export interface OperationTypes {',
     entries.join('\n'),
     '}',
@@ -369,16 +391,23 @@ function methodsFile(api: ApiEntry, operations: OperationFacts[]): string {
     '}',
     '',
   ].join('\n');
+  const imported = typesUsed(named, body);
+  return [
+    header(api),
+    "import type { ListMethod, Method, SyncListMethod } from '@gspec/runtime';",
+    ...(imported.length ? [`import type { ${imported.join(', ')} } from './types.js';`] : []),
+    '',
+    body,
+  ].join('\n');
 }
 
 /**
- * types.ts: every schema under its own name, as users write it. openapi-typescript's
- * components carry `$Read`/`$Write` markers (so that request types can leave read-only fields
- * out); these aliases remove them: `Event` is the event as the service returns it, and
- * `EventInput` the event as a request body takes it, read-only fields left out.
+ * types.ts: every schema under its own name as plain interfaces (named-types.ts): `Event` as
+ * the service answers it, `EventInput` as a request body takes it, read-only fields absent.
  */
 function typesFile(api: ApiEntry, doc: OpenApiDocument): string {
-  const names = Object.keys(doc.components?.schemas ?? {}).sort((a, b) => a.localeCompare(b));
+  const named = new NamedTypes(api.name, doc);
+  const names = Object.keys(named.schemas).sort((a, b) => a.localeCompare(b));
   for (const name of names) {
     if (!/^[A-Z][A-Za-z0-9]*$/.test(name))
       throw new SpecError(`${api.name}: schema name "${name}" is not a PascalCase identifier`);
@@ -387,23 +416,13 @@ function typesFile(api: ApiEntry, doc: OpenApiDocument): string {
         `${api.name}: schemas "${name}" and "${name}Input" would both be named ${name}Input`,
       );
   }
-  const lines = names.flatMap((name) => {
-    const description = doc.components.schemas[name]?.description as string | undefined;
-    const summary = description ? description.split(/(?<=\.)\s/)[0]?.replace(/\*\//g, '*\\/') : name;
-    return [
-      `/** ${summary} As the service returns it. */`,
-      `export type ${name} = Readable<components['schemas']['${name}']>;`,
-      `/** ${name} as a request body takes it: read-only fields left out. */`,
-      `export type ${name}Input = Writable<components['schemas']['${name}']>;`,
-      '',
-    ];
-  });
-  return [
-    header(api),
-    "import type { components, Readable, Writable } from './schema.js';",
-    '',
-    ...lines,
-  ].join('\n');
+  const declarations = names.flatMap((name) => [
+    named.declaration(name, 'answer'),
+    named.hasInput(name)
+      ? named.declaration(name, 'input')
+      : `/** ${name} as a request body takes it: the same as ${name}, which has nothing read-only. */\nexport type ${name}Input = ${name};\n`,
+  ]);
+  return [header(api), ...declarations].join('\n');
 }
 
 export async function generateApi(api: ApiEntry): Promise<GeneratedFile[]> {
@@ -413,7 +432,7 @@ export async function generateApi(api: ApiEntry): Promise<GeneratedFile[]> {
   return [
     { file: path.join(outDir, 'schema.ts'), content: await schemaFile(api, doc) },
     { file: path.join(outDir, 'api.ts'), content: apiFile(api, doc, operations) },
-    { file: path.join(outDir, 'methods.ts'), content: methodsFile(api, operations) },
+    { file: path.join(outDir, 'methods.ts'), content: methodsFile(api, doc, operations) },
     { file: path.join(outDir, 'types.ts'), content: typesFile(api, doc) },
   ];
 }

@@ -22,16 +22,16 @@ export class TypeMappingError extends Error {
   override name = 'TypeMappingError';
 }
 
-const STRING = ts.factory.createKeywordTypeNode(ts.SyntaxKind.StringKeyword);
-const BLOB = ts.factory.createTypeReferenceNode('Blob');
-
 interface SchemaLike {
   type?: unknown;
   format?: unknown;
 }
 
-/** openapi-typescript's `transform` hook: returns a type for the schemas this table decides. */
-export function mapType(schema: SchemaLike, where: { path?: string }): ts.TypeNode | undefined {
+/**
+ * The type this table gives a schema, as TypeScript text, or undefined where the schema's own
+ * type stands. Used by openapi-typescript (mapType) and by the named types (named-types.ts).
+ */
+export function decidedType(schema: SchemaLike, where: { path?: string }): 'string' | 'Blob' | undefined {
   const types = Array.isArray(schema.type) ? schema.type : [schema.type];
   if (schema.format === 'int64') {
     if (types.includes('integer') || types.includes('number')) {
@@ -39,16 +39,24 @@ export function mapType(schema: SchemaLike, where: { path?: string }): ts.TypeNo
         `${where.path ?? 'a schema'}: a 64-bit integer must be "type: string, format: int64" (Google sends int64 as a JSON string); found type ${JSON.stringify(schema.type)}`,
       );
     }
-    return types.includes('null') ? undefined : STRING;
+    return types.includes('null') ? undefined : 'string';
   }
   if (
     (schema.format === 'date' || schema.format === 'date-time') &&
     types.length === 1 &&
     types[0] === 'string'
   ) {
-    return STRING;
+    return 'string';
   }
-  if (schema.format === 'binary' && types.includes('string')) return BLOB;
+  if (schema.format === 'binary' && types.includes('string')) return 'Blob';
+  return undefined;
+}
+
+/** openapi-typescript's `transform` hook: returns a type for the schemas this table decides. */
+export function mapType(schema: SchemaLike, where: { path?: string }): ts.TypeNode | undefined {
+  const decided = decidedType(schema, where);
+  if (decided === 'string') return ts.factory.createKeywordTypeNode(ts.SyntaxKind.StringKeyword);
+  if (decided === 'Blob') return ts.factory.createTypeReferenceNode('Blob');
   return undefined;
 }
 

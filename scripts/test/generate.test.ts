@@ -49,8 +49,14 @@ describe('the generator', () => {
 
   it('names every schema twice in types.ts: as returned, and as a request body takes it', () => {
     const types = files.find((f) => f.file.endsWith('calendar/src/generated/types.ts'))?.content ?? '';
-    expect(types).toContain("export type Event = Readable<components['schemas']['Event']>;");
-    expect(types).toContain("export type EventInput = Writable<components['schemas']['Event']>;");
+    const declared = (name: string) =>
+      types.split(`export interface ${name} {\n`)[1]?.split('\n}\n')[0] ?? '';
+    expect(declared('Event')).toMatch(/Read-only: the service sets it\.\n {3}\*\/\n {2}etag\?: string;/);
+    expect(declared('EventInput')).toContain('  summary?: string;');
+    expect(declared('EventInput')).not.toMatch(/^ {2}(etag|created|htmlLink|kind|updated)\?:/m);
+    // An input refers to the inputs of other schemas; a schema with nothing read-only is its own input.
+    expect(declared('EventInput')).toContain('  attendees?: EventAttendeeInput[];');
+    expect(types).toContain('export type EventDateTimeInput = EventDateTime;');
     const schema = files.find((f) => f.file.endsWith('calendar/src/generated/schema.ts'))?.content ?? '';
     expect(schema).not.toMatch(/^export type Event = /m);
   });
@@ -80,6 +86,13 @@ function methodOf(file: string, resource: string, name: string): string {
   return block.slice(block.lastIndexOf('/**', at), block.indexOf('\n', at + 1));
 }
 
+/** The members of an interface of a generated file (`extends` names what it extends). */
+function argsOf(file: string, name: string, extends_?: string): string {
+  const opening = `export interface ${name}${extends_ ? ` extends ${extends_}` : ''} {\n`;
+  expect(content(file)).toContain(opening);
+  return content(file).split(opening)[1]?.split('\n}\n')[0] ?? '';
+}
+
 describe('the method layer', () => {
   const calendar = 'packages/calendar/src/generated/methods.ts';
   const searchAds = 'packages/searchads360/src/generated/methods.ts';
@@ -90,22 +103,22 @@ describe('the method layer', () => {
       calendar,
       'events',
       'list',
-      'SyncListMethod<ArgsOf<"events.list">, AnswerOf<"events.list">, "items", "syncToken", "pageToken">',
+      'SyncListMethod<EventsListArgs, Events, "items", "syncToken", "pageToken">',
     ],
     [
       'a list with x-pagination only',
       calendar,
       'events',
       'instances',
-      'ListMethod<ArgsOf<"events.instances">, AnswerOf<"events.instances">, "items">',
+      'ListMethod<EventsInstancesArgs, Events, "items">',
     ],
-    ['another operation', calendar, 'events', 'get', 'Method<ArgsOf<"events.get">, AnswerOf<"events.get">>'],
+    ['another operation', calendar, 'events', 'get', 'Method<EventsGetArgs, Event>'],
     [
       'a Search Ads 360 batch',
       searchAds,
       'conversion',
       'insert',
-      'Method<ArgsOf<"conversion.insert">, AnswerOf<"conversion.insert">>',
+      'Method<ConversionInsertArgs, ConversionList>',
     ],
   ])('types %s from its operationId', (_title, file, resource, name, type) => {
     expect(methodOf(file, resource, name)).toContain(`${name}: ${type};`);
@@ -120,14 +133,22 @@ describe('the method layer', () => {
     );
   });
 
-  it('marks no current operation deprecated', () => {
-    expect(content(calendar)).not.toContain('@deprecated');
-    expect(content(searchAds).match(/@deprecated/g)).toHaveLength(2);
+  it('marks no current operation deprecated, and the deprecated parameters', () => {
+    const resources = (file: string) => content(file).split('export interface Resources {')[1] ?? '';
+    expect(resources(calendar)).not.toContain('@deprecated');
+    expect(resources(searchAds).match(/@deprecated/g)).toHaveLength(2);
+    expect(argsOf(calendar, 'EventsInsertArgs', 'EventsInsertBody')).toMatch(
+      /@deprecated\n {3}\*\/\n {2}sendNotifications\?: boolean;/,
+    );
   });
 
-  it('merges path, query, header and body parameters into one argument type', () => {
-    expect(content(calendar)).toMatch(
-      /"events\.update": \{\n {4}args: Part<operations\["events\.update"\]\["parameters"\]\["path"\]> &\n {6}Part<operations\["events\.update"\]\["parameters"\]\["query"\]> &\n {6}\{ ifMatch\?: [^}]+\["If-Match"\] \} &\n {6}OperationTypes\["events\.update"\]\["body"\];\n {4}body: Writable</,
+  it('merges path, query, header and body parameters into one named argument interface', () => {
+    const update = argsOf(calendar, 'EventsUpdateArgs', 'EventsUpdateBody');
+    expect(update).toMatch(/^ {2}calendarId: string;$/m);
+    expect(update).toMatch(/^ {2}eventId: string;$/m);
+    expect(update).toMatch(/^ {2}ifMatch\?: string;$/m);
+    expect(content(calendar)).toContain(
+      '  "events.update": { args: EventsUpdateArgs; body: EventsUpdateBody; answer: Event };',
     );
   });
 
@@ -141,7 +162,16 @@ describe('the method layer', () => {
     );
   });
 
-  it('makes the fields an allOf member requires required in the request type', () => {
+  it('gives an operation that requires more than its schema a body type of its own', () => {
+    expect(argsOf(calendar, 'EventsInsertBody', 'EventInput')).toMatch(
+      /^ {2}start: EventDateTime;\n[\s\S]*^ {2}end: EventDateTime;$/m,
+    );
+    expect(content(calendar)).toContain(
+      '  "calendarList.update": { args: CalendarListUpdateArgs; body: CalendarListEntryInput;',
+    );
+  });
+
+  it('makes the fields an allOf member requires required in the request type of the raw client', () => {
     expect(content('packages/calendar/src/generated/schema.ts')).toContain(
       '"application/json": WithRequired<components["schemas"]["Event"], "start" | "end">;',
     );

@@ -10,13 +10,10 @@ import type { paths } from './generated/schema.js';
 
 export * from '@gspec/runtime';
 export { apiName, defaultBaseUrl, type OperationId, operations, readOnlyFields } from './generated/api.js';
-export type {
-  AnswerOf,
-  ArgsOf,
-  BodyOf,
-  OperationTypes,
-  Resources as CalendarResources,
-} from './generated/methods.js';
+// The argument type of every operation (`EventsInsertArgs`), its body type where it requires more
+// than its schema (`EventsInsertBody`), OperationTypes, ArgsOf, BodyOf and AnswerOf.
+export type * from './generated/methods.js';
+export type { Resources as CalendarResources } from './generated/methods.js';
 export type * from './generated/schema.js';
 export type * from './generated/types.js';
 export { type ModifyEventOptions, modifyEvent, type WritableEvent } from './modify-event.js';

@@ -22,13 +22,10 @@ export {
   updateConversions,
 } from './conversions.js';
 export { apiName, defaultBaseUrl, type OperationId, operations, readOnlyFields } from './generated/api.js';
-export type {
-  AnswerOf,
-  ArgsOf,
-  BodyOf,
-  OperationTypes,
-  Resources as SearchAds360Resources,
-} from './generated/methods.js';
+// The argument type of every operation (`EventsInsertArgs`), its body type where it requires more
+// than its schema (`EventsInsertBody`), OperationTypes, ArgsOf, BodyOf and AnswerOf.
+export type * from './generated/methods.js';
+export type { Resources as SearchAds360Resources } from './generated/methods.js';
 export type * from './generated/schema.js';
 export type * from './generated/types.js';
 

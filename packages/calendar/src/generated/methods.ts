@@ -5,272 +5,1338 @@
  */
 
 import type { ListMethod, Method, SyncListMethod } from '@gspec/runtime';
-import type { operations, Readable, Writable } from './schema.js';
+import type { Acl, AclRule, AclRuleInput, Calendar, CalendarInput, CalendarList, CalendarListEntry, CalendarListEntryInput, CalendarListEntryPatchInput, CalendarPatchInput, Channel, ChannelInput, Colors, Event, EventDateTime, EventInput, EventPatchInput, Events, FreeBusyRequest, FreeBusyResponse, Setting, Settings } from './types.js';
 
-/** A part of the parameters, or nothing when the operation has none of that kind. */
-type Part<T> = [NonNullable<T>] extends [never] ? {} : NonNullable<T>;
+/** The argument of `acl.delete` (Remove a sharing rule): its path, query and header parameters. */
+export interface AclDeleteArgs {
+  /** The calendar's id, as returned by `calendarList.list`. Use `primary` for the primary calendar of the signed-in user. */
+  calendarId: string;
+  /**
+   * The sharing rule's id, such as `user:ana.silva@example.com`, `domain:example.com` or `default`.
+   * @example "user:ana.silva@example.com"
+   */
+  ruleId: string;
+  /** A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
+  fields?: string;
+  /**
+   * Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes.
+   * @default true
+   */
+  prettyPrint?: boolean;
+  /**
+   * An arbitrary string, at most 40 characters, that identifies the end user for per-user quota when the request is made on their behalf by a server.
+   * @example "user-4711"
+   */
+  quotaUser?: string;
+}
 
-/**
- * The argument and the answer of every operation, by operationId. The argument is one
- * object: path, query and header parameters (headers in camelCase, `If-Match` as
- * `ifMatch`) side by side with the fields of the JSON body, read-only fields left out.
- * `body` is the JSON body alone (`never` when the operation takes none).
- */
+/** The argument of `acl.get` (Get a sharing rule): its path, query and header parameters. */
+export interface AclGetArgs {
+  /** The calendar's id, as returned by `calendarList.list`. Use `primary` for the primary calendar of the signed-in user. */
+  calendarId: string;
+  /**
+   * The sharing rule's id, such as `user:ana.silva@example.com`, `domain:example.com` or `default`.
+   * @example "user:ana.silva@example.com"
+   */
+  ruleId: string;
+  /** A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
+  fields?: string;
+  /**
+   * Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes.
+   * @default true
+   */
+  prettyPrint?: boolean;
+  /**
+   * An arbitrary string, at most 40 characters, that identifies the end user for per-user quota when the request is made on their behalf by a server.
+   * @example "user-4711"
+   */
+  quotaUser?: string;
+  /**
+   * The `If-None-Match` header.
+   * The `etag` of the copy you already hold. When the answer would carry the same etag, the service sends `304 Not Modified` with no body instead, so an unchanged resource (or list page) costs no transfer. Several tags may be given, separated by commas; `*` matches any current version; a weak tag (`W/"..."`) is compared as if it were strong. A different or stale tag gets the usual `200` with the whole answer.
+   * @example "\"3425890000000001\""
+   */
+  ifNoneMatch?: string;
+}
+
+/** The body of this operation: AclRuleInput with `role`, `scope` required. */
+export interface AclInsertBody extends AclRuleInput {
+  /** The access granted. `none` removes access (deleted rules come back with it); `freeBusyReader` sees only busy times; `reader` sees events, with the details of private events hidden; `writerWithoutPrivateAccess` may change events but not see private details; `writer` may change events and see private details; `owner` may also manage sharing. */
+  role: "none" | "freeBusyReader" | "reader" | "writerWithoutPrivateAccess" | "writer" | "owner";
+  /** Who the rule applies to. */
+  scope: {
+    /** The kind of grantee: `default` for everyone (the public), `user` for one person, `group` for a Google group, `domain` for everyone in a domain. */
+    type: "default" | "user" | "group" | "domain";
+    /** The email address of the user or group, or the domain name. Left out when `type` is `default`. */
+    value?: string;
+  };
+}
+
+/** The argument of `acl.insert` (Share a calendar): its path, query and header parameters, next to the fields of its body. */
+export interface AclInsertArgs extends AclInsertBody {
+  /** The calendar's id, as returned by `calendarList.list`. Use `primary` for the primary calendar of the signed-in user. */
+  calendarId: string;
+  /** A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
+  fields?: string;
+  /**
+   * Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes.
+   * @default true
+   */
+  prettyPrint?: boolean;
+  /**
+   * An arbitrary string, at most 40 characters, that identifies the end user for per-user quota when the request is made on their behalf by a server.
+   * @example "user-4711"
+   */
+  quotaUser?: string;
+  /**
+   * Whether the grantee is emailed about the sharing change. True by default.
+   * @default true
+   */
+  sendNotifications?: boolean;
+}
+
+/** The argument of `acl.list` (List the sharing rules of a calendar): its path, query and header parameters. */
+export interface AclListArgs {
+  /** The calendar's id, as returned by `calendarList.list`. Use `primary` for the primary calendar of the signed-in user. */
+  calendarId: string;
+  /** A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
+  fields?: string;
+  /**
+   * Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes.
+   * @default true
+   */
+  prettyPrint?: boolean;
+  /**
+   * An arbitrary string, at most 40 characters, that identifies the end user for per-user quota when the request is made on their behalf by a server.
+   * @example "user-4711"
+   */
+  quotaUser?: string;
+  /**
+   * The `If-None-Match` header.
+   * The `etag` of the copy you already hold. When the answer would carry the same etag, the service sends `304 Not Modified` with no body instead, so an unchanged resource (or list page) costs no transfer. Several tags may be given, separated by commas; `*` matches any current version; a weak tag (`W/"..."`) is compared as if it were strong. A different or stale tag gets the usual `200` with the whole answer.
+   * @example "\"3425890000000001\""
+   */
+  ifNoneMatch?: string;
+  /**
+   * The most entries on one page. The default is 100. The service never puts more than 250 entries on a page: a larger value is accepted and served as 250, not refused. A page may hold fewer entries, even none, before the last one.
+   * @default 100
+   */
+  maxResults?: number;
+  /** The `nextPageToken` of the previous page. Send the other parameters unchanged while paging. */
+  pageToken?: string;
+  /**
+   * Whether deleted items are included: events as `status: cancelled`, sharing rules with `role: none`, calendar list entries with `deleted: true`. They are always included in answers to a `syncToken`.
+   * @default false
+   */
+  showDeleted?: boolean;
+  /** The `nextSyncToken` of the last page of an earlier listing: return only what changed since, deleted items included. When the token has expired or is unknown the answer is `410` with reason `fullSyncRequired`: drop the local copy and list again without a token. */
+  syncToken?: string;
+}
+
+/** The argument of `acl.patch` (Change a sharing rule): its path, query and header parameters, next to the fields of its body. */
+export interface AclPatchArgs extends AclRuleInput {
+  /** The calendar's id, as returned by `calendarList.list`. Use `primary` for the primary calendar of the signed-in user. */
+  calendarId: string;
+  /**
+   * The sharing rule's id, such as `user:ana.silva@example.com`, `domain:example.com` or `default`.
+   * @example "user:ana.silva@example.com"
+   */
+  ruleId: string;
+  /** A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
+  fields?: string;
+  /**
+   * Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes.
+   * @default true
+   */
+  prettyPrint?: boolean;
+  /**
+   * An arbitrary string, at most 40 characters, that identifies the end user for per-user quota when the request is made on their behalf by a server.
+   * @example "user-4711"
+   */
+  quotaUser?: string;
+  /**
+   * Whether the grantee is emailed about the sharing change. True by default.
+   * @default true
+   */
+  sendNotifications?: boolean;
+}
+
+/** The body of this operation: AclRuleInput with `role`, `scope` required. */
+export interface AclUpdateBody extends AclRuleInput {
+  /** The access granted. `none` removes access (deleted rules come back with it); `freeBusyReader` sees only busy times; `reader` sees events, with the details of private events hidden; `writerWithoutPrivateAccess` may change events but not see private details; `writer` may change events and see private details; `owner` may also manage sharing. */
+  role: "none" | "freeBusyReader" | "reader" | "writerWithoutPrivateAccess" | "writer" | "owner";
+  /** Who the rule applies to. */
+  scope: {
+    /** The kind of grantee: `default` for everyone (the public), `user` for one person, `group` for a Google group, `domain` for everyone in a domain. */
+    type: "default" | "user" | "group" | "domain";
+    /** The email address of the user or group, or the domain name. Left out when `type` is `default`. */
+    value?: string;
+  };
+}
+
+/** The argument of `acl.update` (Replace a sharing rule): its path, query and header parameters, next to the fields of its body. */
+export interface AclUpdateArgs extends AclUpdateBody {
+  /** The calendar's id, as returned by `calendarList.list`. Use `primary` for the primary calendar of the signed-in user. */
+  calendarId: string;
+  /**
+   * The sharing rule's id, such as `user:ana.silva@example.com`, `domain:example.com` or `default`.
+   * @example "user:ana.silva@example.com"
+   */
+  ruleId: string;
+  /** A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
+  fields?: string;
+  /**
+   * Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes.
+   * @default true
+   */
+  prettyPrint?: boolean;
+  /**
+   * An arbitrary string, at most 40 characters, that identifies the end user for per-user quota when the request is made on their behalf by a server.
+   * @example "user-4711"
+   */
+  quotaUser?: string;
+  /**
+   * Whether the grantee is emailed about the sharing change. True by default.
+   * @default true
+   */
+  sendNotifications?: boolean;
+}
+
+/** The body of this operation: ChannelInput with `id`, `type`, `address` required. */
+export interface AclWatchBody extends ChannelInput {
+  /** The channel's id, chosen by the client and unique among its channels, such as a UUID; at most 64 characters. */
+  id: string;
+  /** The delivery method. `web_hook` (or its alias `webhook`) is the only one. */
+  type: "web_hook" | "webhook";
+  /** The HTTPS URL that receives the notifications. It needs a valid TLS certificate. */
+  address: string;
+}
+
+/** The argument of `acl.watch` (Watch the sharing rules of a calendar): its path, query and header parameters, next to the fields of its body. */
+export interface AclWatchArgs extends AclWatchBody {
+  /** The calendar's id, as returned by `calendarList.list`. Use `primary` for the primary calendar of the signed-in user. */
+  calendarId: string;
+  /** A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
+  fields?: string;
+  /**
+   * Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes.
+   * @default true
+   */
+  prettyPrint?: boolean;
+  /**
+   * An arbitrary string, at most 40 characters, that identifies the end user for per-user quota when the request is made on their behalf by a server.
+   * @example "user-4711"
+   */
+  quotaUser?: string;
+  /**
+   * The most entries on one page. The default is 100. The service never puts more than 250 entries on a page: a larger value is accepted and served as 250, not refused. A page may hold fewer entries, even none, before the last one.
+   * @default 100
+   */
+  maxResults?: number;
+  /** The `nextPageToken` of the previous page. Send the other parameters unchanged while paging. */
+  pageToken?: string;
+  /**
+   * Whether deleted items are included: events as `status: cancelled`, sharing rules with `role: none`, calendar list entries with `deleted: true`. They are always included in answers to a `syncToken`.
+   * @default false
+   */
+  showDeleted?: boolean;
+  /** The `nextSyncToken` of the last page of an earlier listing: return only what changed since, deleted items included. When the token has expired or is unknown the answer is `410` with reason `fullSyncRequired`: drop the local copy and list again without a token. */
+  syncToken?: string;
+}
+
+/** The argument of `calendarList.delete` (Remove a calendar from the user's list): its path, query and header parameters. */
+export interface CalendarListDeleteArgs {
+  /**
+   * The calendar to take off the list: one the user added or was given, not their own primary calendar, which stays on its owner's list.
+   * @example "c_1f0a8e6d4b2c9a7e5f3d1b0c@group.calendar.google.com"
+   */
+  calendarId: string;
+  /** A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
+  fields?: string;
+  /**
+   * Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes.
+   * @default true
+   */
+  prettyPrint?: boolean;
+  /**
+   * An arbitrary string, at most 40 characters, that identifies the end user for per-user quota when the request is made on their behalf by a server.
+   * @example "user-4711"
+   */
+  quotaUser?: string;
+}
+
+/** The argument of `calendarList.get` (Get a calendar list entry): its path, query and header parameters. */
+export interface CalendarListGetArgs {
+  /** The calendar's id, as returned by `calendarList.list`. Use `primary` for the primary calendar of the signed-in user. */
+  calendarId: string;
+  /** A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
+  fields?: string;
+  /**
+   * Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes.
+   * @default true
+   */
+  prettyPrint?: boolean;
+  /**
+   * An arbitrary string, at most 40 characters, that identifies the end user for per-user quota when the request is made on their behalf by a server.
+   * @example "user-4711"
+   */
+  quotaUser?: string;
+  /**
+   * The `If-None-Match` header.
+   * The `etag` of the copy you already hold. When the answer would carry the same etag, the service sends `304 Not Modified` with no body instead, so an unchanged resource (or list page) costs no transfer. Several tags may be given, separated by commas; `*` matches any current version; a weak tag (`W/"..."`) is compared as if it were strong. A different or stale tag gets the usual `200` with the whole answer.
+   * @example "\"3425890000000001\""
+   */
+  ifNoneMatch?: string;
+}
+
+/** The body of this operation: CalendarListEntryInput with `id` required. */
+export interface CalendarListInsertBody extends CalendarListEntryInput {
+  /** The calendar's id. Required on `calendarList.insert`, which adds that existing calendar to the list. */
+  id: string;
+}
+
+/** The argument of `calendarList.insert` (Add a calendar to the user's list): its path, query and header parameters, next to the fields of its body. */
+export interface CalendarListInsertArgs extends CalendarListInsertBody {
+  /** A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
+  fields?: string;
+  /**
+   * Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes.
+   * @default true
+   */
+  prettyPrint?: boolean;
+  /**
+   * An arbitrary string, at most 40 characters, that identifies the end user for per-user quota when the request is made on their behalf by a server.
+   * @example "user-4711"
+   */
+  quotaUser?: string;
+  /**
+   * Whether `backgroundColor` and `foregroundColor` in the body are used. When true the calendar gets those RGB colors and `colorId` is set to the closest palette color.
+   * @default false
+   */
+  colorRgbFormat?: boolean;
+}
+
+/** The argument of `calendarList.list` (List the user's calendars): its path, query and header parameters. */
+export interface CalendarListListArgs {
+  /** A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
+  fields?: string;
+  /**
+   * Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes.
+   * @default true
+   */
+  prettyPrint?: boolean;
+  /**
+   * An arbitrary string, at most 40 characters, that identifies the end user for per-user quota when the request is made on their behalf by a server.
+   * @example "user-4711"
+   */
+  quotaUser?: string;
+  /**
+   * The `If-None-Match` header.
+   * The `etag` of the copy you already hold. When the answer would carry the same etag, the service sends `304 Not Modified` with no body instead, so an unchanged resource (or list page) costs no transfer. Several tags may be given, separated by commas; `*` matches any current version; a weak tag (`W/"..."`) is compared as if it were strong. A different or stale tag gets the usual `200` with the whole answer.
+   * @example "\"3425890000000001\""
+   */
+  ifNoneMatch?: string;
+  /**
+   * The most entries on one page. The default is 100. The service never puts more than 250 entries on a page: a larger value is accepted and served as 250, not refused. A page may hold fewer entries, even none, before the last one.
+   * @default 100
+   */
+  maxResults?: number;
+  /** Only calendars on which the user has at least this access. All calendars by default. Cannot be combined with `syncToken`. (The live service also accepts `writerWithoutPrivateAccess`, a role between `reader` and `writer`.) */
+  minAccessRole?: "freeBusyReader" | "owner" | "reader" | "writer";
+  /** The `nextPageToken` of the previous page. Send the other parameters unchanged while paging. */
+  pageToken?: string;
+  /**
+   * Whether deleted items are included: events as `status: cancelled`, sharing rules with `role: none`, calendar list entries with `deleted: true`. They are always included in answers to a `syncToken`.
+   * @default false
+   */
+  showDeleted?: boolean;
+  /**
+   * Whether calendars the user has hidden are included. Hidden entries are always included in answers to a `syncToken`, which therefore refuses `showHidden=false`.
+   * @default false
+   */
+  showHidden?: boolean;
+  /** The `nextSyncToken` of the last page of an earlier listing: return only what changed since, deleted items included. When the token has expired or is unknown the answer is `410` with reason `fullSyncRequired`: drop the local copy and list again without a token. */
+  syncToken?: string;
+}
+
+/** The argument of `calendarList.patch` (Change some of the user's settings for a calendar): its path, query and header parameters, next to the fields of its body. */
+export interface CalendarListPatchArgs extends CalendarListEntryPatchInput {
+  /** The calendar's id, as returned by `calendarList.list`. Use `primary` for the primary calendar of the signed-in user. */
+  calendarId: string;
+  /** A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
+  fields?: string;
+  /**
+   * Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes.
+   * @default true
+   */
+  prettyPrint?: boolean;
+  /**
+   * An arbitrary string, at most 40 characters, that identifies the end user for per-user quota when the request is made on their behalf by a server.
+   * @example "user-4711"
+   */
+  quotaUser?: string;
+  /**
+   * Whether `backgroundColor` and `foregroundColor` in the body are used. When true the calendar gets those RGB colors and `colorId` is set to the closest palette color.
+   * @default false
+   */
+  colorRgbFormat?: boolean;
+}
+
+/** The argument of `calendarList.update` (Replace the user's settings for a calendar): its path, query and header parameters, next to the fields of its body. */
+export interface CalendarListUpdateArgs extends CalendarListEntryInput {
+  /** The calendar's id, as returned by `calendarList.list`. Use `primary` for the primary calendar of the signed-in user. */
+  calendarId: string;
+  /** A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
+  fields?: string;
+  /**
+   * Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes.
+   * @default true
+   */
+  prettyPrint?: boolean;
+  /**
+   * An arbitrary string, at most 40 characters, that identifies the end user for per-user quota when the request is made on their behalf by a server.
+   * @example "user-4711"
+   */
+  quotaUser?: string;
+  /**
+   * Whether `backgroundColor` and `foregroundColor` in the body are used. When true the calendar gets those RGB colors and `colorId` is set to the closest palette color.
+   * @default false
+   */
+  colorRgbFormat?: boolean;
+}
+
+/** The body of this operation: ChannelInput with `id`, `type`, `address` required. */
+export interface CalendarListWatchBody extends ChannelInput {
+  /** The channel's id, chosen by the client and unique among its channels, such as a UUID; at most 64 characters. */
+  id: string;
+  /** The delivery method. `web_hook` (or its alias `webhook`) is the only one. */
+  type: "web_hook" | "webhook";
+  /** The HTTPS URL that receives the notifications. It needs a valid TLS certificate. */
+  address: string;
+}
+
+/** The argument of `calendarList.watch` (Watch the user's calendar list): its path, query and header parameters, next to the fields of its body. */
+export interface CalendarListWatchArgs extends CalendarListWatchBody {
+  /** A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
+  fields?: string;
+  /**
+   * Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes.
+   * @default true
+   */
+  prettyPrint?: boolean;
+  /**
+   * An arbitrary string, at most 40 characters, that identifies the end user for per-user quota when the request is made on their behalf by a server.
+   * @example "user-4711"
+   */
+  quotaUser?: string;
+  /**
+   * The most entries on one page. The default is 100. The service never puts more than 250 entries on a page: a larger value is accepted and served as 250, not refused. A page may hold fewer entries, even none, before the last one.
+   * @default 100
+   */
+  maxResults?: number;
+  /** Only calendars on which the user has at least this access. All calendars by default. Cannot be combined with `syncToken`. (The live service also accepts `writerWithoutPrivateAccess`, a role between `reader` and `writer`.) */
+  minAccessRole?: "freeBusyReader" | "owner" | "reader" | "writer";
+  /** The `nextPageToken` of the previous page. Send the other parameters unchanged while paging. */
+  pageToken?: string;
+  /**
+   * Whether deleted items are included: events as `status: cancelled`, sharing rules with `role: none`, calendar list entries with `deleted: true`. They are always included in answers to a `syncToken`.
+   * @default false
+   */
+  showDeleted?: boolean;
+  /**
+   * Whether calendars the user has hidden are included. Hidden entries are always included in answers to a `syncToken`, which therefore refuses `showHidden=false`.
+   * @default false
+   */
+  showHidden?: boolean;
+  /** The `nextSyncToken` of the last page of an earlier listing: return only what changed since, deleted items included. When the token has expired or is unknown the answer is `410` with reason `fullSyncRequired`: drop the local copy and list again without a token. */
+  syncToken?: string;
+}
+
+/** The argument of `calendars.clear` (Clear a primary calendar): its path, query and header parameters. */
+export interface CalendarsClearArgs {
+  /**
+   * The primary calendar to empty: `primary`, or the id of a primary calendar the user owns. A secondary calendar's id is refused with `400`; delete or edit its events instead.
+   * @example "primary"
+   */
+  calendarId: string;
+  /** A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
+  fields?: string;
+  /**
+   * Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes.
+   * @default true
+   */
+  prettyPrint?: boolean;
+  /**
+   * An arbitrary string, at most 40 characters, that identifies the end user for per-user quota when the request is made on their behalf by a server.
+   * @example "user-4711"
+   */
+  quotaUser?: string;
+}
+
+/** The argument of `calendars.delete` (Delete a secondary calendar): its path, query and header parameters. */
+export interface CalendarsDeleteArgs {
+  /**
+   * The id of the secondary calendar to delete. `primary` is not accepted: the primary calendar cannot be deleted.
+   * @example "c_1f0a8e6d4b2c9a7e5f3d1b0c@group.calendar.google.com"
+   */
+  calendarId: string;
+  /** A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
+  fields?: string;
+  /**
+   * Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes.
+   * @default true
+   */
+  prettyPrint?: boolean;
+  /**
+   * An arbitrary string, at most 40 characters, that identifies the end user for per-user quota when the request is made on their behalf by a server.
+   * @example "user-4711"
+   */
+  quotaUser?: string;
+}
+
+/** The argument of `calendars.get` (Get a calendar's metadata): its path, query and header parameters. */
+export interface CalendarsGetArgs {
+  /** The calendar's id, as returned by `calendarList.list`. Use `primary` for the primary calendar of the signed-in user. */
+  calendarId: string;
+  /** A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
+  fields?: string;
+  /**
+   * Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes.
+   * @default true
+   */
+  prettyPrint?: boolean;
+  /**
+   * An arbitrary string, at most 40 characters, that identifies the end user for per-user quota when the request is made on their behalf by a server.
+   * @example "user-4711"
+   */
+  quotaUser?: string;
+  /**
+   * The `If-None-Match` header.
+   * The `etag` of the copy you already hold. When the answer would carry the same etag, the service sends `304 Not Modified` with no body instead, so an unchanged resource (or list page) costs no transfer. Several tags may be given, separated by commas; `*` matches any current version; a weak tag (`W/"..."`) is compared as if it were strong. A different or stale tag gets the usual `200` with the whole answer.
+   * @example "\"3425890000000001\""
+   */
+  ifNoneMatch?: string;
+}
+
+/** The body of this operation: CalendarInput with `summary` required. */
+export interface CalendarsInsertBody extends CalendarInput {
+  /** The calendar's title. */
+  summary: string;
+}
+
+/** The argument of `calendars.insert` (Create a secondary calendar): its path, query and header parameters, next to the fields of its body. */
+export interface CalendarsInsertArgs extends CalendarsInsertBody {
+  /** A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
+  fields?: string;
+  /**
+   * Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes.
+   * @default true
+   */
+  prettyPrint?: boolean;
+  /**
+   * An arbitrary string, at most 40 characters, that identifies the end user for per-user quota when the request is made on their behalf by a server.
+   * @example "user-4711"
+   */
+  quotaUser?: string;
+}
+
+/** The argument of `calendars.patch` (Change some of a calendar's metadata): its path, query and header parameters, next to the fields of its body. */
+export interface CalendarsPatchArgs extends CalendarPatchInput {
+  /** The calendar's id, as returned by `calendarList.list`. Use `primary` for the primary calendar of the signed-in user. */
+  calendarId: string;
+  /** A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
+  fields?: string;
+  /**
+   * Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes.
+   * @default true
+   */
+  prettyPrint?: boolean;
+  /**
+   * An arbitrary string, at most 40 characters, that identifies the end user for per-user quota when the request is made on their behalf by a server.
+   * @example "user-4711"
+   */
+  quotaUser?: string;
+}
+
+/** The body of this operation: CalendarInput with `summary` required. */
+export interface CalendarsUpdateBody extends CalendarInput {
+  /** The calendar's title. */
+  summary: string;
+}
+
+/** The argument of `calendars.update` (Replace a calendar's metadata): its path, query and header parameters, next to the fields of its body. */
+export interface CalendarsUpdateArgs extends CalendarsUpdateBody {
+  /** The calendar's id, as returned by `calendarList.list`. Use `primary` for the primary calendar of the signed-in user. */
+  calendarId: string;
+  /** A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
+  fields?: string;
+  /**
+   * Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes.
+   * @default true
+   */
+  prettyPrint?: boolean;
+  /**
+   * An arbitrary string, at most 40 characters, that identifies the end user for per-user quota when the request is made on their behalf by a server.
+   * @example "user-4711"
+   */
+  quotaUser?: string;
+}
+
+/** The body of this operation: ChannelInput with `id`, `resourceId` required. */
+export interface ChannelsStopBody extends ChannelInput {
+  /** The channel's id, chosen by the client and unique among its channels, such as a UUID; at most 64 characters. */
+  id: string;
+  /** The service's id of the watched resource, stable across API versions. Returned by the watch; required by `channels.stop`. */
+  resourceId: string;
+}
+
+/** The argument of `channels.stop` (Stop a notification channel): its path, query and header parameters, next to the fields of its body. */
+export interface ChannelsStopArgs extends ChannelsStopBody {
+  /** A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
+  fields?: string;
+  /**
+   * Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes.
+   * @default true
+   */
+  prettyPrint?: boolean;
+  /**
+   * An arbitrary string, at most 40 characters, that identifies the end user for per-user quota when the request is made on their behalf by a server.
+   * @example "user-4711"
+   */
+  quotaUser?: string;
+}
+
+/** The argument of `colors.get` (Get the color palettes): its path, query and header parameters. */
+export interface ColorsGetArgs {
+  /** A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
+  fields?: string;
+  /**
+   * Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes.
+   * @default true
+   */
+  prettyPrint?: boolean;
+  /**
+   * An arbitrary string, at most 40 characters, that identifies the end user for per-user quota when the request is made on their behalf by a server.
+   * @example "user-4711"
+   */
+  quotaUser?: string;
+}
+
+/** The argument of `events.delete` (Delete an event): its path, query and header parameters. */
+export interface EventsDeleteArgs {
+  /** The calendar's id, as returned by `calendarList.list`. Use `primary` for the primary calendar of the signed-in user. */
+  calendarId: string;
+  /**
+   * The event's id in the service (not its iCalUID).
+   * @example "7kq3m9fa2v1hq8u0l5c4b6d2e0"
+   */
+  eventId: string;
+  /** A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
+  fields?: string;
+  /**
+   * Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes.
+   * @default true
+   */
+  prettyPrint?: boolean;
+  /**
+   * An arbitrary string, at most 40 characters, that identifies the end user for per-user quota when the request is made on their behalf by a server.
+   * @example "user-4711"
+   */
+  quotaUser?: string;
+  /**
+   * The `If-Match` header.
+   * The `etag` of the version you read. The write happens only if the resource is still at that version; otherwise the answer is `412` with reason `conditionNotMet`, and you should read it again. This makes get-then-update atomic.
+   * @example "\"3425891234567000\""
+   */
+  ifMatch?: string;
+  /**
+   * Deprecated; use `sendUpdates`. Whether guests are emailed about the change.
+   * @deprecated
+   */
+  sendNotifications?: boolean;
+  /** Who is emailed about the change: `all` guests, only guests who do not use Google Calendar (`externalOnly`), or nobody (`none`). The live service emails nobody when it is left out; it replaces the deprecated `sendNotifications`. */
+  sendUpdates?: "all" | "externalOnly" | "none";
+}
+
+/** The argument of `events.get` (Get an event): its path, query and header parameters. */
+export interface EventsGetArgs {
+  /** The calendar's id, as returned by `calendarList.list`. Use `primary` for the primary calendar of the signed-in user. */
+  calendarId: string;
+  /**
+   * The event's id in the service (not its iCalUID).
+   * @example "7kq3m9fa2v1hq8u0l5c4b6d2e0"
+   */
+  eventId: string;
+  /** A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
+  fields?: string;
+  /**
+   * Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes.
+   * @default true
+   */
+  prettyPrint?: boolean;
+  /**
+   * An arbitrary string, at most 40 characters, that identifies the end user for per-user quota when the request is made on their behalf by a server.
+   * @example "user-4711"
+   */
+  quotaUser?: string;
+  /**
+   * The `If-None-Match` header.
+   * The `etag` of the copy you already hold. When the answer would carry the same etag, the service sends `304 Not Modified` with no body instead, so an unchanged resource (or list page) costs no transfer. Several tags may be given, separated by commas; `*` matches any current version; a weak tag (`W/"..."`) is compared as if it were strong. A different or stale tag gets the usual `200` with the whole answer.
+   * @example "\"3425890000000001\""
+   */
+  ifNoneMatch?: string;
+  /**
+   * Deprecated and ignored; an email is always returned for the organizer, creator and attendees when known.
+   * @deprecated
+   */
+  alwaysIncludeEmail?: boolean;
+  /** The most attendees to include in the answer. When there are more, only the caller is included and `attendeesOmitted` is true. */
+  maxAttendees?: number;
+  /**
+   * The IANA time zone of the times in the answer; the calendar's own zone by default.
+   * @example "Europe/Zurich"
+   */
+  timeZone?: string;
+}
+
+/** The body of this operation: EventInput with `iCalUID`, `start`, `end` required. */
+export interface EventsImportBody extends EventInput {
+  /** The event's iCalendar UID (RFC 5545), shared by every copy of the event and by all instances of a recurring event. Required by `events.import`. To find an event by it, call `events.list` with `iCalUID`; `events.get` takes only the service's own `id`. */
+  iCalUID: string;
+  /** When the event starts, inclusive. For a recurring event, the start of the first instance. */
+  start: EventDateTime;
+  /** When the event ends, exclusive. For a recurring event, the end of the first instance. */
+  end: EventDateTime;
+}
+
+/** The argument of `events.import` (Import a copy of an event): its path, query and header parameters, next to the fields of its body. */
+export interface EventsImportArgs extends EventsImportBody {
+  /** The calendar's id, as returned by `calendarList.list`. Use `primary` for the primary calendar of the signed-in user. */
+  calendarId: string;
+  /** A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
+  fields?: string;
+  /**
+   * Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes.
+   * @default true
+   */
+  prettyPrint?: boolean;
+  /**
+   * An arbitrary string, at most 40 characters, that identifies the end user for per-user quota when the request is made on their behalf by a server.
+   * @example "user-4711"
+   */
+  quotaUser?: string;
+  /**
+   * The conference data version the client supports. At 0 (the default) `conferenceData` in the body is ignored; set 1 to create, change or remove conferences.
+   * @default 0
+   */
+  conferenceDataVersion?: number;
+  /**
+   * Whether the client handles `attachments`; needed to write them.
+   * @default false
+   */
+  supportsAttachments?: boolean;
+}
+
+/** The body of this operation: EventInput with `start`, `end` required. */
+export interface EventsInsertBody extends EventInput {
+  /** When the event starts, inclusive. For a recurring event, the start of the first instance. */
+  start: EventDateTime;
+  /** When the event ends, exclusive. For a recurring event, the end of the first instance. */
+  end: EventDateTime;
+}
+
+/** The argument of `events.insert` (Create an event): its path, query and header parameters, next to the fields of its body. */
+export interface EventsInsertArgs extends EventsInsertBody {
+  /** The calendar's id, as returned by `calendarList.list`. Use `primary` for the primary calendar of the signed-in user. */
+  calendarId: string;
+  /** A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
+  fields?: string;
+  /**
+   * Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes.
+   * @default true
+   */
+  prettyPrint?: boolean;
+  /**
+   * An arbitrary string, at most 40 characters, that identifies the end user for per-user quota when the request is made on their behalf by a server.
+   * @example "user-4711"
+   */
+  quotaUser?: string;
+  /**
+   * The conference data version the client supports. At 0 (the default) `conferenceData` in the body is ignored; set 1 to create, change or remove conferences.
+   * @default 0
+   */
+  conferenceDataVersion?: number;
+  /** The most attendees to include in the answer. When there are more, only the caller is included and `attendeesOmitted` is true. */
+  maxAttendees?: number;
+  /**
+   * Deprecated; use `sendUpdates`. Whether guests are emailed about the change.
+   * @deprecated
+   */
+  sendNotifications?: boolean;
+  /** Who is emailed about the change: `all` guests, only guests who do not use Google Calendar (`externalOnly`), or nobody (`none`). The live service emails nobody when it is left out; it replaces the deprecated `sendNotifications`. */
+  sendUpdates?: "all" | "externalOnly" | "none";
+  /**
+   * Whether the client handles `attachments`; needed to write them.
+   * @default false
+   */
+  supportsAttachments?: boolean;
+}
+
+/** The argument of `events.instances` (List the instances of a recurring event): its path, query and header parameters. */
+export interface EventsInstancesArgs {
+  /** The calendar's id, as returned by `calendarList.list`. Use `primary` for the primary calendar of the signed-in user. */
+  calendarId: string;
+  /**
+   * The event's id in the service (not its iCalUID).
+   * @example "7kq3m9fa2v1hq8u0l5c4b6d2e0"
+   */
+  eventId: string;
+  /** A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
+  fields?: string;
+  /**
+   * Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes.
+   * @default true
+   */
+  prettyPrint?: boolean;
+  /**
+   * An arbitrary string, at most 40 characters, that identifies the end user for per-user quota when the request is made on their behalf by a server.
+   * @example "user-4711"
+   */
+  quotaUser?: string;
+  /**
+   * The `If-None-Match` header.
+   * The `etag` of the copy you already hold. When the answer would carry the same etag, the service sends `304 Not Modified` with no body instead, so an unchanged resource (or list page) costs no transfer. Several tags may be given, separated by commas; `*` matches any current version; a weak tag (`W/"..."`) is compared as if it were strong. A different or stale tag gets the usual `200` with the whole answer.
+   * @example "\"3425890000000001\""
+   */
+  ifNoneMatch?: string;
+  /**
+   * Deprecated and ignored; an email is always returned for the organizer, creator and attendees when known.
+   * @deprecated
+   */
+  alwaysIncludeEmail?: boolean;
+  /** The most attendees to include in the answer. When there are more, only the caller is included and `attendeesOmitted` is true. */
+  maxAttendees?: number;
+  /**
+   * The most events on one page. The default is 250. The service never puts more than 2500 events on a page: a larger value is accepted and served as 2500, not refused. A page may hold fewer events, even none, before the last one.
+   * @default 250
+   */
+  maxResults?: number;
+  /**
+   * Only the instance that originally started at this time, an RFC 3339 timestamp: the way to find one occurrence.
+   * @example "2026-12-02T09:30:00-05:00"
+   */
+  originalStart?: string;
+  /** The `nextPageToken` of the previous page. Send the other parameters unchanged while paging. */
+  pageToken?: string;
+  /**
+   * Whether deleted items are included: events as `status: cancelled`, sharing rules with `role: none`, calendar list entries with `deleted: true`. They are always included in answers to a `syncToken`.
+   * @default false
+   */
+  showDeleted?: boolean;
+  /** Only events that start before this instant (exclusive), an RFC 3339 timestamp with an offset, such as `2026-12-31T00:00:00Z`. Must be later than `timeMin`. */
+  timeMax?: string;
+  /** Only events that end after this instant (exclusive), an RFC 3339 timestamp with an offset, such as `2026-12-01T00:00:00Z`. */
+  timeMin?: string;
+  /**
+   * The IANA time zone of the times in the answer; the calendar's own zone by default.
+   * @example "Europe/Zurich"
+   */
+  timeZone?: string;
+}
+
+/** The argument of `events.list` (List events): its path, query and header parameters. */
+export interface EventsListArgs {
+  /** The calendar's id, as returned by `calendarList.list`. Use `primary` for the primary calendar of the signed-in user. */
+  calendarId: string;
+  /** A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
+  fields?: string;
+  /**
+   * Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes.
+   * @default true
+   */
+  prettyPrint?: boolean;
+  /**
+   * An arbitrary string, at most 40 characters, that identifies the end user for per-user quota when the request is made on their behalf by a server.
+   * @example "user-4711"
+   */
+  quotaUser?: string;
+  /**
+   * The `If-None-Match` header.
+   * The `etag` of the copy you already hold. When the answer would carry the same etag, the service sends `304 Not Modified` with no body instead, so an unchanged resource (or list page) costs no transfer. Several tags may be given, separated by commas; `*` matches any current version; a weak tag (`W/"..."`) is compared as if it were strong. A different or stale tag gets the usual `200` with the whole answer.
+   * @example "\"3425890000000001\""
+   */
+  ifNoneMatch?: string;
+  /**
+   * Deprecated and ignored; an email is always returned for the organizer, creator and attendees when known.
+   * @deprecated
+   */
+  alwaysIncludeEmail?: boolean;
+  /** Only events of these types; repeat the parameter for several. All types are returned when it is left out. The live service also knows `birthday` and `fromGmail`. */
+  eventTypes?: ("birthday" | "default" | "focusTime" | "fromGmail" | "outOfOffice" | "workingLocation")[];
+  /**
+   * Only events with this iCalendar UID: the way to find an event by its iCalUID, since `events.get` takes only the service's own id. Cannot be combined with `syncToken`.
+   * @example "7kq3m9fa2v1hq8u0l5c4b6d2e0@google.com"
+   */
+  iCalUID?: string;
+  /** The most attendees to include in the answer. When there are more, only the caller is included and `attendeesOmitted` is true. */
+  maxAttendees?: number;
+  /**
+   * The most events on one page. The default is 250. The service never puts more than 2500 events on a page: a larger value is accepted and served as 2500, not refused. A page may hold fewer events, even none, before the last one.
+   * @default 250
+   */
+  maxResults?: number;
+  /** The order of the events: by start (`startTime`, which needs `singleEvents=true`) or by last change (`updated`). Without it the order is unspecified but stable. */
+  orderBy?: "startTime" | "updated";
+  /** The `nextPageToken` of the previous page. Send the other parameters unchanged while paging. */
+  pageToken?: string;
+  /** Only events with this private extended property, written `name=value`; repeat it to require several. */
+  privateExtendedProperty?: string[];
+  /** Free-text search over the summary, description, location, attendees' names and emails, organizer and working location. */
+  q?: string;
+  /** Only events with this shared extended property, written `name=value`; repeat it to require several. */
+  sharedExtendedProperty?: string[];
+  /**
+   * Whether deleted items are included: events as `status: cancelled`, sharing rules with `role: none`, calendar list entries with `deleted: true`. They are always included in answers to a `syncToken`.
+   * @default false
+   */
+  showDeleted?: boolean;
+  /**
+   * Whether invitations the user has hidden are included.
+   * @default false
+   */
+  showHiddenInvitations?: boolean;
+  /**
+   * Whether recurring events are expanded into their instances. When false (the default) the answer holds the recurring events themselves and their changed instances.
+   * @default false
+   */
+  singleEvents?: boolean;
+  /** The `nextSyncToken` of the last page of an earlier listing: return only what changed since, deleted items included. When the token has expired or is unknown the answer is `410` with reason `fullSyncRequired`: drop the local copy and list again without a token. */
+  syncToken?: string;
+  /** Only events that start before this instant (exclusive), an RFC 3339 timestamp with an offset, such as `2026-12-31T00:00:00Z`. Must be later than `timeMin`. */
+  timeMax?: string;
+  /** Only events that end after this instant (exclusive), an RFC 3339 timestamp with an offset, such as `2026-12-01T00:00:00Z`. */
+  timeMin?: string;
+  /**
+   * The IANA time zone of the times in the answer; the calendar's own zone by default.
+   * @example "Europe/Zurich"
+   */
+  timeZone?: string;
+  /** Only events changed after this instant, an RFC 3339 timestamp. Events deleted since are included whatever `showDeleted` says. Too old a value answers `410` with reason `updatedMinTooLongAgo`. */
+  updatedMin?: string;
+}
+
+/** The argument of `events.move` (Move an event to another calendar): its path, query and header parameters. */
+export interface EventsMoveArgs {
+  /** The calendar's id, as returned by `calendarList.list`. Use `primary` for the primary calendar of the signed-in user. */
+  calendarId: string;
+  /**
+   * The event's id in the service (not its iCalUID).
+   * @example "7kq3m9fa2v1hq8u0l5c4b6d2e0"
+   */
+  eventId: string;
+  /** A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
+  fields?: string;
+  /**
+   * Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes.
+   * @default true
+   */
+  prettyPrint?: boolean;
+  /**
+   * An arbitrary string, at most 40 characters, that identifies the end user for per-user quota when the request is made on their behalf by a server.
+   * @example "user-4711"
+   */
+  quotaUser?: string;
+  /**
+   * The id of the calendar the event moves to.
+   * @example "c_1f0a8e6d4b2c9a7e5f3d1b0c@group.calendar.google.com"
+   */
+  destination: string;
+  /**
+   * Deprecated; use `sendUpdates`. Whether guests are emailed about the change.
+   * @deprecated
+   */
+  sendNotifications?: boolean;
+  /** Who is emailed about the change: `all` guests, only guests who do not use Google Calendar (`externalOnly`), or nobody (`none`). The live service emails nobody when it is left out; it replaces the deprecated `sendNotifications`. */
+  sendUpdates?: "all" | "externalOnly" | "none";
+}
+
+/** The argument of `events.patch` (Change some fields of an event): its path, query and header parameters, next to the fields of its body. */
+export interface EventsPatchArgs extends EventPatchInput {
+  /** The calendar's id, as returned by `calendarList.list`. Use `primary` for the primary calendar of the signed-in user. */
+  calendarId: string;
+  /**
+   * The event's id in the service (not its iCalUID).
+   * @example "7kq3m9fa2v1hq8u0l5c4b6d2e0"
+   */
+  eventId: string;
+  /** A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
+  fields?: string;
+  /**
+   * Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes.
+   * @default true
+   */
+  prettyPrint?: boolean;
+  /**
+   * An arbitrary string, at most 40 characters, that identifies the end user for per-user quota when the request is made on their behalf by a server.
+   * @example "user-4711"
+   */
+  quotaUser?: string;
+  /**
+   * The `If-Match` header.
+   * The `etag` of the version you read. The write happens only if the resource is still at that version; otherwise the answer is `412` with reason `conditionNotMet`, and you should read it again. This makes get-then-update atomic.
+   * @example "\"3425891234567000\""
+   */
+  ifMatch?: string;
+  /**
+   * Deprecated and ignored; an email is always returned for the organizer, creator and attendees when known.
+   * @deprecated
+   */
+  alwaysIncludeEmail?: boolean;
+  /**
+   * The conference data version the client supports. At 0 (the default) `conferenceData` in the body is ignored; set 1 to create, change or remove conferences.
+   * @default 0
+   */
+  conferenceDataVersion?: number;
+  /** The most attendees to include in the answer. When there are more, only the caller is included and `attendeesOmitted` is true. */
+  maxAttendees?: number;
+  /**
+   * Deprecated; use `sendUpdates`. Whether guests are emailed about the change.
+   * @deprecated
+   */
+  sendNotifications?: boolean;
+  /** Who is emailed about the change: `all` guests, only guests who do not use Google Calendar (`externalOnly`), or nobody (`none`). The live service emails nobody when it is left out; it replaces the deprecated `sendNotifications`. */
+  sendUpdates?: "all" | "externalOnly" | "none";
+  /**
+   * Whether the client handles `attachments`; needed to write them.
+   * @default false
+   */
+  supportsAttachments?: boolean;
+}
+
+/** The argument of `events.quickAdd` (Create an event from a line of text): its path, query and header parameters. */
+export interface EventsQuickAddArgs {
+  /** The calendar's id, as returned by `calendarList.list`. Use `primary` for the primary calendar of the signed-in user. */
+  calendarId: string;
+  /** A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
+  fields?: string;
+  /**
+   * Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes.
+   * @default true
+   */
+  prettyPrint?: boolean;
+  /**
+   * An arbitrary string, at most 40 characters, that identifies the end user for per-user quota when the request is made on their behalf by a server.
+   * @example "user-4711"
+   */
+  quotaUser?: string;
+  /**
+   * The text to make the event from.
+   * @example "Lunch with Ana tomorrow 12:30-13:30 at Volkshaus"
+   */
+  text: string;
+  /**
+   * Deprecated; use `sendUpdates`. Whether guests are emailed about the change.
+   * @deprecated
+   */
+  sendNotifications?: boolean;
+  /** Who is emailed about the change: `all` guests, only guests who do not use Google Calendar (`externalOnly`), or nobody (`none`). The live service emails nobody when it is left out; it replaces the deprecated `sendNotifications`. */
+  sendUpdates?: "all" | "externalOnly" | "none";
+}
+
+/** The body of this operation: EventInput with `start`, `end` required. */
+export interface EventsUpdateBody extends EventInput {
+  /** When the event starts, inclusive. For a recurring event, the start of the first instance. */
+  start: EventDateTime;
+  /** When the event ends, exclusive. For a recurring event, the end of the first instance. */
+  end: EventDateTime;
+}
+
+/** The argument of `events.update` (Replace an event): its path, query and header parameters, next to the fields of its body. */
+export interface EventsUpdateArgs extends EventsUpdateBody {
+  /** The calendar's id, as returned by `calendarList.list`. Use `primary` for the primary calendar of the signed-in user. */
+  calendarId: string;
+  /**
+   * The event's id in the service (not its iCalUID).
+   * @example "7kq3m9fa2v1hq8u0l5c4b6d2e0"
+   */
+  eventId: string;
+  /** A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
+  fields?: string;
+  /**
+   * Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes.
+   * @default true
+   */
+  prettyPrint?: boolean;
+  /**
+   * An arbitrary string, at most 40 characters, that identifies the end user for per-user quota when the request is made on their behalf by a server.
+   * @example "user-4711"
+   */
+  quotaUser?: string;
+  /**
+   * The `If-Match` header.
+   * The `etag` of the version you read. The write happens only if the resource is still at that version; otherwise the answer is `412` with reason `conditionNotMet`, and you should read it again. This makes get-then-update atomic.
+   * @example "\"3425891234567000\""
+   */
+  ifMatch?: string;
+  /**
+   * Deprecated and ignored; an email is always returned for the organizer, creator and attendees when known.
+   * @deprecated
+   */
+  alwaysIncludeEmail?: boolean;
+  /**
+   * The conference data version the client supports. At 0 (the default) `conferenceData` in the body is ignored; set 1 to create, change or remove conferences.
+   * @default 0
+   */
+  conferenceDataVersion?: number;
+  /** The most attendees to include in the answer. When there are more, only the caller is included and `attendeesOmitted` is true. */
+  maxAttendees?: number;
+  /**
+   * Deprecated; use `sendUpdates`. Whether guests are emailed about the change.
+   * @deprecated
+   */
+  sendNotifications?: boolean;
+  /** Who is emailed about the change: `all` guests, only guests who do not use Google Calendar (`externalOnly`), or nobody (`none`). The live service emails nobody when it is left out; it replaces the deprecated `sendNotifications`. */
+  sendUpdates?: "all" | "externalOnly" | "none";
+  /**
+   * Whether the client handles `attachments`; needed to write them.
+   * @default false
+   */
+  supportsAttachments?: boolean;
+}
+
+/** The body of this operation: ChannelInput with `id`, `type`, `address` required. */
+export interface EventsWatchBody extends ChannelInput {
+  /** The channel's id, chosen by the client and unique among its channels, such as a UUID; at most 64 characters. */
+  id: string;
+  /** The delivery method. `web_hook` (or its alias `webhook`) is the only one. */
+  type: "web_hook" | "webhook";
+  /** The HTTPS URL that receives the notifications. It needs a valid TLS certificate. */
+  address: string;
+}
+
+/** The argument of `events.watch` (Watch the events of a calendar): its path, query and header parameters, next to the fields of its body. */
+export interface EventsWatchArgs extends EventsWatchBody {
+  /** The calendar's id, as returned by `calendarList.list`. Use `primary` for the primary calendar of the signed-in user. */
+  calendarId: string;
+  /** A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
+  fields?: string;
+  /**
+   * Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes.
+   * @default true
+   */
+  prettyPrint?: boolean;
+  /**
+   * An arbitrary string, at most 40 characters, that identifies the end user for per-user quota when the request is made on their behalf by a server.
+   * @example "user-4711"
+   */
+  quotaUser?: string;
+  /**
+   * Deprecated and ignored; an email is always returned for the organizer, creator and attendees when known.
+   * @deprecated
+   */
+  alwaysIncludeEmail?: boolean;
+  /** Only events of these types; repeat the parameter for several. All types are returned when it is left out. The live service also knows `birthday` and `fromGmail`. */
+  eventTypes?: ("birthday" | "default" | "focusTime" | "fromGmail" | "outOfOffice" | "workingLocation")[];
+  /**
+   * Only events with this iCalendar UID: the way to find an event by its iCalUID, since `events.get` takes only the service's own id. Cannot be combined with `syncToken`.
+   * @example "7kq3m9fa2v1hq8u0l5c4b6d2e0@google.com"
+   */
+  iCalUID?: string;
+  /** The most attendees to include in the answer. When there are more, only the caller is included and `attendeesOmitted` is true. */
+  maxAttendees?: number;
+  /**
+   * The most events on one page. The default is 250. The service never puts more than 2500 events on a page: a larger value is accepted and served as 2500, not refused. A page may hold fewer events, even none, before the last one.
+   * @default 250
+   */
+  maxResults?: number;
+  /** The order of the events: by start (`startTime`, which needs `singleEvents=true`) or by last change (`updated`). Without it the order is unspecified but stable. */
+  orderBy?: "startTime" | "updated";
+  /** The `nextPageToken` of the previous page. Send the other parameters unchanged while paging. */
+  pageToken?: string;
+  /** Only events with this private extended property, written `name=value`; repeat it to require several. */
+  privateExtendedProperty?: string[];
+  /** Free-text search over the summary, description, location, attendees' names and emails, organizer and working location. */
+  q?: string;
+  /** Only events with this shared extended property, written `name=value`; repeat it to require several. */
+  sharedExtendedProperty?: string[];
+  /**
+   * Whether deleted items are included: events as `status: cancelled`, sharing rules with `role: none`, calendar list entries with `deleted: true`. They are always included in answers to a `syncToken`.
+   * @default false
+   */
+  showDeleted?: boolean;
+  /**
+   * Whether invitations the user has hidden are included.
+   * @default false
+   */
+  showHiddenInvitations?: boolean;
+  /**
+   * Whether recurring events are expanded into their instances. When false (the default) the answer holds the recurring events themselves and their changed instances.
+   * @default false
+   */
+  singleEvents?: boolean;
+  /** The `nextSyncToken` of the last page of an earlier listing: return only what changed since, deleted items included. When the token has expired or is unknown the answer is `410` with reason `fullSyncRequired`: drop the local copy and list again without a token. */
+  syncToken?: string;
+  /** Only events that start before this instant (exclusive), an RFC 3339 timestamp with an offset, such as `2026-12-31T00:00:00Z`. Must be later than `timeMin`. */
+  timeMax?: string;
+  /** Only events that end after this instant (exclusive), an RFC 3339 timestamp with an offset, such as `2026-12-01T00:00:00Z`. */
+  timeMin?: string;
+  /**
+   * The IANA time zone of the times in the answer; the calendar's own zone by default.
+   * @example "Europe/Zurich"
+   */
+  timeZone?: string;
+  /** Only events changed after this instant, an RFC 3339 timestamp. Events deleted since are included whatever `showDeleted` says. Too old a value answers `410` with reason `updatedMinTooLongAgo`. */
+  updatedMin?: string;
+}
+
+/** The argument of `freebusy.query` (Query busy times): its path, query and header parameters, next to the fields of its body. */
+export interface FreebusyQueryArgs extends FreeBusyRequest {
+  /** A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
+  fields?: string;
+  /**
+   * Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes.
+   * @default true
+   */
+  prettyPrint?: boolean;
+  /**
+   * An arbitrary string, at most 40 characters, that identifies the end user for per-user quota when the request is made on their behalf by a server.
+   * @example "user-4711"
+   */
+  quotaUser?: string;
+}
+
+/** The argument of `settings.get` (Get one setting): its path, query and header parameters. */
+export interface SettingsGetArgs {
+  /**
+   * The setting's name, such as `timezone`, `weekStart`, `locale`, `format24HourTime` or `defaultEventLength` (see `Setting.id` for all of them).
+   * @example "timezone"
+   */
+  setting: string;
+  /** A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
+  fields?: string;
+  /**
+   * Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes.
+   * @default true
+   */
+  prettyPrint?: boolean;
+  /**
+   * An arbitrary string, at most 40 characters, that identifies the end user for per-user quota when the request is made on their behalf by a server.
+   * @example "user-4711"
+   */
+  quotaUser?: string;
+  /**
+   * The `If-None-Match` header.
+   * The `etag` of the copy you already hold. When the answer would carry the same etag, the service sends `304 Not Modified` with no body instead, so an unchanged resource (or list page) costs no transfer. Several tags may be given, separated by commas; `*` matches any current version; a weak tag (`W/"..."`) is compared as if it were strong. A different or stale tag gets the usual `200` with the whole answer.
+   * @example "\"3425890000000001\""
+   */
+  ifNoneMatch?: string;
+}
+
+/** The argument of `settings.list` (List the user's settings): its path, query and header parameters. */
+export interface SettingsListArgs {
+  /** A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
+  fields?: string;
+  /**
+   * Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes.
+   * @default true
+   */
+  prettyPrint?: boolean;
+  /**
+   * An arbitrary string, at most 40 characters, that identifies the end user for per-user quota when the request is made on their behalf by a server.
+   * @example "user-4711"
+   */
+  quotaUser?: string;
+  /**
+   * The `If-None-Match` header.
+   * The `etag` of the copy you already hold. When the answer would carry the same etag, the service sends `304 Not Modified` with no body instead, so an unchanged resource (or list page) costs no transfer. Several tags may be given, separated by commas; `*` matches any current version; a weak tag (`W/"..."`) is compared as if it were strong. A different or stale tag gets the usual `200` with the whole answer.
+   * @example "\"3425890000000001\""
+   */
+  ifNoneMatch?: string;
+  /**
+   * The most entries on one page. The default is 100. The service never puts more than 250 entries on a page: a larger value is accepted and served as 250, not refused. A page may hold fewer entries, even none, before the last one.
+   * @default 100
+   */
+  maxResults?: number;
+  /** The `nextPageToken` of the previous page. Send the other parameters unchanged while paging. */
+  pageToken?: string;
+  /** The `nextSyncToken` of the last page of an earlier listing: return only what changed since, deleted items included. When the token has expired or is unknown the answer is `410` with reason `fullSyncRequired`: drop the local copy and list again without a token. */
+  syncToken?: string;
+}
+
+/** The body of this operation: ChannelInput with `id`, `type`, `address` required. */
+export interface SettingsWatchBody extends ChannelInput {
+  /** The channel's id, chosen by the client and unique among its channels, such as a UUID; at most 64 characters. */
+  id: string;
+  /** The delivery method. `web_hook` (or its alias `webhook`) is the only one. */
+  type: "web_hook" | "webhook";
+  /** The HTTPS URL that receives the notifications. It needs a valid TLS certificate. */
+  address: string;
+}
+
+/** The argument of `settings.watch` (Watch the user's settings): its path, query and header parameters, next to the fields of its body. */
+export interface SettingsWatchArgs extends SettingsWatchBody {
+  /** A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
+  fields?: string;
+  /**
+   * Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes.
+   * @default true
+   */
+  prettyPrint?: boolean;
+  /**
+   * An arbitrary string, at most 40 characters, that identifies the end user for per-user quota when the request is made on their behalf by a server.
+   * @example "user-4711"
+   */
+  quotaUser?: string;
+  /**
+   * The most entries on one page. The default is 100. The service never puts more than 250 entries on a page: a larger value is accepted and served as 250, not refused. A page may hold fewer entries, even none, before the last one.
+   * @default 100
+   */
+  maxResults?: number;
+  /** The `nextPageToken` of the previous page. Send the other parameters unchanged while paging. */
+  pageToken?: string;
+  /** The `nextSyncToken` of the last page of an earlier listing: return only what changed since, deleted items included. When the token has expired or is unknown the answer is `410` with reason `fullSyncRequired`: drop the local copy and list again without a token. */
+  syncToken?: string;
+}
+
+/** The argument, body and answer types of every operation, by operationId (`never`: no body). */
 export interface OperationTypes {
-  "acl.delete": {
-    args: Part<operations["acl.delete"]["parameters"]["path"]> &
-      Part<operations["acl.delete"]["parameters"]["query"]>;
-    body: never;
-    answer: void;
-  };
-  "acl.get": {
-    args: Part<operations["acl.get"]["parameters"]["path"]> &
-      Part<operations["acl.get"]["parameters"]["query"]> &
-      { ifNoneMatch?: NonNullable<operations["acl.get"]["parameters"]["header"]>["If-None-Match"] };
-    body: never;
-    answer: Readable<operations["acl.get"]["responses"][200]["content"]["application/json"]>;
-  };
-  "acl.insert": {
-    args: Part<operations["acl.insert"]["parameters"]["path"]> &
-      Part<operations["acl.insert"]["parameters"]["query"]> &
-      OperationTypes["acl.insert"]["body"];
-    body: Writable<operations["acl.insert"]["requestBody"]["content"]["application/json"]>;
-    answer: Readable<operations["acl.insert"]["responses"][200]["content"]["application/json"]>;
-  };
-  "acl.list": {
-    args: Part<operations["acl.list"]["parameters"]["path"]> &
-      Part<operations["acl.list"]["parameters"]["query"]> &
-      { ifNoneMatch?: NonNullable<operations["acl.list"]["parameters"]["header"]>["If-None-Match"] };
-    body: never;
-    answer: Readable<operations["acl.list"]["responses"][200]["content"]["application/json"]>;
-  };
-  "acl.patch": {
-    args: Part<operations["acl.patch"]["parameters"]["path"]> &
-      Part<operations["acl.patch"]["parameters"]["query"]> &
-      OperationTypes["acl.patch"]["body"];
-    body: Writable<operations["acl.patch"]["requestBody"]["content"]["application/json"]>;
-    answer: Readable<operations["acl.patch"]["responses"][200]["content"]["application/json"]>;
-  };
-  "acl.update": {
-    args: Part<operations["acl.update"]["parameters"]["path"]> &
-      Part<operations["acl.update"]["parameters"]["query"]> &
-      OperationTypes["acl.update"]["body"];
-    body: Writable<operations["acl.update"]["requestBody"]["content"]["application/json"]>;
-    answer: Readable<operations["acl.update"]["responses"][200]["content"]["application/json"]>;
-  };
-  "acl.watch": {
-    args: Part<operations["acl.watch"]["parameters"]["path"]> &
-      Part<operations["acl.watch"]["parameters"]["query"]> &
-      OperationTypes["acl.watch"]["body"];
-    body: Writable<operations["acl.watch"]["requestBody"]["content"]["application/json"]>;
-    answer: Readable<operations["acl.watch"]["responses"][200]["content"]["application/json"]>;
-  };
-  "calendarList.delete": {
-    args: Part<operations["calendarList.delete"]["parameters"]["path"]> &
-      Part<operations["calendarList.delete"]["parameters"]["query"]>;
-    body: never;
-    answer: void;
-  };
-  "calendarList.get": {
-    args: Part<operations["calendarList.get"]["parameters"]["path"]> &
-      Part<operations["calendarList.get"]["parameters"]["query"]> &
-      { ifNoneMatch?: NonNullable<operations["calendarList.get"]["parameters"]["header"]>["If-None-Match"] };
-    body: never;
-    answer: Readable<operations["calendarList.get"]["responses"][200]["content"]["application/json"]>;
-  };
-  "calendarList.insert": {
-    args: Part<operations["calendarList.insert"]["parameters"]["path"]> &
-      Part<operations["calendarList.insert"]["parameters"]["query"]> &
-      OperationTypes["calendarList.insert"]["body"];
-    body: Writable<operations["calendarList.insert"]["requestBody"]["content"]["application/json"]>;
-    answer: Readable<operations["calendarList.insert"]["responses"][200]["content"]["application/json"]>;
-  };
-  "calendarList.list": {
-    args: Part<operations["calendarList.list"]["parameters"]["path"]> &
-      Part<operations["calendarList.list"]["parameters"]["query"]> &
-      { ifNoneMatch?: NonNullable<operations["calendarList.list"]["parameters"]["header"]>["If-None-Match"] };
-    body: never;
-    answer: Readable<operations["calendarList.list"]["responses"][200]["content"]["application/json"]>;
-  };
-  "calendarList.patch": {
-    args: Part<operations["calendarList.patch"]["parameters"]["path"]> &
-      Part<operations["calendarList.patch"]["parameters"]["query"]> &
-      OperationTypes["calendarList.patch"]["body"];
-    body: Writable<operations["calendarList.patch"]["requestBody"]["content"]["application/json"]>;
-    answer: Readable<operations["calendarList.patch"]["responses"][200]["content"]["application/json"]>;
-  };
-  "calendarList.update": {
-    args: Part<operations["calendarList.update"]["parameters"]["path"]> &
-      Part<operations["calendarList.update"]["parameters"]["query"]> &
-      OperationTypes["calendarList.update"]["body"];
-    body: Writable<operations["calendarList.update"]["requestBody"]["content"]["application/json"]>;
-    answer: Readable<operations["calendarList.update"]["responses"][200]["content"]["application/json"]>;
-  };
-  "calendarList.watch": {
-    args: Part<operations["calendarList.watch"]["parameters"]["path"]> &
-      Part<operations["calendarList.watch"]["parameters"]["query"]> &
-      OperationTypes["calendarList.watch"]["body"];
-    body: Writable<operations["calendarList.watch"]["requestBody"]["content"]["application/json"]>;
-    answer: Readable<operations["calendarList.watch"]["responses"][200]["content"]["application/json"]>;
-  };
-  "calendars.clear": {
-    args: Part<operations["calendars.clear"]["parameters"]["path"]> &
-      Part<operations["calendars.clear"]["parameters"]["query"]>;
-    body: never;
-    answer: void;
-  };
-  "calendars.delete": {
-    args: Part<operations["calendars.delete"]["parameters"]["path"]> &
-      Part<operations["calendars.delete"]["parameters"]["query"]>;
-    body: never;
-    answer: void;
-  };
-  "calendars.get": {
-    args: Part<operations["calendars.get"]["parameters"]["path"]> &
-      Part<operations["calendars.get"]["parameters"]["query"]> &
-      { ifNoneMatch?: NonNullable<operations["calendars.get"]["parameters"]["header"]>["If-None-Match"] };
-    body: never;
-    answer: Readable<operations["calendars.get"]["responses"][200]["content"]["application/json"]>;
-  };
-  "calendars.insert": {
-    args: Part<operations["calendars.insert"]["parameters"]["path"]> &
-      Part<operations["calendars.insert"]["parameters"]["query"]> &
-      OperationTypes["calendars.insert"]["body"];
-    body: Writable<operations["calendars.insert"]["requestBody"]["content"]["application/json"]>;
-    answer: Readable<operations["calendars.insert"]["responses"][200]["content"]["application/json"]>;
-  };
-  "calendars.patch": {
-    args: Part<operations["calendars.patch"]["parameters"]["path"]> &
-      Part<operations["calendars.patch"]["parameters"]["query"]> &
-      OperationTypes["calendars.patch"]["body"];
-    body: Writable<operations["calendars.patch"]["requestBody"]["content"]["application/json"]>;
-    answer: Readable<operations["calendars.patch"]["responses"][200]["content"]["application/json"]>;
-  };
-  "calendars.update": {
-    args: Part<operations["calendars.update"]["parameters"]["path"]> &
-      Part<operations["calendars.update"]["parameters"]["query"]> &
-      OperationTypes["calendars.update"]["body"];
-    body: Writable<operations["calendars.update"]["requestBody"]["content"]["application/json"]>;
-    answer: Readable<operations["calendars.update"]["responses"][200]["content"]["application/json"]>;
-  };
-  "channels.stop": {
-    args: Part<operations["channels.stop"]["parameters"]["path"]> &
-      Part<operations["channels.stop"]["parameters"]["query"]> &
-      OperationTypes["channels.stop"]["body"];
-    body: Writable<operations["channels.stop"]["requestBody"]["content"]["application/json"]>;
-    answer: void;
-  };
-  "colors.get": {
-    args: Part<operations["colors.get"]["parameters"]["path"]> &
-      Part<operations["colors.get"]["parameters"]["query"]>;
-    body: never;
-    answer: Readable<operations["colors.get"]["responses"][200]["content"]["application/json"]>;
-  };
-  "events.delete": {
-    args: Part<operations["events.delete"]["parameters"]["path"]> &
-      Part<operations["events.delete"]["parameters"]["query"]> &
-      { ifMatch?: NonNullable<operations["events.delete"]["parameters"]["header"]>["If-Match"] };
-    body: never;
-    answer: void;
-  };
-  "events.get": {
-    args: Part<operations["events.get"]["parameters"]["path"]> &
-      Part<operations["events.get"]["parameters"]["query"]> &
-      { ifNoneMatch?: NonNullable<operations["events.get"]["parameters"]["header"]>["If-None-Match"] };
-    body: never;
-    answer: Readable<operations["events.get"]["responses"][200]["content"]["application/json"]>;
-  };
-  "events.import": {
-    args: Part<operations["events.import"]["parameters"]["path"]> &
-      Part<operations["events.import"]["parameters"]["query"]> &
-      OperationTypes["events.import"]["body"];
-    body: Writable<operations["events.import"]["requestBody"]["content"]["application/json"]>;
-    answer: Readable<operations["events.import"]["responses"][200]["content"]["application/json"]>;
-  };
-  "events.insert": {
-    args: Part<operations["events.insert"]["parameters"]["path"]> &
-      Part<operations["events.insert"]["parameters"]["query"]> &
-      OperationTypes["events.insert"]["body"];
-    body: Writable<operations["events.insert"]["requestBody"]["content"]["application/json"]>;
-    answer: Readable<operations["events.insert"]["responses"][200]["content"]["application/json"]>;
-  };
-  "events.instances": {
-    args: Part<operations["events.instances"]["parameters"]["path"]> &
-      Part<operations["events.instances"]["parameters"]["query"]> &
-      { ifNoneMatch?: NonNullable<operations["events.instances"]["parameters"]["header"]>["If-None-Match"] };
-    body: never;
-    answer: Readable<operations["events.instances"]["responses"][200]["content"]["application/json"]>;
-  };
-  "events.list": {
-    args: Part<operations["events.list"]["parameters"]["path"]> &
-      Part<operations["events.list"]["parameters"]["query"]> &
-      { ifNoneMatch?: NonNullable<operations["events.list"]["parameters"]["header"]>["If-None-Match"] };
-    body: never;
-    answer: Readable<operations["events.list"]["responses"][200]["content"]["application/json"]>;
-  };
-  "events.move": {
-    args: Part<operations["events.move"]["parameters"]["path"]> &
-      Part<operations["events.move"]["parameters"]["query"]>;
-    body: never;
-    answer: Readable<operations["events.move"]["responses"][200]["content"]["application/json"]>;
-  };
-  "events.patch": {
-    args: Part<operations["events.patch"]["parameters"]["path"]> &
-      Part<operations["events.patch"]["parameters"]["query"]> &
-      { ifMatch?: NonNullable<operations["events.patch"]["parameters"]["header"]>["If-Match"] } &
-      OperationTypes["events.patch"]["body"];
-    body: Writable<operations["events.patch"]["requestBody"]["content"]["application/json"]>;
-    answer: Readable<operations["events.patch"]["responses"][200]["content"]["application/json"]>;
-  };
-  "events.quickAdd": {
-    args: Part<operations["events.quickAdd"]["parameters"]["path"]> &
-      Part<operations["events.quickAdd"]["parameters"]["query"]>;
-    body: never;
-    answer: Readable<operations["events.quickAdd"]["responses"][200]["content"]["application/json"]>;
-  };
-  "events.update": {
-    args: Part<operations["events.update"]["parameters"]["path"]> &
-      Part<operations["events.update"]["parameters"]["query"]> &
-      { ifMatch?: NonNullable<operations["events.update"]["parameters"]["header"]>["If-Match"] } &
-      OperationTypes["events.update"]["body"];
-    body: Writable<operations["events.update"]["requestBody"]["content"]["application/json"]>;
-    answer: Readable<operations["events.update"]["responses"][200]["content"]["application/json"]>;
-  };
-  "events.watch": {
-    args: Part<operations["events.watch"]["parameters"]["path"]> &
-      Part<operations["events.watch"]["parameters"]["query"]> &
-      OperationTypes["events.watch"]["body"];
-    body: Writable<operations["events.watch"]["requestBody"]["content"]["application/json"]>;
-    answer: Readable<operations["events.watch"]["responses"][200]["content"]["application/json"]>;
-  };
-  "freebusy.query": {
-    args: Part<operations["freebusy.query"]["parameters"]["path"]> &
-      Part<operations["freebusy.query"]["parameters"]["query"]> &
-      OperationTypes["freebusy.query"]["body"];
-    body: Writable<operations["freebusy.query"]["requestBody"]["content"]["application/json"]>;
-    answer: Readable<operations["freebusy.query"]["responses"][200]["content"]["application/json"]>;
-  };
-  "settings.get": {
-    args: Part<operations["settings.get"]["parameters"]["path"]> &
-      Part<operations["settings.get"]["parameters"]["query"]> &
-      { ifNoneMatch?: NonNullable<operations["settings.get"]["parameters"]["header"]>["If-None-Match"] };
-    body: never;
-    answer: Readable<operations["settings.get"]["responses"][200]["content"]["application/json"]>;
-  };
-  "settings.list": {
-    args: Part<operations["settings.list"]["parameters"]["path"]> &
-      Part<operations["settings.list"]["parameters"]["query"]> &
-      { ifNoneMatch?: NonNullable<operations["settings.list"]["parameters"]["header"]>["If-None-Match"] };
-    body: never;
-    answer: Readable<operations["settings.list"]["responses"][200]["content"]["application/json"]>;
-  };
-  "settings.watch": {
-    args: Part<operations["settings.watch"]["parameters"]["path"]> &
-      Part<operations["settings.watch"]["parameters"]["query"]> &
-      OperationTypes["settings.watch"]["body"];
-    body: Writable<operations["settings.watch"]["requestBody"]["content"]["application/json"]>;
-    answer: Readable<operations["settings.watch"]["responses"][200]["content"]["application/json"]>;
-  };
+  "acl.delete": { args: AclDeleteArgs; body: never; answer: void };
+  "acl.get": { args: AclGetArgs; body: never; answer: AclRule };
+  "acl.insert": { args: AclInsertArgs; body: AclInsertBody; answer: AclRule };
+  "acl.list": { args: AclListArgs; body: never; answer: Acl };
+  "acl.patch": { args: AclPatchArgs; body: AclRuleInput; answer: AclRule };
+  "acl.update": { args: AclUpdateArgs; body: AclUpdateBody; answer: AclRule };
+  "acl.watch": { args: AclWatchArgs; body: AclWatchBody; answer: Channel };
+  "calendarList.delete": { args: CalendarListDeleteArgs; body: never; answer: void };
+  "calendarList.get": { args: CalendarListGetArgs; body: never; answer: CalendarListEntry };
+  "calendarList.insert": { args: CalendarListInsertArgs; body: CalendarListInsertBody; answer: CalendarListEntry };
+  "calendarList.list": { args: CalendarListListArgs; body: never; answer: CalendarList };
+  "calendarList.patch": { args: CalendarListPatchArgs; body: CalendarListEntryPatchInput; answer: CalendarListEntry };
+  "calendarList.update": { args: CalendarListUpdateArgs; body: CalendarListEntryInput; answer: CalendarListEntry };
+  "calendarList.watch": { args: CalendarListWatchArgs; body: CalendarListWatchBody; answer: Channel };
+  "calendars.clear": { args: CalendarsClearArgs; body: never; answer: void };
+  "calendars.delete": { args: CalendarsDeleteArgs; body: never; answer: void };
+  "calendars.get": { args: CalendarsGetArgs; body: never; answer: Calendar };
+  "calendars.insert": { args: CalendarsInsertArgs; body: CalendarsInsertBody; answer: Calendar };
+  "calendars.patch": { args: CalendarsPatchArgs; body: CalendarPatchInput; answer: Calendar };
+  "calendars.update": { args: CalendarsUpdateArgs; body: CalendarsUpdateBody; answer: Calendar };
+  "channels.stop": { args: ChannelsStopArgs; body: ChannelsStopBody; answer: void };
+  "colors.get": { args: ColorsGetArgs; body: never; answer: Colors };
+  "events.delete": { args: EventsDeleteArgs; body: never; answer: void };
+  "events.get": { args: EventsGetArgs; body: never; answer: Event };
+  "events.import": { args: EventsImportArgs; body: EventsImportBody; answer: Event };
+  "events.insert": { args: EventsInsertArgs; body: EventsInsertBody; answer: Event };
+  "events.instances": { args: EventsInstancesArgs; body: never; answer: Events };
+  "events.list": { args: EventsListArgs; body: never; answer: Events };
+  "events.move": { args: EventsMoveArgs; body: never; answer: Event };
+  "events.patch": { args: EventsPatchArgs; body: EventPatchInput; answer: Event };
+  "events.quickAdd": { args: EventsQuickAddArgs; body: never; answer: Event };
+  "events.update": { args: EventsUpdateArgs; body: EventsUpdateBody; answer: Event };
+  "events.watch": { args: EventsWatchArgs; body: EventsWatchBody; answer: Channel };
+  "freebusy.query": { args: FreebusyQueryArgs; body: FreeBusyRequest; answer: FreeBusyResponse };
+  "settings.get": { args: SettingsGetArgs; body: never; answer: Setting };
+  "settings.list": { args: SettingsListArgs; body: never; answer: Settings };
+  "settings.watch": { args: SettingsWatchArgs; body: SettingsWatchBody; answer: Channel };
 }
 
 export type ArgsOf<Id extends keyof OperationTypes> = OperationTypes[Id]["args"];
@@ -287,7 +1353,7 @@ export interface Resources {
      *
      * `DELETE /calendars/{calendarId}/acl/{ruleId}`, quota cost 1.
      */
-    delete: Method<ArgsOf<"acl.delete">, AnswerOf<"acl.delete">>;
+    delete: Method<AclDeleteArgs, void>;
     /**
      * Get a sharing rule
      *
@@ -295,7 +1361,7 @@ export interface Resources {
      *
      * `GET /calendars/{calendarId}/acl/{ruleId}`, quota cost 1.
      */
-    get: Method<ArgsOf<"acl.get">, AnswerOf<"acl.get">>;
+    get: Method<AclGetArgs, AclRule>;
     /**
      * Share a calendar
      *
@@ -303,7 +1369,7 @@ export interface Resources {
      *
      * `POST /calendars/{calendarId}/acl`, quota cost 1.
      */
-    insert: Method<ArgsOf<"acl.insert">, AnswerOf<"acl.insert">>;
+    insert: Method<AclInsertArgs, AclRule>;
     /**
      * List the sharing rules of a calendar
      *
@@ -319,7 +1385,7 @@ export interface Resources {
      *
      * `GET /calendars/{calendarId}/acl`, quota cost 1.
      */
-    list: SyncListMethod<ArgsOf<"acl.list">, AnswerOf<"acl.list">, "items", "syncToken", "pageToken">;
+    list: SyncListMethod<AclListArgs, Acl, "items", "syncToken", "pageToken">;
     /**
      * Change a sharing rule
      *
@@ -327,7 +1393,7 @@ export interface Resources {
      *
      * `PATCH /calendars/{calendarId}/acl/{ruleId}`, quota cost 3.
      */
-    patch: Method<ArgsOf<"acl.patch">, AnswerOf<"acl.patch">>;
+    patch: Method<AclPatchArgs, AclRule>;
     /**
      * Replace a sharing rule
      *
@@ -335,7 +1401,7 @@ export interface Resources {
      *
      * `PUT /calendars/{calendarId}/acl/{ruleId}`, quota cost 1.
      */
-    update: Method<ArgsOf<"acl.update">, AnswerOf<"acl.update">>;
+    update: Method<AclUpdateArgs, AclRule>;
     /**
      * Watch the sharing rules of a calendar
      *
@@ -343,7 +1409,7 @@ export interface Resources {
      *
      * `POST /calendars/{calendarId}/acl/watch`, quota cost 1.
      */
-    watch: Method<ArgsOf<"acl.watch">, AnswerOf<"acl.watch">>;
+    watch: Method<AclWatchArgs, Channel>;
   };
   calendarList: {
     /**
@@ -353,7 +1419,7 @@ export interface Resources {
      *
      * `DELETE /users/me/calendarList/{calendarId}`, quota cost 1.
      */
-    delete: Method<ArgsOf<"calendarList.delete">, AnswerOf<"calendarList.delete">>;
+    delete: Method<CalendarListDeleteArgs, void>;
     /**
      * Get a calendar list entry
      *
@@ -361,7 +1427,7 @@ export interface Resources {
      *
      * `GET /users/me/calendarList/{calendarId}`, quota cost 1.
      */
-    get: Method<ArgsOf<"calendarList.get">, AnswerOf<"calendarList.get">>;
+    get: Method<CalendarListGetArgs, CalendarListEntry>;
     /**
      * Add a calendar to the user's list
      *
@@ -369,7 +1435,7 @@ export interface Resources {
      *
      * `POST /users/me/calendarList`, quota cost 1.
      */
-    insert: Method<ArgsOf<"calendarList.insert">, AnswerOf<"calendarList.insert">>;
+    insert: Method<CalendarListInsertArgs, CalendarListEntry>;
     /**
      * List the user's calendars
      *
@@ -389,7 +1455,7 @@ export interface Resources {
      *
      * `GET /users/me/calendarList`, quota cost 1.
      */
-    list: SyncListMethod<ArgsOf<"calendarList.list">, AnswerOf<"calendarList.list">, "items", "syncToken", "pageToken">;
+    list: SyncListMethod<CalendarListListArgs, CalendarList, "items", "syncToken", "pageToken">;
     /**
      * Change some of the user's settings for a calendar
      *
@@ -397,7 +1463,7 @@ export interface Resources {
      *
      * `PATCH /users/me/calendarList/{calendarId}`, quota cost 3.
      */
-    patch: Method<ArgsOf<"calendarList.patch">, AnswerOf<"calendarList.patch">>;
+    patch: Method<CalendarListPatchArgs, CalendarListEntry>;
     /**
      * Replace the user's settings for a calendar
      *
@@ -405,7 +1471,7 @@ export interface Resources {
      *
      * `PUT /users/me/calendarList/{calendarId}`, quota cost 1.
      */
-    update: Method<ArgsOf<"calendarList.update">, AnswerOf<"calendarList.update">>;
+    update: Method<CalendarListUpdateArgs, CalendarListEntry>;
     /**
      * Watch the user's calendar list
      *
@@ -413,7 +1479,7 @@ export interface Resources {
      *
      * `POST /users/me/calendarList/watch`, quota cost 1.
      */
-    watch: Method<ArgsOf<"calendarList.watch">, AnswerOf<"calendarList.watch">>;
+    watch: Method<CalendarListWatchArgs, Channel>;
   };
   calendars: {
     /**
@@ -423,7 +1489,7 @@ export interface Resources {
      *
      * `POST /calendars/{calendarId}/clear`, quota cost 1.
      */
-    clear: Method<ArgsOf<"calendars.clear">, AnswerOf<"calendars.clear">>;
+    clear: Method<CalendarsClearArgs, void>;
     /**
      * Delete a secondary calendar
      *
@@ -431,7 +1497,7 @@ export interface Resources {
      *
      * `DELETE /calendars/{calendarId}`, quota cost 1.
      */
-    delete: Method<ArgsOf<"calendars.delete">, AnswerOf<"calendars.delete">>;
+    delete: Method<CalendarsDeleteArgs, void>;
     /**
      * Get a calendar's metadata
      *
@@ -439,7 +1505,7 @@ export interface Resources {
      *
      * `GET /calendars/{calendarId}`, quota cost 1.
      */
-    get: Method<ArgsOf<"calendars.get">, AnswerOf<"calendars.get">>;
+    get: Method<CalendarsGetArgs, Calendar>;
     /**
      * Create a secondary calendar
      *
@@ -447,7 +1513,7 @@ export interface Resources {
      *
      * `POST /calendars`, quota cost 1.
      */
-    insert: Method<ArgsOf<"calendars.insert">, AnswerOf<"calendars.insert">>;
+    insert: Method<CalendarsInsertArgs, Calendar>;
     /**
      * Change some of a calendar's metadata
      *
@@ -455,7 +1521,7 @@ export interface Resources {
      *
      * `PATCH /calendars/{calendarId}`, quota cost 3.
      */
-    patch: Method<ArgsOf<"calendars.patch">, AnswerOf<"calendars.patch">>;
+    patch: Method<CalendarsPatchArgs, Calendar>;
     /**
      * Replace a calendar's metadata
      *
@@ -463,7 +1529,7 @@ export interface Resources {
      *
      * `PUT /calendars/{calendarId}`, quota cost 1.
      */
-    update: Method<ArgsOf<"calendars.update">, AnswerOf<"calendars.update">>;
+    update: Method<CalendarsUpdateArgs, Calendar>;
   };
   channels: {
     /**
@@ -473,7 +1539,7 @@ export interface Resources {
      *
      * `POST /channels/stop`, quota cost 1.
      */
-    stop: Method<ArgsOf<"channels.stop">, AnswerOf<"channels.stop">>;
+    stop: Method<ChannelsStopArgs, void>;
   };
   colors: {
     /**
@@ -483,7 +1549,7 @@ export interface Resources {
      *
      * `GET /colors`, quota cost 1.
      */
-    get: Method<ArgsOf<"colors.get">, AnswerOf<"colors.get">>;
+    get: Method<ColorsGetArgs, Colors>;
   };
   events: {
     /**
@@ -493,7 +1559,7 @@ export interface Resources {
      *
      * `DELETE /calendars/{calendarId}/events/{eventId}`, quota cost 1.
      */
-    delete: Method<ArgsOf<"events.delete">, AnswerOf<"events.delete">>;
+    delete: Method<EventsDeleteArgs, void>;
     /**
      * Get an event
      *
@@ -501,7 +1567,7 @@ export interface Resources {
      *
      * `GET /calendars/{calendarId}/events/{eventId}`, quota cost 1.
      */
-    get: Method<ArgsOf<"events.get">, AnswerOf<"events.get">>;
+    get: Method<EventsGetArgs, Event>;
     /**
      * Import a copy of an event
      *
@@ -519,7 +1585,7 @@ export interface Resources {
      *
      * `POST /calendars/{calendarId}/events/import`, quota cost 1.
      */
-    import: Method<ArgsOf<"events.import">, AnswerOf<"events.import">>;
+    import: Method<EventsImportArgs, Event>;
     /**
      * Create an event
      *
@@ -527,7 +1593,7 @@ export interface Resources {
      *
      * `POST /calendars/{calendarId}/events`, quota cost 1.
      */
-    insert: Method<ArgsOf<"events.insert">, AnswerOf<"events.insert">>;
+    insert: Method<EventsInsertArgs, Event>;
     /**
      * List the instances of a recurring event
      *
@@ -535,7 +1601,7 @@ export interface Resources {
      *
      * `GET /calendars/{calendarId}/events/{eventId}/instances`, quota cost 1.
      */
-    instances: ListMethod<ArgsOf<"events.instances">, AnswerOf<"events.instances">, "items">;
+    instances: ListMethod<EventsInstancesArgs, Events, "items">;
     /**
      * List events
      *
@@ -558,7 +1624,7 @@ export interface Resources {
      *
      * `GET /calendars/{calendarId}/events`, quota cost 1.
      */
-    list: SyncListMethod<ArgsOf<"events.list">, AnswerOf<"events.list">, "items", "syncToken", "pageToken">;
+    list: SyncListMethod<EventsListArgs, Events, "items", "syncToken", "pageToken">;
     /**
      * Move an event to another calendar
      *
@@ -566,7 +1632,7 @@ export interface Resources {
      *
      * `POST /calendars/{calendarId}/events/{eventId}/move`, quota cost 1.
      */
-    move: Method<ArgsOf<"events.move">, AnswerOf<"events.move">>;
+    move: Method<EventsMoveArgs, Event>;
     /**
      * Change some fields of an event
      *
@@ -574,7 +1640,7 @@ export interface Resources {
      *
      * `PATCH /calendars/{calendarId}/events/{eventId}`, quota cost 3.
      */
-    patch: Method<ArgsOf<"events.patch">, AnswerOf<"events.patch">>;
+    patch: Method<EventsPatchArgs, Event>;
     /**
      * Create an event from a line of text
      *
@@ -582,7 +1648,7 @@ export interface Resources {
      *
      * `POST /calendars/{calendarId}/events/quickAdd`, quota cost 1.
      */
-    quickAdd: Method<ArgsOf<"events.quickAdd">, AnswerOf<"events.quickAdd">>;
+    quickAdd: Method<EventsQuickAddArgs, Event>;
     /**
      * Replace an event
      *
@@ -590,7 +1656,7 @@ export interface Resources {
      *
      * `PUT /calendars/{calendarId}/events/{eventId}`, quota cost 1.
      */
-    update: Method<ArgsOf<"events.update">, AnswerOf<"events.update">>;
+    update: Method<EventsUpdateArgs, Event>;
     /**
      * Watch the events of a calendar
      *
@@ -598,7 +1664,7 @@ export interface Resources {
      *
      * `POST /calendars/{calendarId}/events/watch`, quota cost 1.
      */
-    watch: Method<ArgsOf<"events.watch">, AnswerOf<"events.watch">>;
+    watch: Method<EventsWatchArgs, Channel>;
   };
   freebusy: {
     /**
@@ -608,7 +1674,7 @@ export interface Resources {
      *
      * `POST /freeBusy`, quota cost 1.
      */
-    query: Method<ArgsOf<"freebusy.query">, AnswerOf<"freebusy.query">>;
+    query: Method<FreebusyQueryArgs, FreeBusyResponse>;
   };
   settings: {
     /**
@@ -618,7 +1684,7 @@ export interface Resources {
      *
      * `GET /users/me/settings/{setting}`, quota cost 1.
      */
-    get: Method<ArgsOf<"settings.get">, AnswerOf<"settings.get">>;
+    get: Method<SettingsGetArgs, Setting>;
     /**
      * List the user's settings
      *
@@ -634,7 +1700,7 @@ export interface Resources {
      *
      * `GET /users/me/settings`, quota cost 1.
      */
-    list: SyncListMethod<ArgsOf<"settings.list">, AnswerOf<"settings.list">, "items", "syncToken", "pageToken">;
+    list: SyncListMethod<SettingsListArgs, Settings, "items", "syncToken", "pageToken">;
     /**
      * Watch the user's settings
      *
@@ -642,6 +1708,6 @@ export interface Resources {
      *
      * `POST /users/me/settings/watch`, quota cost 1.
      */
-    watch: Method<ArgsOf<"settings.watch">, AnswerOf<"settings.watch">>;
+    watch: Method<SettingsWatchArgs, Channel>;
   };
 }

@@ -4,234 +4,2000 @@
  * `npm test` fails when this file differs from what the spec produces.
  */
 
-import type { components, Readable, Writable } from './schema.js';
+/**
+ * One page of the sharing rules of a calendar. The last page of a full listing carries `nextSyncToken` instead of `nextPageToken`.
+ *
+ * As the service answers it; `AclInput` is what a request body takes.
+ */
+export interface Acl {
+  /**
+   * The entity tag of this collection.
+   * Read-only: the service sets it.
+   */
+  etag?: string;
+  /** The rules of this page. */
+  items?: AclRule[];
+  /**
+   * The resource type, always `calendar#acl`.
+   * Read-only: the service sets it.
+   * @default "calendar#acl"
+   */
+  kind?: "calendar#acl";
+  /** The token of the next page; absent on the last page. */
+  nextPageToken?: string;
+  /** On the last page only: the token to pass as `syncToken` later to receive just the rules changed since this listing. */
+  nextSyncToken?: string;
+}
 
-/** One page of the sharing rules of a calendar. As the service returns it. */
-export type Acl = Readable<components['schemas']['Acl']>;
-/** Acl as a request body takes it: read-only fields left out. */
-export type AclInput = Writable<components['schemas']['Acl']>;
+/**
+ * Acl as a request body takes it: its read-only properties are absent.
+ *
+ * One page of the sharing rules of a calendar. The last page of a full listing carries `nextSyncToken` instead of `nextPageToken`.
+ */
+export interface AclInput {
+  /** The rules of this page. */
+  items?: AclRuleInput[];
+  /** The token of the next page; absent on the last page. */
+  nextPageToken?: string;
+  /** On the last page only: the token to pass as `syncToken` later to receive just the rules changed since this listing. */
+  nextSyncToken?: string;
+}
 
-/** One sharing rule of a calendar: who (`scope`) gets which access (`role`). As the service returns it. */
-export type AclRule = Readable<components['schemas']['AclRule']>;
-/** AclRule as a request body takes it: read-only fields left out. */
-export type AclRuleInput = Writable<components['schemas']['AclRule']>;
+/**
+ * One sharing rule of a calendar: who (`scope`) gets which access (`role`). `role` and `scope` are needed to create or replace a rule.
+ *
+ * As the service answers it; `AclRuleInput` is what a request body takes.
+ */
+export interface AclRule {
+  /**
+   * The entity tag of this version of the rule.
+   * Read-only: the service sets it.
+   */
+  etag?: string;
+  /**
+   * The rule's id, made by the service from the scope, such as `user:ana.silva@example.com` or `default`.
+   * Read-only: the service sets it.
+   */
+  id?: string;
+  /**
+   * The resource type, always `calendar#aclRule`.
+   * Read-only: the service sets it.
+   * @default "calendar#aclRule"
+   */
+  kind?: "calendar#aclRule";
+  /** The access granted. `none` removes access (deleted rules come back with it); `freeBusyReader` sees only busy times; `reader` sees events, with the details of private events hidden; `writerWithoutPrivateAccess` may change events but not see private details; `writer` may change events and see private details; `owner` may also manage sharing. */
+  role?: "none" | "freeBusyReader" | "reader" | "writerWithoutPrivateAccess" | "writer" | "owner";
+  /** Who the rule applies to. */
+  scope?: {
+    /** The kind of grantee: `default` for everyone (the public), `user` for one person, `group` for a Google group, `domain` for everyone in a domain. */
+    type: "default" | "user" | "group" | "domain";
+    /** The email address of the user or group, or the domain name. Left out when `type` is `default`. */
+    value?: string;
+  };
+}
 
-/** Which meeting invitations are declined automatically while the event lasts. As the service returns it. */
-export type AutoDeclineMode = Readable<components['schemas']['AutoDeclineMode']>;
-/** AutoDeclineMode as a request body takes it: read-only fields left out. */
-export type AutoDeclineModeInput = Writable<components['schemas']['AutoDeclineMode']>;
+/**
+ * AclRule as a request body takes it: its read-only properties are absent.
+ *
+ * One sharing rule of a calendar: who (`scope`) gets which access (`role`). `role` and `scope` are needed to create or replace a rule.
+ */
+export interface AclRuleInput {
+  /** The access granted. `none` removes access (deleted rules come back with it); `freeBusyReader` sees only busy times; `reader` sees events, with the details of private events hidden; `writerWithoutPrivateAccess` may change events but not see private details; `writer` may change events and see private details; `owner` may also manage sharing. */
+  role?: "none" | "freeBusyReader" | "reader" | "writerWithoutPrivateAccess" | "writer" | "owner";
+  /** Who the rule applies to. */
+  scope?: {
+    /** The kind of grantee: `default` for everyone (the public), `user` for one person, `group` for a Google group, `domain` for everyone in a domain. */
+    type: "default" | "user" | "group" | "domain";
+    /** The email address of the user or group, or the domain name. Left out when `type` is `default`. */
+    value?: string;
+  };
+}
 
-/** A calendar's own metadata, the same for everyone who can see it (per-user settings such as color live on the calendar list entry). As the service returns it. */
-export type Calendar = Readable<components['schemas']['Calendar']>;
-/** Calendar as a request body takes it: read-only fields left out. */
-export type CalendarInput = Writable<components['schemas']['Calendar']>;
+/** Which meeting invitations are declined automatically while the event lasts. */
+export type AutoDeclineMode = "declineNone" | "declineAllConflictingInvitations" | "declineOnlyNewConflictingInvitations";
 
-/** One page of the signed-in user's calendar list. As the service returns it. */
-export type CalendarList = Readable<components['schemas']['CalendarList']>;
-/** CalendarList as a request body takes it: read-only fields left out. */
-export type CalendarListInput = Writable<components['schemas']['CalendarList']>;
+/** AutoDeclineMode as a request body takes it: the same as AutoDeclineMode, which has nothing read-only. */
+export type AutoDeclineModeInput = AutoDeclineMode;
 
-/** A calendar as it appears in the signed-in user's list: the calendar's own metadata (read-only here, change it with `calendars.update`) and the user's settings for it (color, visibility, reminders, notifications). As the service returns it. */
-export type CalendarListEntry = Readable<components['schemas']['CalendarListEntry']>;
-/** CalendarListEntry as a request body takes it: read-only fields left out. */
-export type CalendarListEntryInput = Writable<components['schemas']['CalendarListEntry']>;
+/**
+ * A calendar's own metadata, the same for everyone who can see it (per-user settings such as color live on the calendar list entry). `summary` is needed to create or replace one.
+ *
+ * As the service answers it; `CalendarInput` is what a request body takes.
+ */
+export interface Calendar {
+  /** Whether the calendar accepts invitations by itself; only meaningful for resource calendars such as rooms. The live service has this; the facts snapshot does not. */
+  autoAcceptInvitations?: boolean;
+  conferenceProperties?: ConferenceProperties;
+  /**
+   * The email address of the user who owns the calendar's data; set on secondary calendars only. The live service has this; the facts snapshot does not.
+   * Read-only: the service sets it.
+   */
+  dataOwner?: string;
+  /** The calendar's description. */
+  description?: string;
+  /**
+   * The entity tag of this version of the calendar.
+   * Read-only: the service sets it.
+   */
+  etag?: string;
+  /**
+   * The calendar's id, made by the service on insert: the owner's email address for a primary calendar, an address ending in `@group.calendar.google.com` for a secondary one.
+   * Read-only: the service sets it.
+   */
+  id?: string;
+  /**
+   * The resource type, always `calendar#calendar`.
+   * Read-only: the service sets it.
+   * @default "calendar#calendar"
+   */
+  kind?: "calendar#calendar";
+  /** Where the calendar belongs, as free text. */
+  location?: string;
+  /** The calendar's title. */
+  summary?: string;
+  /** The calendar's time zone, an IANA name such as `Europe/Zurich`. */
+  timeZone?: string;
+}
 
-/** The body of `calendarList.patch`: the user's settings to change. As the service returns it. */
-export type CalendarListEntryPatch = Readable<components['schemas']['CalendarListEntryPatch']>;
-/** CalendarListEntryPatch as a request body takes it: read-only fields left out. */
-export type CalendarListEntryPatchInput = Writable<components['schemas']['CalendarListEntryPatch']>;
+/**
+ * Calendar as a request body takes it: its read-only properties are absent.
+ *
+ * A calendar's own metadata, the same for everyone who can see it (per-user settings such as color live on the calendar list entry). `summary` is needed to create or replace one.
+ */
+export interface CalendarInput {
+  /** Whether the calendar accepts invitations by itself; only meaningful for resource calendars such as rooms. The live service has this; the facts snapshot does not. */
+  autoAcceptInvitations?: boolean;
+  conferenceProperties?: ConferenceProperties;
+  /** The calendar's description. */
+  description?: string;
+  /** Where the calendar belongs, as free text. */
+  location?: string;
+  /** The calendar's title. */
+  summary?: string;
+  /** The calendar's time zone, an IANA name such as `Europe/Zurich`. */
+  timeZone?: string;
+}
 
-/** One kind of notification the user gets about a calendar's events. As the service returns it. */
-export type CalendarNotification = Readable<components['schemas']['CalendarNotification']>;
-/** CalendarNotification as a request body takes it: read-only fields left out. */
-export type CalendarNotificationInput = Writable<components['schemas']['CalendarNotification']>;
+/**
+ * One page of the signed-in user's calendar list. The last page of a full listing carries `nextSyncToken` instead of `nextPageToken`.
+ *
+ * As the service answers it; `CalendarListInput` is what a request body takes.
+ */
+export interface CalendarList {
+  /**
+   * The entity tag of this collection.
+   * Read-only: the service sets it.
+   */
+  etag?: string;
+  /** The entries of this page. */
+  items?: CalendarListEntry[];
+  /**
+   * The resource type, always `calendar#calendarList`.
+   * Read-only: the service sets it.
+   * @default "calendar#calendarList"
+   */
+  kind?: "calendar#calendarList";
+  /** The token of the next page; absent on the last page. */
+  nextPageToken?: string;
+  /** On the last page only: the token to pass as `syncToken` later to receive just the entries changed since this listing. */
+  nextSyncToken?: string;
+}
 
-/** The body of `calendars.patch`: the metadata to change. As the service returns it. */
-export type CalendarPatch = Readable<components['schemas']['CalendarPatch']>;
-/** CalendarPatch as a request body takes it: read-only fields left out. */
-export type CalendarPatchInput = Writable<components['schemas']['CalendarPatch']>;
+/**
+ * CalendarList as a request body takes it: its read-only properties are absent.
+ *
+ * One page of the signed-in user's calendar list. The last page of a full listing carries `nextSyncToken` instead of `nextPageToken`.
+ */
+export interface CalendarListInput {
+  /** The entries of this page. */
+  items?: CalendarListEntryInput[];
+  /** The token of the next page; absent on the last page. */
+  nextPageToken?: string;
+  /** On the last page only: the token to pass as `syncToken` later to receive just the entries changed since this listing. */
+  nextSyncToken?: string;
+}
 
-/** A notification channel. As the service returns it. */
-export type Channel = Readable<components['schemas']['Channel']>;
-/** Channel as a request body takes it: read-only fields left out. */
-export type ChannelInput = Writable<components['schemas']['Channel']>;
+/**
+ * A calendar as it appears in the signed-in user's list: the calendar's own metadata (read-only here, change it with `calendars.update`) and the user's settings for it (color, visibility, reminders, notifications). `id` names the calendar and must be sent on `calendarList.insert`.
+ *
+ * As the service answers it; `CalendarListEntryInput` is what a request body takes.
+ */
+export interface CalendarListEntry {
+  /**
+   * The user's access to the calendar (see `AclRule.role`).
+   * Read-only: the service sets it.
+   */
+  accessRole?: "freeBusyReader" | "reader" | "writerWithoutPrivateAccess" | "writer" | "owner";
+  /** The background color as `#rrggbb`. Writing it needs `colorRgbFormat=true`, and then `colorId` is replaced by the closest palette color. */
+  backgroundColor?: string;
+  /** The calendar's color, a key of the `calendar` map of `colors.get`. */
+  colorId?: string;
+  /**
+   * The conferences the calendar allows; change them on the calendar itself.
+   * Read-only: the service sets it.
+   */
+  conferenceProperties?: ConferenceProperties;
+  /** The reminders the user gets for events of this calendar by default. */
+  defaultReminders?: EventReminder[];
+  /**
+   * Whether the entry was removed from the list; seen only with `showDeleted` or in sync answers.
+   * Read-only: the service sets it.
+   * @default false
+   */
+  deleted?: boolean;
+  /**
+   * The calendar's description.
+   * Read-only: the service sets it.
+   */
+  description?: string;
+  /**
+   * The entity tag of this version of the entry.
+   * Read-only: the service sets it.
+   */
+  etag?: string;
+  /** The text color as `#rrggbb`; writing it needs `colorRgbFormat=true`. */
+  foregroundColor?: string;
+  /**
+   * Whether the calendar is hidden from the list in the Calendar apps.
+   * @default false
+   */
+  hidden?: boolean;
+  /** The calendar's id. Required on `calendarList.insert`, which adds that existing calendar to the list. */
+  id?: string;
+  /**
+   * The resource type, always `calendar#calendarListEntry`.
+   * Read-only: the service sets it.
+   * @default "calendar#calendarListEntry"
+   */
+  kind?: "calendar#calendarListEntry";
+  /**
+   * The calendar's location, as free text.
+   * Read-only: the service sets it.
+   */
+  location?: string;
+  /** The notifications the user gets about events of this calendar. */
+  notificationSettings?: {
+    /** The notifications in force. */
+    notifications?: CalendarNotification[];
+  };
+  /**
+   * Whether this is the user's primary calendar.
+   * Read-only: the service sets it.
+   * @default false
+   */
+  primary?: boolean;
+  /**
+   * Whether the calendar's events are shown in the Calendar apps.
+   * @default false
+   */
+  selected?: boolean;
+  /**
+   * The calendar's title.
+   * Read-only: the service sets it.
+   */
+  summary?: string;
+  /** The user's own name for the calendar, shown instead of `summary`. */
+  summaryOverride?: string;
+  /**
+   * The calendar's time zone, an IANA name.
+   * Read-only: the service sets it.
+   */
+  timeZone?: string;
+}
 
-/** A pair of colors, as hexadecimal `#rrggbb` strings. As the service returns it. */
-export type ColorDefinition = Readable<components['schemas']['ColorDefinition']>;
-/** ColorDefinition as a request body takes it: read-only fields left out. */
-export type ColorDefinitionInput = Writable<components['schemas']['ColorDefinition']>;
+/**
+ * CalendarListEntry as a request body takes it: its read-only properties are absent.
+ *
+ * A calendar as it appears in the signed-in user's list: the calendar's own metadata (read-only here, change it with `calendars.update`) and the user's settings for it (color, visibility, reminders, notifications). `id` names the calendar and must be sent on `calendarList.insert`.
+ */
+export interface CalendarListEntryInput {
+  /** The background color as `#rrggbb`. Writing it needs `colorRgbFormat=true`, and then `colorId` is replaced by the closest palette color. */
+  backgroundColor?: string;
+  /** The calendar's color, a key of the `calendar` map of `colors.get`. */
+  colorId?: string;
+  /** The reminders the user gets for events of this calendar by default. */
+  defaultReminders?: EventReminder[];
+  /** The text color as `#rrggbb`; writing it needs `colorRgbFormat=true`. */
+  foregroundColor?: string;
+  /**
+   * Whether the calendar is hidden from the list in the Calendar apps.
+   * @default false
+   */
+  hidden?: boolean;
+  /** The calendar's id. Required on `calendarList.insert`, which adds that existing calendar to the list. */
+  id?: string;
+  /** The notifications the user gets about events of this calendar. */
+  notificationSettings?: {
+    /** The notifications in force. */
+    notifications?: CalendarNotification[];
+  };
+  /**
+   * Whether the calendar's events are shown in the Calendar apps.
+   * @default false
+   */
+  selected?: boolean;
+  /** The user's own name for the calendar, shown instead of `summary`. */
+  summaryOverride?: string;
+}
 
-/** The color palettes of Calendar. As the service returns it. */
-export type Colors = Readable<components['schemas']['Colors']>;
-/** Colors as a request body takes it: read-only fields left out. */
-export type ColorsInput = Writable<components['schemas']['Colors']>;
+/**
+ * The body of `calendarList.patch`: the user's settings to change. A field left out keeps its value, a field given replaces it, and a field given as JSON `null` is removed, so it reads as its default afterwards (no summary override, the calendar's color, not hidden). The calendar's own metadata is read-only here and refused as null.
+ *
+ * As the service answers it; `CalendarListEntryPatchInput` is what a request body takes.
+ */
+export interface CalendarListEntryPatch {
+  /**
+   * The user's access to the calendar (see `AclRule.role`). Read-only: ignored when given, refused when null.
+   * Read-only: the service sets it.
+   */
+  accessRole?: "freeBusyReader" | "reader" | "writerWithoutPrivateAccess" | "writer" | "owner";
+  /** The background color as `#rrggbb`. Writing it needs `colorRgbFormat=true`, and then `colorId` is replaced by the closest palette color. `null` removes it. */
+  backgroundColor?: string | null;
+  /** The calendar's color, a key of the `calendar` map of `colors.get`. `null` removes it. */
+  colorId?: string | null;
+  /**
+   * The conferences the calendar allows; change them on the calendar itself. Read-only: ignored when given, refused when null.
+   * Read-only: the service sets it.
+   */
+  conferenceProperties?: ConferenceProperties;
+  /** The reminders the user gets for events of this calendar by default. `null` removes it. */
+  defaultReminders?: EventReminder[] | null;
+  /**
+   * Whether the entry was removed from the list; seen only with `showDeleted` or in sync answers. Read-only: ignored when given, refused when null.
+   * Read-only: the service sets it.
+   * @default false
+   */
+  deleted?: boolean;
+  /**
+   * The calendar's description. Read-only: ignored when given, refused when null.
+   * Read-only: the service sets it.
+   */
+  description?: string;
+  /**
+   * The entity tag of this version of the entry. Read-only: ignored when given, refused when null.
+   * Read-only: the service sets it.
+   */
+  etag?: string;
+  /** The text color as `#rrggbb`; writing it needs `colorRgbFormat=true`. `null` removes it. */
+  foregroundColor?: string | null;
+  /** Whether the calendar is hidden from the list in the Calendar apps. `null` removes it. */
+  hidden?: boolean | null;
+  /** The calendar's id. Required on `calendarList.insert`, which adds that existing calendar to the list. Names the calendar of the path: never null. */
+  id?: string;
+  /**
+   * The resource type, always `calendar#calendarListEntry`. Read-only: ignored when given, refused when null.
+   * Read-only: the service sets it.
+   * @default "calendar#calendarListEntry"
+   */
+  kind?: "calendar#calendarListEntry";
+  /**
+   * The calendar's location, as free text. Read-only: ignored when given, refused when null.
+   * Read-only: the service sets it.
+   */
+  location?: string;
+  /** The notifications the user gets about events of this calendar. `null` removes it. */
+  notificationSettings?: {
+    /** The notifications in force. */
+    notifications?: CalendarNotification[];
+  } | null;
+  /**
+   * Whether this is the user's primary calendar. Read-only: ignored when given, refused when null.
+   * Read-only: the service sets it.
+   * @default false
+   */
+  primary?: boolean;
+  /** Whether the calendar's events are shown in the Calendar apps. `null` removes it. */
+  selected?: boolean | null;
+  /**
+   * The calendar's title. Read-only: ignored when given, refused when null.
+   * Read-only: the service sets it.
+   */
+  summary?: string;
+  /** The user's own name for the calendar, shown instead of `summary`. `null` removes it. */
+  summaryOverride?: string | null;
+  /**
+   * The calendar's time zone, an IANA name. Read-only: ignored when given, refused when null.
+   * Read-only: the service sets it.
+   */
+  timeZone?: string;
+}
 
-/** The video or phone conference attached to an event, such as Google Meet. As the service returns it. */
-export type ConferenceData = Readable<components['schemas']['ConferenceData']>;
-/** ConferenceData as a request body takes it: read-only fields left out. */
-export type ConferenceDataInput = Writable<components['schemas']['ConferenceData']>;
+/**
+ * CalendarListEntryPatch as a request body takes it: its read-only properties are absent.
+ *
+ * The body of `calendarList.patch`: the user's settings to change. A field left out keeps its value, a field given replaces it, and a field given as JSON `null` is removed, so it reads as its default afterwards (no summary override, the calendar's color, not hidden). The calendar's own metadata is read-only here and refused as null.
+ */
+export interface CalendarListEntryPatchInput {
+  /** The background color as `#rrggbb`. Writing it needs `colorRgbFormat=true`, and then `colorId` is replaced by the closest palette color. `null` removes it. */
+  backgroundColor?: string | null;
+  /** The calendar's color, a key of the `calendar` map of `colors.get`. `null` removes it. */
+  colorId?: string | null;
+  /** The reminders the user gets for events of this calendar by default. `null` removes it. */
+  defaultReminders?: EventReminder[] | null;
+  /** The text color as `#rrggbb`; writing it needs `colorRgbFormat=true`. `null` removes it. */
+  foregroundColor?: string | null;
+  /** Whether the calendar is hidden from the list in the Calendar apps. `null` removes it. */
+  hidden?: boolean | null;
+  /** The calendar's id. Required on `calendarList.insert`, which adds that existing calendar to the list. Names the calendar of the path: never null. */
+  id?: string;
+  /** The notifications the user gets about events of this calendar. `null` removes it. */
+  notificationSettings?: {
+    /** The notifications in force. */
+    notifications?: CalendarNotification[];
+  } | null;
+  /** Whether the calendar's events are shown in the Calendar apps. `null` removes it. */
+  selected?: boolean | null;
+  /** The user's own name for the calendar, shown instead of `summary`. `null` removes it. */
+  summaryOverride?: string | null;
+}
 
-/** Extra settings of a conference. As the service returns it. */
-export type ConferenceParameters = Readable<components['schemas']['ConferenceParameters']>;
-/** ConferenceParameters as a request body takes it: read-only fields left out. */
-export type ConferenceParametersInput = Writable<components['schemas']['ConferenceParameters']>;
+/** One kind of notification the user gets about a calendar's events. */
+export interface CalendarNotification {
+  /** How the notification is sent; `email` is the only method. */
+  method: "email";
+  /** What the notification is about: a new event (`eventCreation`), a changed event (`eventChange`), a cancelled event (`eventCancellation`), a guest's answer (`eventResponse`), or the daily agenda (`agenda`). */
+  type: "eventCreation" | "eventChange" | "eventCancellation" | "eventResponse" | "agenda";
+}
 
-/** Settings kept by a conferencing add-on. As the service returns it. */
-export type ConferenceParametersAddOnParameters = Readable<components['schemas']['ConferenceParametersAddOnParameters']>;
-/** ConferenceParametersAddOnParameters as a request body takes it: read-only fields left out. */
-export type ConferenceParametersAddOnParametersInput = Writable<components['schemas']['ConferenceParametersAddOnParameters']>;
+/** CalendarNotification as a request body takes it: the same as CalendarNotification, which has nothing read-only. */
+export type CalendarNotificationInput = CalendarNotification;
 
-/** The conferences a calendar allows for its events. As the service returns it. */
-export type ConferenceProperties = Readable<components['schemas']['ConferenceProperties']>;
-/** ConferenceProperties as a request body takes it: read-only fields left out. */
-export type ConferencePropertiesInput = Writable<components['schemas']['ConferenceProperties']>;
+/**
+ * The body of `calendars.patch`: the metadata to change. A field left out keeps its value, a field given replaces it, and a field given as JSON `null` is removed. `summary` and `timeZone` are never null, and a read-only field sent as null is refused.
+ *
+ * As the service answers it; `CalendarPatchInput` is what a request body takes.
+ */
+export interface CalendarPatch {
+  /** Whether the calendar accepts invitations by itself; only meaningful for resource calendars such as rooms. The live service has this; the facts snapshot does not. `null` removes it. */
+  autoAcceptInvitations?: boolean | null;
+  /** The calendar's conference settings; `null` removes them. */
+  conferenceProperties?: ConferenceProperties | null;
+  /**
+   * The email address of the user who owns the calendar's data; set on secondary calendars only. The live service has this; the facts snapshot does not. Read-only: ignored when given, refused when null.
+   * Read-only: the service sets it.
+   */
+  dataOwner?: string;
+  /** The calendar's description. `null` removes it. */
+  description?: string | null;
+  /**
+   * The entity tag of this version of the calendar. Read-only: ignored when given, refused when null.
+   * Read-only: the service sets it.
+   */
+  etag?: string;
+  /**
+   * The calendar's id, made by the service on insert: the owner's email address for a primary calendar, an address ending in `@group.calendar.google.com` for a secondary one. Read-only: ignored when given, refused when null.
+   * Read-only: the service sets it.
+   */
+  id?: string;
+  /**
+   * The resource type, always `calendar#calendar`. Read-only: ignored when given, refused when null.
+   * Read-only: the service sets it.
+   * @default "calendar#calendar"
+   */
+  kind?: "calendar#calendar";
+  /** Where the calendar belongs, as free text. `null` removes it. */
+  location?: string | null;
+  /** The calendar's title. Every calendar has a title: change it, never null. */
+  summary?: string;
+  /** The calendar's time zone, an IANA name such as `Europe/Zurich`. Every calendar has a time zone: change it, never null. */
+  timeZone?: string;
+}
 
-/** How far a request to create a conference has got. As the service returns it. */
-export type ConferenceRequestStatus = Readable<components['schemas']['ConferenceRequestStatus']>;
-/** ConferenceRequestStatus as a request body takes it: read-only fields left out. */
-export type ConferenceRequestStatusInput = Writable<components['schemas']['ConferenceRequestStatus']>;
+/**
+ * CalendarPatch as a request body takes it: its read-only properties are absent.
+ *
+ * The body of `calendars.patch`: the metadata to change. A field left out keeps its value, a field given replaces it, and a field given as JSON `null` is removed. `summary` and `timeZone` are never null, and a read-only field sent as null is refused.
+ */
+export interface CalendarPatchInput {
+  /** Whether the calendar accepts invitations by itself; only meaningful for resource calendars such as rooms. The live service has this; the facts snapshot does not. `null` removes it. */
+  autoAcceptInvitations?: boolean | null;
+  /** The calendar's conference settings; `null` removes them. */
+  conferenceProperties?: ConferenceProperties | null;
+  /** The calendar's description. `null` removes it. */
+  description?: string | null;
+  /** Where the calendar belongs, as free text. `null` removes it. */
+  location?: string | null;
+  /** The calendar's title. Every calendar has a title: change it, never null. */
+  summary?: string;
+  /** The calendar's time zone, an IANA name such as `Europe/Zurich`. Every calendar has a time zone: change it, never null. */
+  timeZone?: string;
+}
 
-/** The conferencing product of a conference, as shown to users. As the service returns it. */
-export type ConferenceSolution = Readable<components['schemas']['ConferenceSolution']>;
-/** ConferenceSolution as a request body takes it: read-only fields left out. */
-export type ConferenceSolutionInput = Writable<components['schemas']['ConferenceSolution']>;
+/**
+ * A notification channel. A watch request names it (`id`), says where to deliver (`type`, `address`) and may ask for an expiry; the answer adds the watched resource's `resourceId` and `resourceUri`. To stop it, send `id` and `resourceId` to `channels.stop`.
+ *
+ * As the service answers it; `ChannelInput` is what a request body takes.
+ */
+export interface Channel {
+  /** The HTTPS URL that receives the notifications. It needs a valid TLS certificate. */
+  address?: string;
+  /** When the channel expires, in milliseconds since the Unix epoch. A request may ask for an expiry; the answer holds the one granted, which may be sooner. */
+  expiration?: string;
+  /** The channel's id, chosen by the client and unique among its channels, such as a UUID; at most 64 characters. */
+  id?: string;
+  /**
+   * The resource type, always `api#channel`.
+   * Read-only: the service sets it.
+   * @default "api#channel"
+   */
+  kind?: "api#channel";
+  /** Options of the delivery. `ttl` asks for a lifetime in seconds. */
+  params?: {
+    [key: string]: string;
+  };
+  /** Whether notifications carry a body; Calendar's never do. */
+  payload?: boolean;
+  /** The service's id of the watched resource, stable across API versions. Returned by the watch; required by `channels.stop`. */
+  resourceId?: string;
+  /**
+   * The API URL of the watched resource, specific to this API version.
+   * Read-only: the service sets it.
+   */
+  resourceUri?: string;
+  /** An opaque string, up to 256 characters, sent back with every notification in `X-Goog-Channel-Token`; use it to check that a notification is genuine. */
+  token?: string;
+  /** The delivery method. `web_hook` (or its alias `webhook`) is the only one. */
+  type?: "web_hook" | "webhook";
+}
 
-/** Which conferencing product a conference uses. As the service returns it. */
-export type ConferenceSolutionKey = Readable<components['schemas']['ConferenceSolutionKey']>;
-/** ConferenceSolutionKey as a request body takes it: read-only fields left out. */
-export type ConferenceSolutionKeyInput = Writable<components['schemas']['ConferenceSolutionKey']>;
+/**
+ * Channel as a request body takes it: its read-only properties are absent.
+ *
+ * A notification channel. A watch request names it (`id`), says where to deliver (`type`, `address`) and may ask for an expiry; the answer adds the watched resource's `resourceId` and `resourceUri`. To stop it, send `id` and `resourceId` to `channels.stop`.
+ */
+export interface ChannelInput {
+  /** The HTTPS URL that receives the notifications. It needs a valid TLS certificate. */
+  address?: string;
+  /** When the channel expires, in milliseconds since the Unix epoch. A request may ask for an expiry; the answer holds the one granted, which may be sooner. */
+  expiration?: string;
+  /** The channel's id, chosen by the client and unique among its channels, such as a UUID; at most 64 characters. */
+  id?: string;
+  /** Options of the delivery. `ttl` asks for a lifetime in seconds. */
+  params?: {
+    [key: string]: string;
+  };
+  /** Whether notifications carry a body; Calendar's never do. */
+  payload?: boolean;
+  /** The service's id of the watched resource, stable across API versions. Returned by the watch; required by `channels.stop`. */
+  resourceId?: string;
+  /** An opaque string, up to 256 characters, sent back with every notification in `X-Goog-Channel-Token`; use it to check that a notification is genuine. */
+  token?: string;
+  /** The delivery method. `web_hook` (or its alias `webhook`) is the only one. */
+  type?: "web_hook" | "webhook";
+}
 
-/** A request to create a conference for the event. As the service returns it. */
-export type CreateConferenceRequest = Readable<components['schemas']['CreateConferenceRequest']>;
-/** CreateConferenceRequest as a request body takes it: read-only fields left out. */
-export type CreateConferenceRequestInput = Writable<components['schemas']['CreateConferenceRequest']>;
+/** A pair of colors, as hexadecimal `#rrggbb` strings. */
+export interface ColorDefinition {
+  /** The background color. */
+  background: string;
+  /** The text color to use on that background. */
+  foreground: string;
+}
 
-/** One way to join a conference (a video link, a phone number, a SIP address). As the service returns it. */
-export type EntryPoint = Readable<components['schemas']['EntryPoint']>;
-/** EntryPoint as a request body takes it: read-only fields left out. */
-export type EntryPointInput = Writable<components['schemas']['EntryPoint']>;
+/** ColorDefinition as a request body takes it: the same as ColorDefinition, which has nothing read-only. */
+export type ColorDefinitionInput = ColorDefinition;
 
-/** Why the free/busy information of one calendar or group could not be given. As the service returns it. */
-export type Error = Readable<components['schemas']['Error']>;
-/** Error as a request body takes it: read-only fields left out. */
-export type ErrorInput = Writable<components['schemas']['Error']>;
+/**
+ * The color palettes of Calendar. Calendars and events refer to these by key (`colorId`), so the same id always looks the same in every client.
+ *
+ * As the service answers it; `ColorsInput` is what a request body takes.
+ */
+export interface Colors {
+  /** The palette for calendars, keyed by color id (`CalendarListEntry.colorId`). */
+  calendar?: {
+    [key: string]: ColorDefinition;
+  };
+  /** The palette for events, keyed by color id (`Event.colorId`). */
+  event?: {
+    [key: string]: ColorDefinition;
+  };
+  /**
+   * The resource type, always `calendar#colors`.
+   * Read-only: the service sets it.
+   * @default "calendar#colors"
+   */
+  kind?: "calendar#colors";
+  /** When the palettes last changed. */
+  updated?: string;
+}
 
-/** An event in a calendar. As the service returns it. */
-export type Event = Readable<components['schemas']['Event']>;
-/** Event as a request body takes it: read-only fields left out. */
-export type EventInput = Writable<components['schemas']['Event']>;
+/**
+ * Colors as a request body takes it: its read-only properties are absent.
+ *
+ * The color palettes of Calendar. Calendars and events refer to these by key (`colorId`), so the same id always looks the same in every client.
+ */
+export interface ColorsInput {
+  /** The palette for calendars, keyed by color id (`CalendarListEntry.colorId`). */
+  calendar?: {
+    [key: string]: ColorDefinition;
+  };
+  /** The palette for events, keyed by color id (`Event.colorId`). */
+  event?: {
+    [key: string]: ColorDefinition;
+  };
+  /** When the palettes last changed. */
+  updated?: string;
+}
 
-/** A file attached to an event. As the service returns it. */
-export type EventAttachment = Readable<components['schemas']['EventAttachment']>;
-/** EventAttachment as a request body takes it: read-only fields left out. */
-export type EventAttachmentInput = Writable<components['schemas']['EventAttachment']>;
+/**
+ * The video or phone conference attached to an event, such as Google Meet. Either `createRequest` (to have one made) or `conferenceSolution` with at least one entry point (to attach an existing one) must be given.
+ *
+ * As the service answers it; `ConferenceDataInput` is what a request body takes.
+ */
+export interface ConferenceData {
+  /** The conference's id in its product (for Google Meet, the meeting code). */
+  conferenceId?: string;
+  conferenceSolution?: ConferenceSolution;
+  createRequest?: CreateConferenceRequest;
+  /** The ways to join. */
+  entryPoints?: EntryPoint[];
+  /** Notes shown to users, at most 2048 characters; may contain basic HTML. */
+  notes?: string;
+  parameters?: ConferenceParameters;
+  /**
+   * A signature set by the server over the conference data.
+   * Read-only: the service sets it.
+   */
+  signature?: string;
+}
 
-/** A person, group or resource invited to an event. As the service returns it. */
-export type EventAttendee = Readable<components['schemas']['EventAttendee']>;
-/** EventAttendee as a request body takes it: read-only fields left out. */
-export type EventAttendeeInput = Writable<components['schemas']['EventAttendee']>;
+/**
+ * ConferenceData as a request body takes it: its read-only properties are absent.
+ *
+ * The video or phone conference attached to an event, such as Google Meet. Either `createRequest` (to have one made) or `conferenceSolution` with at least one entry point (to attach an existing one) must be given.
+ */
+export interface ConferenceDataInput {
+  /** The conference's id in its product (for Google Meet, the meeting code). */
+  conferenceId?: string;
+  conferenceSolution?: ConferenceSolution;
+  createRequest?: CreateConferenceRequestInput;
+  /** The ways to join. */
+  entryPoints?: EntryPoint[];
+  /** Notes shown to users, at most 2048 characters; may contain basic HTML. */
+  notes?: string;
+  parameters?: ConferenceParameters;
+}
 
-/** The birthday or special date behind an event. As the service returns it. */
-export type EventBirthdayProperties = Readable<components['schemas']['EventBirthdayProperties']>;
-/** EventBirthdayProperties as a request body takes it: read-only fields left out. */
-export type EventBirthdayPropertiesInput = Writable<components['schemas']['EventBirthdayProperties']>;
+/** Extra settings of a conference. */
+export interface ConferenceParameters {
+  addOnParameters?: ConferenceParametersAddOnParameters;
+}
 
-/** When an event starts or ends. As the service returns it. */
-export type EventDateTime = Readable<components['schemas']['EventDateTime']>;
-/** EventDateTime as a request body takes it: read-only fields left out. */
-export type EventDateTimeInput = Writable<components['schemas']['EventDateTime']>;
+/** ConferenceParameters as a request body takes it: the same as ConferenceParameters, which has nothing read-only. */
+export type ConferenceParametersInput = ConferenceParameters;
 
-/** `start` or `end` in the body of `events.patch`: an EventDateTime whose `date` and `timeZone` may be sent as `null`. As the service returns it. */
-export type EventDateTimePatch = Readable<components['schemas']['EventDateTimePatch']>;
-/** EventDateTimePatch as a request body takes it: read-only fields left out. */
-export type EventDateTimePatchInput = Writable<components['schemas']['EventDateTimePatch']>;
+/** Settings kept by a conferencing add-on. */
+export interface ConferenceParametersAddOnParameters {
+  /** The add-on's own key-value settings. */
+  parameters?: {
+    [key: string]: string;
+  };
+}
 
-/** What a focus-time event does. As the service returns it. */
-export type EventFocusTimeProperties = Readable<components['schemas']['EventFocusTimeProperties']>;
-/** EventFocusTimeProperties as a request body takes it: read-only fields left out. */
-export type EventFocusTimePropertiesInput = Writable<components['schemas']['EventFocusTimeProperties']>;
+/** ConferenceParametersAddOnParameters as a request body takes it: the same as ConferenceParametersAddOnParameters, which has nothing read-only. */
+export type ConferenceParametersAddOnParametersInput = ConferenceParametersAddOnParameters;
 
-/** What an out-of-office event does. As the service returns it. */
-export type EventOutOfOfficeProperties = Readable<components['schemas']['EventOutOfOfficeProperties']>;
-/** EventOutOfOfficeProperties as a request body takes it: read-only fields left out. */
-export type EventOutOfOfficePropertiesInput = Writable<components['schemas']['EventOutOfOfficeProperties']>;
+/** The conferences a calendar allows for its events. */
+export interface ConferenceProperties {
+  /** The conference products the calendar's events may use. */
+  allowedConferenceSolutionTypes?: ("eventHangout" | "eventNamedHangout" | "hangoutsMeet")[];
+}
 
-/** The body of `events.patch`: the fields of an Event to change. As the service returns it. */
-export type EventPatch = Readable<components['schemas']['EventPatch']>;
-/** EventPatch as a request body takes it: read-only fields left out. */
-export type EventPatchInput = Writable<components['schemas']['EventPatch']>;
+/** ConferenceProperties as a request body takes it: the same as ConferenceProperties, which has nothing read-only. */
+export type ConferencePropertiesInput = ConferenceProperties;
 
-/** The creator or organizer of an event. As the service returns it. */
-export type EventPerson = Readable<components['schemas']['EventPerson']>;
-/** EventPerson as a request body takes it: read-only fields left out. */
-export type EventPersonInput = Writable<components['schemas']['EventPerson']>;
+/**
+ * How far a request to create a conference has got.
+ *
+ * As the service answers it; `ConferenceRequestStatusInput` is what a request body takes.
+ */
+export interface ConferenceRequestStatus {
+  /**
+   * The state of the request.
+   * Read-only: the service sets it.
+   */
+  statusCode?: "pending" | "success" | "failure";
+}
 
-/** One reminder before an event. As the service returns it. */
-export type EventReminder = Readable<components['schemas']['EventReminder']>;
-/** EventReminder as a request body takes it: read-only fields left out. */
-export type EventReminderInput = Writable<components['schemas']['EventReminder']>;
+/**
+ * ConferenceRequestStatus as a request body takes it: its read-only properties are absent.
+ *
+ * How far a request to create a conference has got.
+ */
+export interface ConferenceRequestStatusInput {
+}
 
-/** One page of events of a calendar. As the service returns it. */
-export type Events = Readable<components['schemas']['Events']>;
-/** Events as a request body takes it: read-only fields left out. */
-export type EventsInput = Writable<components['schemas']['Events']>;
+/** The conferencing product of a conference, as shown to users. */
+export interface ConferenceSolution {
+  /** The product's icon, as shown to users. */
+  iconUri?: string;
+  key?: ConferenceSolutionKey;
+  /** The product's name, as shown to users. */
+  name?: string;
+}
 
-/** Where the user works. As the service returns it. */
-export type EventWorkingLocationProperties = Readable<components['schemas']['EventWorkingLocationProperties']>;
-/** EventWorkingLocationProperties as a request body takes it: read-only fields left out. */
-export type EventWorkingLocationPropertiesInput = Writable<components['schemas']['EventWorkingLocationProperties']>;
+/** ConferenceSolution as a request body takes it: the same as ConferenceSolution, which has nothing read-only. */
+export type ConferenceSolutionInput = ConferenceSolution;
 
-/** The busy times of one calendar, or why they could not be given. As the service returns it. */
-export type FreeBusyCalendar = Readable<components['schemas']['FreeBusyCalendar']>;
-/** FreeBusyCalendar as a request body takes it: read-only fields left out. */
-export type FreeBusyCalendarInput = Writable<components['schemas']['FreeBusyCalendar']>;
+/** Which conferencing product a conference uses. */
+export interface ConferenceSolutionKey {
+  /** The product: `hangoutsMeet` for Google Meet, `eventHangout` and `eventNamedHangout` for the retired classic Hangouts, `addOn` for a third-party add-on. */
+  type?: "eventHangout" | "eventNamedHangout" | "hangoutsMeet" | "addOn";
+}
 
-/** A group from the query, expanded into its member calendars. As the service returns it. */
-export type FreeBusyGroup = Readable<components['schemas']['FreeBusyGroup']>;
-/** FreeBusyGroup as a request body takes it: read-only fields left out. */
-export type FreeBusyGroupInput = Writable<components['schemas']['FreeBusyGroup']>;
+/** ConferenceSolutionKey as a request body takes it: the same as ConferenceSolutionKey, which has nothing read-only. */
+export type ConferenceSolutionKeyInput = ConferenceSolutionKey;
 
-/** A free/busy query over a time range for a set of calendars and groups. As the service returns it. */
-export type FreeBusyRequest = Readable<components['schemas']['FreeBusyRequest']>;
-/** FreeBusyRequest as a request body takes it: read-only fields left out. */
-export type FreeBusyRequestInput = Writable<components['schemas']['FreeBusyRequest']>;
+/**
+ * A request to create a conference for the event. Creation is asynchronous; read `status` to see how it went. Needs `conferenceDataVersion=1` on the write.
+ *
+ * As the service answers it; `CreateConferenceRequestInput` is what a request body takes.
+ */
+export interface CreateConferenceRequest {
+  conferenceSolutionKey?: ConferenceSolutionKey;
+  /** A client-chosen id, unique per request, so that a retried write does not create a second conference. */
+  requestId?: string;
+  status?: ConferenceRequestStatus;
+}
 
-/** A calendar or group to query. As the service returns it. */
-export type FreeBusyRequestItem = Readable<components['schemas']['FreeBusyRequestItem']>;
-/** FreeBusyRequestItem as a request body takes it: read-only fields left out. */
-export type FreeBusyRequestItemInput = Writable<components['schemas']['FreeBusyRequestItem']>;
+/**
+ * CreateConferenceRequest as a request body takes it: its read-only properties are absent.
+ *
+ * A request to create a conference for the event. Creation is asynchronous; read `status` to see how it went. Needs `conferenceDataVersion=1` on the write.
+ */
+export interface CreateConferenceRequestInput {
+  conferenceSolutionKey?: ConferenceSolutionKey;
+  /** A client-chosen id, unique per request, so that a retried write does not create a second conference. */
+  requestId?: string;
+  status?: ConferenceRequestStatusInput;
+}
 
-/** The busy times of the queried calendars, and the expansion of the queried groups. As the service returns it. */
-export type FreeBusyResponse = Readable<components['schemas']['FreeBusyResponse']>;
-/** FreeBusyResponse as a request body takes it: read-only fields left out. */
-export type FreeBusyResponseInput = Writable<components['schemas']['FreeBusyResponse']>;
+/** One way to join a conference (a video link, a phone number, a SIP address). */
+export interface EntryPoint {
+  /** The access code to join, when the product uses one. */
+  accessCode?: string;
+  /** Features of a phone entry point, such as `toll` or `toll_free`. */
+  entryPointFeatures?: string[];
+  /** The kind of entry point. An event has at most one `video`, one `sip` and one `more` entry point. */
+  entryPointType?: "video" | "phone" | "sip" | "more";
+  /** The text shown for the link or number. */
+  label?: string;
+  /** The meeting code to join, when the product uses one. */
+  meetingCode?: string;
+  /** The passcode to join, when the product uses one. */
+  passcode?: string;
+  /** The password to join, when the product uses one. */
+  password?: string;
+  /** The PIN to join, when the product uses one. */
+  pin?: string;
+  /** The CLDR region code of a phone number's country. */
+  regionCode?: string;
+  /** The link to join, with a scheme such as `https:`, `tel:` or `sip:`. */
+  uri?: string;
+}
 
-/** What went wrong, in Google's JSON error format. As the service returns it. */
-export type GoogleError = Readable<components['schemas']['GoogleError']>;
-/** GoogleError as a request body takes it: read-only fields left out. */
-export type GoogleErrorInput = Writable<components['schemas']['GoogleError']>;
+/** EntryPoint as a request body takes it: the same as EntryPoint, which has nothing read-only. */
+export type EntryPointInput = EntryPoint;
 
-/** One problem found with a request. As the service returns it. */
-export type GoogleErrorItem = Readable<components['schemas']['GoogleErrorItem']>;
-/** GoogleErrorItem as a request body takes it: read-only fields left out. */
-export type GoogleErrorItemInput = Writable<components['schemas']['GoogleErrorItem']>;
+/** Why the free/busy information of one calendar or group could not be given. This is part of a successful `freebusy.query` answer, not an HTTP error. */
+export interface Error {
+  /**
+   * The scope the reason belongs to, usually `global`.
+   * @example "global"
+   */
+  domain?: string;
+  /**
+   * The cause, such as `notFound` (no such calendar or no access), `groupTooBig` (`groupExpansionMax` exceeded), `tooManyCalendarsRequested` (`calendarExpansionMax` exceeded) or `internalError`.
+   * @example "notFound"
+   */
+  reason?: string;
+}
 
-/** The body of every error answer of a Google REST API: a single `error` member that holds the HTTP status, a human-readable message and one or more machine-readable reasons. As the service returns it. */
-export type GoogleErrorResponse = Readable<components['schemas']['GoogleErrorResponse']>;
-/** GoogleErrorResponse as a request body takes it: read-only fields left out. */
-export type GoogleErrorResponseInput = Writable<components['schemas']['GoogleErrorResponse']>;
+/** Error as a request body takes it: the same as Error, which has nothing read-only. */
+export type ErrorInput = Error;
 
-/** One setting of the signed-in user, such as `timezone` or `weekStart`. As the service returns it. */
-export type Setting = Readable<components['schemas']['Setting']>;
-/** Setting as a request body takes it: read-only fields left out. */
-export type SettingInput = Writable<components['schemas']['Setting']>;
+/**
+ * An event in a calendar. Server-assigned fields (marked read-only) are ignored on writes. `start` and `end` are required on insert and update; an all-day event gives dates, a timed event gives date-times.
+ *
+ * As the service answers it; `EventInput` is what a request body takes.
+ */
+export interface Event {
+  /**
+   * Whether anyone can invite themselves. Deprecated by Google.
+   * @default false
+   */
+  anyoneCanAddSelf?: boolean;
+  /** Files attached to the event. Writing them needs `supportsAttachments=true`. */
+  attachments?: EventAttachment[];
+  /** The invited people, groups and resources. */
+  attendees?: EventAttendee[];
+  /**
+   * Whether attendees were left out of this copy (see `maxAttendees`); when true, a write does not touch other attendees' answers.
+   * @default false
+   */
+  attendeesOmitted?: boolean;
+  birthdayProperties?: EventBirthdayProperties;
+  /** The event's color, a key of the `event` map of `colors.get`. */
+  colorId?: string;
+  conferenceData?: ConferenceData;
+  /**
+   * When the event was created.
+   * Read-only: the service sets it.
+   */
+  created?: string;
+  /**
+   * Who created the event.
+   * Read-only: the service sets it.
+   */
+  creator?: EventPerson;
+  /** The event's description; may contain HTML. */
+  description?: string;
+  /** When the event ends, exclusive. For a recurring event, the end of the first instance. */
+  end?: EventDateTime;
+  /**
+   * Whether the end is a placeholder; when true, `end` is still set but should not be shown.
+   * @default false
+   */
+  endTimeUnspecified?: boolean;
+  /**
+   * The entity tag of this version of the event. Send it in `If-Match` to update only if nobody changed the event since you read it.
+   * Read-only: the service sets it.
+   */
+  etag?: string;
+  /**
+   * The kind of event. Only `default` events can be imported or moved. The live service also returns `fromGmail` (events made from Gmail) and `birthday`, which the discovery snapshot does not list.
+   * @default "default"
+   */
+  eventType?: "default" | "outOfOffice" | "focusTime" | "workingLocation" | "fromGmail" | "birthday";
+  /** Key-value pairs your application keeps on the event. */
+  extendedProperties?: {
+    /** Properties private to this copy of the event, in this calendar. */
+    private?: {
+      [key: string]: string;
+    };
+    /** Properties shared among the copies of the event in every attendee's calendar. */
+    shared?: {
+      [key: string]: string;
+    };
+  };
+  focusTimeProperties?: EventFocusTimeProperties;
+  /**
+   * A gadget of the retired Calendar gadgets; kept only so old events still parse.
+   * @deprecated
+   */
+  gadget?: {
+    /** How the gadget is shown. */
+    display?: string;
+    /** The gadget's height in pixels. */
+    height?: number;
+    /** The gadget's icon. */
+    iconLink?: string;
+    /** The gadget's URL. */
+    link?: string;
+    /** The gadget's preferences. */
+    preferences?: {
+      [key: string]: string;
+    };
+    /** The gadget's title. */
+    title?: string;
+    /** The gadget's type. */
+    type?: string;
+    /** The gadget's width in pixels. */
+    width?: number;
+  };
+  /**
+   * Whether attendees other than the organizer may invite others.
+   * @default true
+   */
+  guestsCanInviteOthers?: boolean;
+  /**
+   * Whether attendees other than the organizer may change the event.
+   * @default false
+   */
+  guestsCanModify?: boolean;
+  /**
+   * Whether attendees other than the organizer may see who is invited.
+   * @default true
+   */
+  guestsCanSeeOtherGuests?: boolean;
+  /**
+   * The link of the event's Google Meet or Hangout, if any.
+   * Read-only: the service sets it.
+   */
+  hangoutLink?: string;
+  /**
+   * The event's page in the Google Calendar web app.
+   * Read-only: the service sets it.
+   */
+  htmlLink?: string;
+  /** The event's iCalendar UID (RFC 5545), shared by every copy of the event and by all instances of a recurring event. Required by `events.import`. To find an event by it, call `events.list` with `iCalUID`; `events.get` takes only the service's own `id`. */
+  iCalUID?: string;
+  /** The event's id in the service. You may choose it on insert: 5 to 1024 characters of lowercase letters a-v and digits (base32hex), unique in the calendar; otherwise the service makes one. */
+  id?: string;
+  /**
+   * The resource type, always `calendar#event`.
+   * Read-only: the service sets it.
+   * @default "calendar#event"
+   */
+  kind?: "calendar#event";
+  /** Where the event takes place, as free text. */
+  location?: string;
+  /**
+   * Whether this is a locked copy, whose main fields cannot be changed.
+   * Read-only: the service sets it.
+   * @default false
+   */
+  locked?: boolean;
+  /** The organizer. Can be set only by `events.import`; `events.move` changes it. */
+  organizer?: EventPerson;
+  /** For an instance of a recurring event, when it would start according to the recurrence. Identifies the instance and cannot be changed. */
+  originalStartTime?: EventDateTime;
+  outOfOfficeProperties?: EventOutOfOfficeProperties;
+  /**
+   * Whether changes to this copy stay private to it. Can be set only by `events.import`.
+   * @default false
+   */
+  privateCopy?: boolean;
+  /** The recurrence of a recurring event, as RFC 5545 lines (RRULE, EXRULE, RDATE, EXDATE); no DTSTART or DTEND lines, those come from `start` and `end`. Absent on single events and on instances. */
+  recurrence?: string[];
+  /**
+   * For an instance of a recurring event, the id of the recurring event it belongs to.
+   * Read-only: the service sets it.
+   */
+  recurringEventId?: string;
+  /** The reminders of the event for the authenticated user. */
+  reminders?: {
+    /** Reminders of this event; used when `useDefault` is false. */
+    overrides?: EventReminder[];
+    /** Whether the calendar's default reminders apply. */
+    useDefault?: boolean;
+  };
+  /** The iCalendar sequence number, which grows with each significant change. */
+  sequence?: number;
+  /** Where the event was made, for example the web page it came from. */
+  source?: {
+    /** The title of the source, such as a page title. */
+    title?: string;
+    /** The source's URL, with scheme http or https. */
+    url?: string;
+  };
+  /** When the event starts, inclusive. For a recurring event, the start of the first instance. */
+  start?: EventDateTime;
+  /**
+   * Whether the event takes place. A deleted event stays visible to incremental sync and to `showDeleted=true` as `cancelled`.
+   * @default "confirmed"
+   */
+  status?: "confirmed" | "tentative" | "cancelled";
+  /** The event's title. */
+  summary?: string;
+  /**
+   * Whether the event blocks time (`opaque`) or not (`transparent`) in free/busy answers.
+   * @default "opaque"
+   */
+  transparency?: "opaque" | "transparent";
+  /**
+   * When the event was last changed.
+   * Read-only: the service sets it.
+   */
+  updated?: string;
+  /**
+   * Who may see the event's details.
+   * @default "default"
+   */
+  visibility?: "default" | "public" | "private" | "confidential";
+  workingLocationProperties?: EventWorkingLocationProperties;
+}
 
-/** One page of the signed-in user's settings. As the service returns it. */
-export type Settings = Readable<components['schemas']['Settings']>;
-/** Settings as a request body takes it: read-only fields left out. */
-export type SettingsInput = Writable<components['schemas']['Settings']>;
+/**
+ * Event as a request body takes it: its read-only properties are absent.
+ *
+ * An event in a calendar. Server-assigned fields (marked read-only) are ignored on writes. `start` and `end` are required on insert and update; an all-day event gives dates, a timed event gives date-times.
+ */
+export interface EventInput {
+  /**
+   * Whether anyone can invite themselves. Deprecated by Google.
+   * @default false
+   */
+  anyoneCanAddSelf?: boolean;
+  /** Files attached to the event. Writing them needs `supportsAttachments=true`. */
+  attachments?: EventAttachmentInput[];
+  /** The invited people, groups and resources. */
+  attendees?: EventAttendeeInput[];
+  /**
+   * Whether attendees were left out of this copy (see `maxAttendees`); when true, a write does not touch other attendees' answers.
+   * @default false
+   */
+  attendeesOmitted?: boolean;
+  birthdayProperties?: EventBirthdayPropertiesInput;
+  /** The event's color, a key of the `event` map of `colors.get`. */
+  colorId?: string;
+  conferenceData?: ConferenceDataInput;
+  /** The event's description; may contain HTML. */
+  description?: string;
+  /** When the event ends, exclusive. For a recurring event, the end of the first instance. */
+  end?: EventDateTime;
+  /**
+   * Whether the end is a placeholder; when true, `end` is still set but should not be shown.
+   * @default false
+   */
+  endTimeUnspecified?: boolean;
+  /**
+   * The kind of event. Only `default` events can be imported or moved. The live service also returns `fromGmail` (events made from Gmail) and `birthday`, which the discovery snapshot does not list.
+   * @default "default"
+   */
+  eventType?: "default" | "outOfOffice" | "focusTime" | "workingLocation" | "fromGmail" | "birthday";
+  /** Key-value pairs your application keeps on the event. */
+  extendedProperties?: {
+    /** Properties private to this copy of the event, in this calendar. */
+    private?: {
+      [key: string]: string;
+    };
+    /** Properties shared among the copies of the event in every attendee's calendar. */
+    shared?: {
+      [key: string]: string;
+    };
+  };
+  focusTimeProperties?: EventFocusTimeProperties;
+  /**
+   * A gadget of the retired Calendar gadgets; kept only so old events still parse.
+   * @deprecated
+   */
+  gadget?: {
+    /** How the gadget is shown. */
+    display?: string;
+    /** The gadget's height in pixels. */
+    height?: number;
+    /** The gadget's icon. */
+    iconLink?: string;
+    /** The gadget's URL. */
+    link?: string;
+    /** The gadget's preferences. */
+    preferences?: {
+      [key: string]: string;
+    };
+    /** The gadget's title. */
+    title?: string;
+    /** The gadget's type. */
+    type?: string;
+    /** The gadget's width in pixels. */
+    width?: number;
+  };
+  /**
+   * Whether attendees other than the organizer may invite others.
+   * @default true
+   */
+  guestsCanInviteOthers?: boolean;
+  /**
+   * Whether attendees other than the organizer may change the event.
+   * @default false
+   */
+  guestsCanModify?: boolean;
+  /**
+   * Whether attendees other than the organizer may see who is invited.
+   * @default true
+   */
+  guestsCanSeeOtherGuests?: boolean;
+  /** The event's iCalendar UID (RFC 5545), shared by every copy of the event and by all instances of a recurring event. Required by `events.import`. To find an event by it, call `events.list` with `iCalUID`; `events.get` takes only the service's own `id`. */
+  iCalUID?: string;
+  /** The event's id in the service. You may choose it on insert: 5 to 1024 characters of lowercase letters a-v and digits (base32hex), unique in the calendar; otherwise the service makes one. */
+  id?: string;
+  /** Where the event takes place, as free text. */
+  location?: string;
+  /** The organizer. Can be set only by `events.import`; `events.move` changes it. */
+  organizer?: EventPersonInput;
+  /** For an instance of a recurring event, when it would start according to the recurrence. Identifies the instance and cannot be changed. */
+  originalStartTime?: EventDateTime;
+  outOfOfficeProperties?: EventOutOfOfficeProperties;
+  /**
+   * Whether changes to this copy stay private to it. Can be set only by `events.import`.
+   * @default false
+   */
+  privateCopy?: boolean;
+  /** The recurrence of a recurring event, as RFC 5545 lines (RRULE, EXRULE, RDATE, EXDATE); no DTSTART or DTEND lines, those come from `start` and `end`. Absent on single events and on instances. */
+  recurrence?: string[];
+  /** The reminders of the event for the authenticated user. */
+  reminders?: {
+    /** Reminders of this event; used when `useDefault` is false. */
+    overrides?: EventReminder[];
+    /** Whether the calendar's default reminders apply. */
+    useDefault?: boolean;
+  };
+  /** The iCalendar sequence number, which grows with each significant change. */
+  sequence?: number;
+  /** Where the event was made, for example the web page it came from. */
+  source?: {
+    /** The title of the source, such as a page title. */
+    title?: string;
+    /** The source's URL, with scheme http or https. */
+    url?: string;
+  };
+  /** When the event starts, inclusive. For a recurring event, the start of the first instance. */
+  start?: EventDateTime;
+  /**
+   * Whether the event takes place. A deleted event stays visible to incremental sync and to `showDeleted=true` as `cancelled`.
+   * @default "confirmed"
+   */
+  status?: "confirmed" | "tentative" | "cancelled";
+  /** The event's title. */
+  summary?: string;
+  /**
+   * Whether the event blocks time (`opaque`) or not (`transparent`) in free/busy answers.
+   * @default "opaque"
+   */
+  transparency?: "opaque" | "transparent";
+  /**
+   * Who may see the event's details.
+   * @default "default"
+   */
+  visibility?: "default" | "public" | "private" | "confidential";
+  workingLocationProperties?: EventWorkingLocationProperties;
+}
 
-/** A span of time, start inclusive and end exclusive. As the service returns it. */
-export type TimePeriod = Readable<components['schemas']['TimePeriod']>;
-/** TimePeriod as a request body takes it: read-only fields left out. */
-export type TimePeriodInput = Writable<components['schemas']['TimePeriod']>;
+/**
+ * A file attached to an event. Up to 25 per event; writing them needs `supportsAttachments=true`.
+ *
+ * As the service answers it; `EventAttachmentInput` is what a request body takes.
+ */
+export interface EventAttachment {
+  /**
+   * The id of the attached file (for Google Drive files, the Drive file id).
+   * Read-only: the service sets it.
+   */
+  fileId?: string;
+  /** The link to the file. Required when adding an attachment. */
+  fileUrl?: string;
+  /**
+   * The link to the file's icon.
+   * Read-only: the service sets it.
+   */
+  iconLink?: string;
+  /** The file's media type. */
+  mimeType?: string;
+  /** The attachment's title. */
+  title?: string;
+}
+
+/**
+ * EventAttachment as a request body takes it: its read-only properties are absent.
+ *
+ * A file attached to an event. Up to 25 per event; writing them needs `supportsAttachments=true`.
+ */
+export interface EventAttachmentInput {
+  /** The link to the file. Required when adding an attachment. */
+  fileUrl?: string;
+  /** The file's media type. */
+  mimeType?: string;
+  /** The attachment's title. */
+  title?: string;
+}
+
+/**
+ * A person, group or resource invited to an event.
+ *
+ * As the service answers it; `EventAttendeeInput` is what a request body takes.
+ */
+export interface EventAttendee {
+  /**
+   * How many extra guests the attendee brings.
+   * @default 0
+   */
+  additionalGuests?: number;
+  /** The attendee's note on their answer. */
+  comment?: string;
+  /** The attendee's name, when known. */
+  displayName?: string;
+  /** The attendee's email address. Required when adding an attendee; it must be a valid address (RFC 5322). */
+  email?: string;
+  /**
+   * The attendee's profile id, when known.
+   * Read-only: the service sets it.
+   */
+  id?: string;
+  /**
+   * Whether the attendance is optional.
+   * @default false
+   */
+  optional?: boolean;
+  /**
+   * Whether the attendee is the organizer of the event.
+   * Read-only: the service sets it.
+   */
+  organizer?: boolean;
+  /**
+   * Whether the attendee is a resource such as a room. Can be set only when the attendee is first added.
+   * @default false
+   */
+  resource?: boolean;
+  /** The attendee's answer to the invitation. */
+  responseStatus?: "needsAction" | "declined" | "tentative" | "accepted";
+  /**
+   * Whether this entry is the calendar this copy of the event is in.
+   * Read-only: the service sets it.
+   * @default false
+   */
+  self?: boolean;
+}
+
+/**
+ * EventAttendee as a request body takes it: its read-only properties are absent.
+ *
+ * A person, group or resource invited to an event.
+ */
+export interface EventAttendeeInput {
+  /**
+   * How many extra guests the attendee brings.
+   * @default 0
+   */
+  additionalGuests?: number;
+  /** The attendee's note on their answer. */
+  comment?: string;
+  /** The attendee's name, when known. */
+  displayName?: string;
+  /** The attendee's email address. Required when adding an attendee; it must be a valid address (RFC 5322). */
+  email?: string;
+  /**
+   * Whether the attendance is optional.
+   * @default false
+   */
+  optional?: boolean;
+  /**
+   * Whether the attendee is a resource such as a room. Can be set only when the attendee is first added.
+   * @default false
+   */
+  resource?: boolean;
+  /** The attendee's answer to the invitation. */
+  responseStatus?: "needsAction" | "declined" | "tentative" | "accepted";
+}
+
+/**
+ * The birthday or special date behind an event. Used only when `eventType` is `birthday`. The live service has this; the discovery snapshot in the reference facts does not.
+ *
+ * As the service answers it; `EventBirthdayPropertiesInput` is what a request body takes.
+ */
+export interface EventBirthdayProperties {
+  /**
+   * The People API resource name of the contact the date belongs to, such as `people/c12345`.
+   * Read-only: the service sets it.
+   */
+  contact?: string;
+  /** The label of a `custom` date. */
+  customTypeName?: string;
+  /**
+   * Which kind of special date this is.
+   * @default "birthday"
+   */
+  type?: "anniversary" | "birthday" | "custom" | "other" | "self";
+}
+
+/**
+ * EventBirthdayProperties as a request body takes it: its read-only properties are absent.
+ *
+ * The birthday or special date behind an event. Used only when `eventType` is `birthday`. The live service has this; the discovery snapshot in the reference facts does not.
+ */
+export interface EventBirthdayPropertiesInput {
+  /** The label of a `custom` date. */
+  customTypeName?: string;
+  /**
+   * Which kind of special date this is.
+   * @default "birthday"
+   */
+  type?: "anniversary" | "birthday" | "custom" | "other" | "self";
+}
+
+/** When an event starts or ends. An all-day event uses `date` only; a timed event uses `dateTime`. Never set both. `dateTime` carries a UTC offset (`2027-03-01T10:00:00+01:00`, or `Z`) unless `timeZone` names the zone, in which case a local time without offset (`2027-03-01T10:00:00`) is read in that zone; recurring events are usually written that way. Answers give `dateTime` with the offset that applies in the event's zone at that instant. */
+export interface EventDateTime {
+  /** The day, as yyyy-mm-dd, for an all-day event. */
+  date?: string;
+  /** An RFC 3339 date and time. The UTC offset (`Z`, `+01:00`) may be left out only when `timeZone` is given: `2027-03-01T10:00:00` with `timeZone: Europe/Zurich` is 10:00 on Zurich's clock, whatever the offset is on that day. Without `timeZone` the offset is required. */
+  dateTime?: string;
+  /** An IANA time zone name, such as `Europe/Zurich`. Required for the start and end of a recurring event, where it decides how the recurrence is expanded (10:00 stays 10:00 across a daylight-saving change). Lets `dateTime` be a local time without offset. */
+  timeZone?: string;
+}
+
+/** EventDateTime as a request body takes it: the same as EventDateTime, which has nothing read-only. */
+export type EventDateTimeInput = EventDateTime;
+
+/** `start` or `end` in the body of `events.patch`: an EventDateTime whose `date` and `timeZone` may be sent as `null`. The object replaces the stored one as a whole, so a null member is simply left out of it; `"date": null` next to a new `dateTime` is how clients of the live service turn an all-day event into a timed one, and it is taken here too. As in EventDateTime, `dateTime` needs its offset unless `timeZone` names the zone. */
+export interface EventDateTimePatch {
+  /** The day, as yyyy-mm-dd, for an all-day event; `null` leaves it out. */
+  date?: string | null;
+  /** An RFC 3339 date and time; the UTC offset may be left out only when `timeZone` is given, as in EventDateTime. */
+  dateTime?: string;
+  /** An IANA time zone name, such as `Europe/Zurich`; `null` leaves it out. */
+  timeZone?: string | null;
+}
+
+/** EventDateTimePatch as a request body takes it: the same as EventDateTimePatch, which has nothing read-only. */
+export type EventDateTimePatchInput = EventDateTimePatch;
+
+/** What a focus-time event does. Used only when `eventType` is `focusTime`. */
+export interface EventFocusTimeProperties {
+  autoDeclineMode?: AutoDeclineMode;
+  /** The chat status shown while focus time lasts. */
+  chatStatus?: "available" | "doNotDisturb";
+  /** The reply sent with invitations declined automatically. */
+  declineMessage?: string;
+}
+
+/** EventFocusTimeProperties as a request body takes it: the same as EventFocusTimeProperties, which has nothing read-only. */
+export type EventFocusTimePropertiesInput = EventFocusTimeProperties;
+
+/** What an out-of-office event does. Used only when `eventType` is `outOfOffice`. */
+export interface EventOutOfOfficeProperties {
+  autoDeclineMode?: AutoDeclineMode;
+  /** The reply sent with invitations declined automatically. */
+  declineMessage?: string;
+}
+
+/** EventOutOfOfficeProperties as a request body takes it: the same as EventOutOfOfficeProperties, which has nothing read-only. */
+export type EventOutOfOfficePropertiesInput = EventOutOfOfficeProperties;
+
+/**
+ * The body of `events.patch`: the fields of an Event to change. A field left out keeps its value; a field given replaces it (an array or object as a whole); a field given as JSON `null` is removed from the event, so it reads as absent (or as its default) afterwards. `start`, `end` and the fields that cannot change are never null, and a read-only field sent as null is refused.
+ *
+ * As the service answers it; `EventPatchInput` is what a request body takes.
+ */
+export interface EventPatch {
+  /** Whether anyone can invite themselves. Deprecated by Google. `null` removes it. */
+  anyoneCanAddSelf?: boolean | null;
+  /** Files attached to the event. Writing them needs `supportsAttachments=true`. `null` removes it. */
+  attachments?: EventAttachment[] | null;
+  /** The invited people, groups and resources. `null` removes it. */
+  attendees?: EventAttendee[] | null;
+  /** Whether attendees were left out of this copy (see `maxAttendees`); when true, a write does not touch other attendees' answers. `null` removes it. */
+  attendeesOmitted?: boolean | null;
+  /** The birthday details of a birthday event; `null` removes them. */
+  birthdayProperties?: EventBirthdayProperties | null;
+  /** The event's color, a key of the `event` map of `colors.get`. `null` removes it. */
+  colorId?: string | null;
+  /** The event's conference (such as a Meet link); `null` removes it. */
+  conferenceData?: ConferenceData | null;
+  /**
+   * When the event was created. Read-only: ignored when given, refused when null.
+   * Read-only: the service sets it.
+   */
+  created?: string;
+  /**
+   * Who created the event. Read-only: ignored when given, refused when null.
+   * Read-only: the service sets it.
+   */
+  creator?: EventPerson;
+  /** The event's description; may contain HTML. `null` removes it. */
+  description?: string | null;
+  /** When the event ends, exclusive. For a recurring event, the end of the first instance. Required on every event: change it, never null. */
+  end?: EventDateTimePatch;
+  /** Whether the end is a placeholder; when true, `end` is still set but should not be shown. `null` removes it. */
+  endTimeUnspecified?: boolean | null;
+  /**
+   * The entity tag of this version of the event. Send it in `If-Match` to update only if nobody changed the event since you read it. Read-only: ignored when given, refused when null.
+   * Read-only: the service sets it.
+   */
+  etag?: string;
+  /**
+   * The kind of event. Only `default` events can be imported or moved. The live service also returns `fromGmail` (events made from Gmail) and `birthday`, which the discovery snapshot does not list. Cannot change, so never null.
+   * @default "default"
+   */
+  eventType?: "default" | "outOfOffice" | "focusTime" | "workingLocation" | "fromGmail" | "birthday";
+  /** Key-value pairs your application keeps on the event. `null` removes it. */
+  extendedProperties?: {
+    /** Properties private to this copy of the event, in this calendar. */
+    private?: {
+      [key: string]: string;
+    };
+    /** Properties shared among the copies of the event in every attendee's calendar. */
+    shared?: {
+      [key: string]: string;
+    };
+  } | null;
+  /** The settings of a focus time event; `null` removes them. */
+  focusTimeProperties?: EventFocusTimeProperties | null;
+  /**
+   * A gadget of the retired Calendar gadgets; kept only so old events still parse. `null` removes it.
+   * @deprecated
+   */
+  gadget?: {
+    /** How the gadget is shown. */
+    display?: string;
+    /** The gadget's height in pixels. */
+    height?: number;
+    /** The gadget's icon. */
+    iconLink?: string;
+    /** The gadget's URL. */
+    link?: string;
+    /** The gadget's preferences. */
+    preferences?: {
+      [key: string]: string;
+    };
+    /** The gadget's title. */
+    title?: string;
+    /** The gadget's type. */
+    type?: string;
+    /** The gadget's width in pixels. */
+    width?: number;
+  } | null;
+  /** Whether attendees other than the organizer may invite others. `null` removes it. */
+  guestsCanInviteOthers?: boolean | null;
+  /** Whether attendees other than the organizer may change the event. `null` removes it. */
+  guestsCanModify?: boolean | null;
+  /** Whether attendees other than the organizer may see who is invited. `null` removes it. */
+  guestsCanSeeOtherGuests?: boolean | null;
+  /**
+   * The link of the event's Google Meet or Hangout, if any. Read-only: ignored when given, refused when null.
+   * Read-only: the service sets it.
+   */
+  hangoutLink?: string;
+  /**
+   * The event's page in the Google Calendar web app. Read-only: ignored when given, refused when null.
+   * Read-only: the service sets it.
+   */
+  htmlLink?: string;
+  /** The event's iCalendar UID (RFC 5545), shared by every copy of the event and by all instances of a recurring event. Required by `events.import`. To find an event by it, call `events.list` with `iCalUID`; `events.get` takes only the service's own `id`. Stays with the event: never null. */
+  iCalUID?: string;
+  /** The event's id in the service. You may choose it on insert: 5 to 1024 characters of lowercase letters a-v and digits (base32hex), unique in the calendar; otherwise the service makes one. Names the event of the path: never null. */
+  id?: string;
+  /**
+   * The resource type, always `calendar#event`. Read-only: ignored when given, refused when null.
+   * Read-only: the service sets it.
+   * @default "calendar#event"
+   */
+  kind?: "calendar#event";
+  /** Where the event takes place, as free text. `null` removes it. */
+  location?: string | null;
+  /**
+   * Whether this is a locked copy, whose main fields cannot be changed. Read-only: ignored when given, refused when null.
+   * Read-only: the service sets it.
+   * @default false
+   */
+  locked?: boolean;
+  /** The organizer. Can be set only by `events.import`; `events.move` changes it. Changed only by events.import and events.move: never null. */
+  organizer?: EventPerson;
+  /** For an instance of a recurring event, when it would start according to the recurrence. Identifies the instance and cannot be changed. Cannot change: never null. */
+  originalStartTime?: EventDateTime;
+  /** The settings of an out-of-office event; `null` removes them. */
+  outOfOfficeProperties?: EventOutOfOfficeProperties | null;
+  /** Whether changes to this copy stay private to it. Can be set only by `events.import`. `null` removes it. */
+  privateCopy?: boolean | null;
+  /** The recurrence of a recurring event, as RFC 5545 lines (RRULE, EXRULE, RDATE, EXDATE); no DTSTART or DTEND lines, those come from `start` and `end`. Absent on single events and on instances. `null` removes it. */
+  recurrence?: string[] | null;
+  /**
+   * For an instance of a recurring event, the id of the recurring event it belongs to. Read-only: ignored when given, refused when null.
+   * Read-only: the service sets it.
+   */
+  recurringEventId?: string;
+  /** The reminders of the event for the authenticated user. `null` removes it. */
+  reminders?: {
+    /** Reminders of this event; used when `useDefault` is false. */
+    overrides?: EventReminder[];
+    /** Whether the calendar's default reminders apply. */
+    useDefault?: boolean;
+  } | null;
+  /** The iCalendar sequence number, which grows with each significant change. `null` removes it. */
+  sequence?: number | null;
+  /** Where the event was made, for example the web page it came from. `null` removes it. */
+  source?: {
+    /** The title of the source, such as a page title. */
+    title?: string;
+    /** The source's URL, with scheme http or https. */
+    url?: string;
+  } | null;
+  /** When the event starts, inclusive. For a recurring event, the start of the first instance. Required on every event: change it, never null. */
+  start?: EventDateTimePatch;
+  /** Whether the event takes place. A deleted event stays visible to incremental sync and to `showDeleted=true` as `cancelled`. `null` removes it. */
+  status?: "confirmed" | "tentative" | "cancelled" | null;
+  /** The event's title. `null` removes it. */
+  summary?: string | null;
+  /** Whether the event blocks time (`opaque`) or not (`transparent`) in free/busy answers. `null` removes it. */
+  transparency?: "opaque" | "transparent" | null;
+  /**
+   * When the event was last changed. Read-only: ignored when given, refused when null.
+   * Read-only: the service sets it.
+   */
+  updated?: string;
+  /** Who may see the event's details. `null` removes it. */
+  visibility?: "default" | "public" | "private" | "confidential" | null;
+  /** The settings of a working location event; `null` removes them. */
+  workingLocationProperties?: EventWorkingLocationProperties | null;
+}
+
+/**
+ * EventPatch as a request body takes it: its read-only properties are absent.
+ *
+ * The body of `events.patch`: the fields of an Event to change. A field left out keeps its value; a field given replaces it (an array or object as a whole); a field given as JSON `null` is removed from the event, so it reads as absent (or as its default) afterwards. `start`, `end` and the fields that cannot change are never null, and a read-only field sent as null is refused.
+ */
+export interface EventPatchInput {
+  /** Whether anyone can invite themselves. Deprecated by Google. `null` removes it. */
+  anyoneCanAddSelf?: boolean | null;
+  /** Files attached to the event. Writing them needs `supportsAttachments=true`. `null` removes it. */
+  attachments?: EventAttachmentInput[] | null;
+  /** The invited people, groups and resources. `null` removes it. */
+  attendees?: EventAttendeeInput[] | null;
+  /** Whether attendees were left out of this copy (see `maxAttendees`); when true, a write does not touch other attendees' answers. `null` removes it. */
+  attendeesOmitted?: boolean | null;
+  /** The birthday details of a birthday event; `null` removes them. */
+  birthdayProperties?: EventBirthdayPropertiesInput | null;
+  /** The event's color, a key of the `event` map of `colors.get`. `null` removes it. */
+  colorId?: string | null;
+  /** The event's conference (such as a Meet link); `null` removes it. */
+  conferenceData?: ConferenceDataInput | null;
+  /** The event's description; may contain HTML. `null` removes it. */
+  description?: string | null;
+  /** When the event ends, exclusive. For a recurring event, the end of the first instance. Required on every event: change it, never null. */
+  end?: EventDateTimePatch;
+  /** Whether the end is a placeholder; when true, `end` is still set but should not be shown. `null` removes it. */
+  endTimeUnspecified?: boolean | null;
+  /**
+   * The kind of event. Only `default` events can be imported or moved. The live service also returns `fromGmail` (events made from Gmail) and `birthday`, which the discovery snapshot does not list. Cannot change, so never null.
+   * @default "default"
+   */
+  eventType?: "default" | "outOfOffice" | "focusTime" | "workingLocation" | "fromGmail" | "birthday";
+  /** Key-value pairs your application keeps on the event. `null` removes it. */
+  extendedProperties?: {
+    /** Properties private to this copy of the event, in this calendar. */
+    private?: {
+      [key: string]: string;
+    };
+    /** Properties shared among the copies of the event in every attendee's calendar. */
+    shared?: {
+      [key: string]: string;
+    };
+  } | null;
+  /** The settings of a focus time event; `null` removes them. */
+  focusTimeProperties?: EventFocusTimeProperties | null;
+  /**
+   * A gadget of the retired Calendar gadgets; kept only so old events still parse. `null` removes it.
+   * @deprecated
+   */
+  gadget?: {
+    /** How the gadget is shown. */
+    display?: string;
+    /** The gadget's height in pixels. */
+    height?: number;
+    /** The gadget's icon. */
+    iconLink?: string;
+    /** The gadget's URL. */
+    link?: string;
+    /** The gadget's preferences. */
+    preferences?: {
+      [key: string]: string;
+    };
+    /** The gadget's title. */
+    title?: string;
+    /** The gadget's type. */
+    type?: string;
+    /** The gadget's width in pixels. */
+    width?: number;
+  } | null;
+  /** Whether attendees other than the organizer may invite others. `null` removes it. */
+  guestsCanInviteOthers?: boolean | null;
+  /** Whether attendees other than the organizer may change the event. `null` removes it. */
+  guestsCanModify?: boolean | null;
+  /** Whether attendees other than the organizer may see who is invited. `null` removes it. */
+  guestsCanSeeOtherGuests?: boolean | null;
+  /** The event's iCalendar UID (RFC 5545), shared by every copy of the event and by all instances of a recurring event. Required by `events.import`. To find an event by it, call `events.list` with `iCalUID`; `events.get` takes only the service's own `id`. Stays with the event: never null. */
+  iCalUID?: string;
+  /** The event's id in the service. You may choose it on insert: 5 to 1024 characters of lowercase letters a-v and digits (base32hex), unique in the calendar; otherwise the service makes one. Names the event of the path: never null. */
+  id?: string;
+  /** Where the event takes place, as free text. `null` removes it. */
+  location?: string | null;
+  /** The organizer. Can be set only by `events.import`; `events.move` changes it. Changed only by events.import and events.move: never null. */
+  organizer?: EventPersonInput;
+  /** For an instance of a recurring event, when it would start according to the recurrence. Identifies the instance and cannot be changed. Cannot change: never null. */
+  originalStartTime?: EventDateTime;
+  /** The settings of an out-of-office event; `null` removes them. */
+  outOfOfficeProperties?: EventOutOfOfficeProperties | null;
+  /** Whether changes to this copy stay private to it. Can be set only by `events.import`. `null` removes it. */
+  privateCopy?: boolean | null;
+  /** The recurrence of a recurring event, as RFC 5545 lines (RRULE, EXRULE, RDATE, EXDATE); no DTSTART or DTEND lines, those come from `start` and `end`. Absent on single events and on instances. `null` removes it. */
+  recurrence?: string[] | null;
+  /** The reminders of the event for the authenticated user. `null` removes it. */
+  reminders?: {
+    /** Reminders of this event; used when `useDefault` is false. */
+    overrides?: EventReminder[];
+    /** Whether the calendar's default reminders apply. */
+    useDefault?: boolean;
+  } | null;
+  /** The iCalendar sequence number, which grows with each significant change. `null` removes it. */
+  sequence?: number | null;
+  /** Where the event was made, for example the web page it came from. `null` removes it. */
+  source?: {
+    /** The title of the source, such as a page title. */
+    title?: string;
+    /** The source's URL, with scheme http or https. */
+    url?: string;
+  } | null;
+  /** When the event starts, inclusive. For a recurring event, the start of the first instance. Required on every event: change it, never null. */
+  start?: EventDateTimePatch;
+  /** Whether the event takes place. A deleted event stays visible to incremental sync and to `showDeleted=true` as `cancelled`. `null` removes it. */
+  status?: "confirmed" | "tentative" | "cancelled" | null;
+  /** The event's title. `null` removes it. */
+  summary?: string | null;
+  /** Whether the event blocks time (`opaque`) or not (`transparent`) in free/busy answers. `null` removes it. */
+  transparency?: "opaque" | "transparent" | null;
+  /** Who may see the event's details. `null` removes it. */
+  visibility?: "default" | "public" | "private" | "confidential" | null;
+  /** The settings of a working location event; `null` removes them. */
+  workingLocationProperties?: EventWorkingLocationProperties | null;
+}
+
+/**
+ * The creator or organizer of an event.
+ *
+ * As the service answers it; `EventPersonInput` is what a request body takes.
+ */
+export interface EventPerson {
+  /** The person's or calendar's name, when known. */
+  displayName?: string;
+  /** The email address, when known. */
+  email?: string;
+  /**
+   * The profile id, when known.
+   * Read-only: the service sets it.
+   */
+  id?: string;
+  /**
+   * Whether this is the calendar this copy of the event is in.
+   * Read-only: the service sets it.
+   * @default false
+   */
+  self?: boolean;
+}
+
+/**
+ * EventPerson as a request body takes it: its read-only properties are absent.
+ *
+ * The creator or organizer of an event.
+ */
+export interface EventPersonInput {
+  /** The person's or calendar's name, when known. */
+  displayName?: string;
+  /** The email address, when known. */
+  email?: string;
+}
+
+/** One reminder before an event. */
+export interface EventReminder {
+  /** How the reminder is delivered. */
+  method: "email" | "popup";
+  /** How many minutes before the start the reminder fires (at most four weeks). */
+  minutes: number;
+}
+
+/** EventReminder as a request body takes it: the same as EventReminder, which has nothing read-only. */
+export type EventReminderInput = EventReminder;
+
+/**
+ * One page of events of a calendar. The last page of a full listing carries `nextSyncToken` instead of `nextPageToken`.
+ *
+ * As the service answers it; `EventsInput` is what a request body takes.
+ */
+export interface Events {
+  /** The caller's access role to the calendar. */
+  accessRole?: "none" | "freeBusyReader" | "reader" | "writerWithoutPrivateAccess" | "writer" | "owner";
+  /** The calendar's default reminders for the authenticated user. */
+  defaultReminders?: EventReminder[];
+  /** The calendar's description. */
+  description?: string;
+  /**
+   * The entity tag of this collection.
+   * Read-only: the service sets it.
+   */
+  etag?: string;
+  /** The events of this page. A page can be empty and still be followed by another. */
+  items?: Event[];
+  /**
+   * The resource type, always `calendar#events`.
+   * Read-only: the service sets it.
+   * @default "calendar#events"
+   */
+  kind?: "calendar#events";
+  /** The token of the next page; absent on the last page. */
+  nextPageToken?: string;
+  /** On the last page only: the token to pass as `syncToken` later to receive just the changes made since this listing. */
+  nextSyncToken?: string;
+  /** The calendar's title. */
+  summary?: string;
+  /** The calendar's time zone, an IANA name. */
+  timeZone?: string;
+  /** When the calendar's events last changed. */
+  updated?: string;
+}
+
+/**
+ * Events as a request body takes it: its read-only properties are absent.
+ *
+ * One page of events of a calendar. The last page of a full listing carries `nextSyncToken` instead of `nextPageToken`.
+ */
+export interface EventsInput {
+  /** The caller's access role to the calendar. */
+  accessRole?: "none" | "freeBusyReader" | "reader" | "writerWithoutPrivateAccess" | "writer" | "owner";
+  /** The calendar's default reminders for the authenticated user. */
+  defaultReminders?: EventReminder[];
+  /** The calendar's description. */
+  description?: string;
+  /** The events of this page. A page can be empty and still be followed by another. */
+  items?: EventInput[];
+  /** The token of the next page; absent on the last page. */
+  nextPageToken?: string;
+  /** On the last page only: the token to pass as `syncToken` later to receive just the changes made since this listing. */
+  nextSyncToken?: string;
+  /** The calendar's title. */
+  summary?: string;
+  /** The calendar's time zone, an IANA name. */
+  timeZone?: string;
+  /** When the calendar's events last changed. */
+  updated?: string;
+}
+
+/** Where the user works. Used only when `eventType` is `workingLocation`. */
+export interface EventWorkingLocationProperties {
+  /** A place of the user's own naming, when `type` is `customLocation`. */
+  customLocation?: {
+    /** The name of the place. */
+    label?: string;
+  };
+  /** Present (with any value) when the user works from home, `type` being `homeOffice`. */
+  homeOffice?: unknown;
+  /** An office, when `type` is `officeLocation`. */
+  officeLocation?: {
+    /** The building's id, from the organization's resources. */
+    buildingId?: string;
+    /** The desk's id. */
+    deskId?: string;
+    /** The floor's id. */
+    floorId?: string;
+    /** The floor section's id. */
+    floorSectionId?: string;
+    /** The office's name as shown in Calendar. */
+    label?: string;
+  };
+  /** Which of the three kinds of place this is. */
+  type: "homeOffice" | "officeLocation" | "customLocation";
+}
+
+/** EventWorkingLocationProperties as a request body takes it: the same as EventWorkingLocationProperties, which has nothing read-only. */
+export type EventWorkingLocationPropertiesInput = EventWorkingLocationProperties;
+
+/** The busy times of one calendar, or why they could not be given. */
+export interface FreeBusyCalendar {
+  /** The busy intervals within the queried range, in order and not overlapping. */
+  busy?: TimePeriod[];
+  /** Why the calendar's busy times are missing, when they are. */
+  errors?: Error[];
+}
+
+/** FreeBusyCalendar as a request body takes it: the same as FreeBusyCalendar, which has nothing read-only. */
+export type FreeBusyCalendarInput = FreeBusyCalendar;
+
+/** A group from the query, expanded into its member calendars. */
+export interface FreeBusyGroup {
+  /** The ids of the group's member calendars; each has its own entry in `calendars` of the answer. */
+  calendars?: string[];
+  /** Why the group could not be expanded, when it could not. */
+  errors?: Error[];
+}
+
+/** FreeBusyGroup as a request body takes it: the same as FreeBusyGroup, which has nothing read-only. */
+export type FreeBusyGroupInput = FreeBusyGroup;
+
+/** A free/busy query over a time range for a set of calendars and groups. */
+export interface FreeBusyRequest {
+  /** The most calendars to return free/busy information for; at most 50. */
+  calendarExpansionMax?: number;
+  /** The most members to expand a single group into; at most 100. */
+  groupExpansionMax?: number;
+  /** The calendars and groups to query. */
+  items: FreeBusyRequestItem[];
+  /** The end of the range (exclusive), an RFC 3339 timestamp with an offset. */
+  timeMax: string;
+  /** The start of the range (inclusive), an RFC 3339 timestamp with an offset. */
+  timeMin: string;
+  /**
+   * The IANA time zone of the answer's timestamps.
+   * @default "UTC"
+   */
+  timeZone?: string;
+}
+
+/** FreeBusyRequest as a request body takes it: the same as FreeBusyRequest, which has nothing read-only. */
+export type FreeBusyRequestInput = FreeBusyRequest;
+
+/** A calendar or group to query. */
+export interface FreeBusyRequestItem {
+  /** The id of a calendar, or the email address of a group. */
+  id: string;
+}
+
+/** FreeBusyRequestItem as a request body takes it: the same as FreeBusyRequestItem, which has nothing read-only. */
+export type FreeBusyRequestItemInput = FreeBusyRequestItem;
+
+/**
+ * The busy times of the queried calendars, and the expansion of the queried groups.
+ *
+ * As the service answers it; `FreeBusyResponseInput` is what a request body takes.
+ */
+export interface FreeBusyResponse {
+  /** The busy times, keyed by calendar id. */
+  calendars?: {
+    [key: string]: FreeBusyCalendar;
+  };
+  /** The expanded groups, keyed by group email address. */
+  groups?: {
+    [key: string]: FreeBusyGroup;
+  };
+  /**
+   * The resource type, always `calendar#freeBusy`.
+   * Read-only: the service sets it.
+   * @default "calendar#freeBusy"
+   */
+  kind?: "calendar#freeBusy";
+  /** The end of the queried range. */
+  timeMax?: string;
+  /** The start of the queried range. */
+  timeMin?: string;
+}
+
+/**
+ * FreeBusyResponse as a request body takes it: its read-only properties are absent.
+ *
+ * The busy times of the queried calendars, and the expansion of the queried groups.
+ */
+export interface FreeBusyResponseInput {
+  /** The busy times, keyed by calendar id. */
+  calendars?: {
+    [key: string]: FreeBusyCalendar;
+  };
+  /** The expanded groups, keyed by group email address. */
+  groups?: {
+    [key: string]: FreeBusyGroup;
+  };
+  /** The end of the queried range. */
+  timeMax?: string;
+  /** The start of the queried range. */
+  timeMin?: string;
+}
+
+/** What went wrong, in Google's JSON error format. */
+export interface GoogleError {
+  /**
+   * The HTTP status code, repeated in the body.
+   * @example 404
+   */
+  code: number;
+  /** A message for the developer; not meant to be shown to end users. */
+  message: string;
+  /**
+   * The canonical status name of the error, such as `NOT_FOUND` or `PERMISSION_DENIED`.
+   * @example "NOT_FOUND"
+   */
+  status?: string;
+  /** The individual problems. Branch on `reason`: it is stable, while `message` may change. */
+  errors?: GoogleErrorItem[];
+}
+
+/** GoogleError as a request body takes it: the same as GoogleError, which has nothing read-only. */
+export type GoogleErrorInput = GoogleError;
+
+/** One problem found with a request. */
+export interface GoogleErrorItem {
+  /**
+   * The scope the reason belongs to, usually `global`, `calendar` or `usageLimits`.
+   * @example "global"
+   */
+  domain?: string;
+  /**
+   * The machine-readable cause, such as `required`, `invalid`, `authError`, `notFound`, `rateLimitExceeded`, `quotaExceeded`, `fullSyncRequired` or `conditionNotMet`.
+   * @example "required"
+   */
+  reason: string;
+  /** What went wrong with this part of the request. */
+  message: string;
+  /**
+   * The name of the parameter or header at fault, when there is one.
+   * @example "calendarId"
+   */
+  location?: string;
+  /** Where `location` is found. */
+  locationType?: "parameter" | "header";
+  /** A link to more help on this error. */
+  extendedHelp?: string;
+  /** A link to report the problem, when the service offers one. */
+  sendReport?: string;
+}
+
+/** GoogleErrorItem as a request body takes it: the same as GoogleErrorItem, which has nothing read-only. */
+export type GoogleErrorItemInput = GoogleErrorItem;
+
+/** The body of every error answer of a Google REST API: a single `error` member that holds the HTTP status, a human-readable message and one or more machine-readable reasons. */
+export interface GoogleErrorResponse {
+  error: GoogleError;
+}
+
+/** GoogleErrorResponse as a request body takes it: the same as GoogleErrorResponse, which has nothing read-only. */
+export type GoogleErrorResponseInput = GoogleErrorResponse;
+
+/**
+ * One setting of the signed-in user, such as `timezone` or `weekStart`. Settings are read only through the API.
+ *
+ * As the service answers it; `SettingInput` is what a request body takes.
+ */
+export interface Setting {
+  /**
+   * The entity tag of this version of the setting.
+   * Read-only: the service sets it.
+   */
+  etag?: string;
+  /**
+   * The setting's name: `autoAddHangouts`, `dateFieldOrder`, `defaultEventLength`, `format24HourTime`, `hideInvitations`, `hideWeekends`, `locale`, `remindOnRespondedEventsOnly`, `showDeclinedEvents`, `timezone`, `useKeyboardShortcuts` or `weekStart`.
+   * Read-only: the service sets it.
+   */
+  id?: string;
+  /**
+   * The resource type, always `calendar#setting`.
+   * Read-only: the service sets it.
+   * @default "calendar#setting"
+   */
+  kind?: "calendar#setting";
+  /**
+   * The setting's value, always a string: `"true"`/`"false"` for switches, an IANA name for `timezone`, a number of minutes for `defaultEventLength`, `"0"` (Sunday) to `"6"` for `weekStart`.
+   * Read-only: the service sets it.
+   */
+  value?: string;
+}
+
+/**
+ * Setting as a request body takes it: its read-only properties are absent.
+ *
+ * One setting of the signed-in user, such as `timezone` or `weekStart`. Settings are read only through the API.
+ */
+export interface SettingInput {
+}
+
+/**
+ * One page of the signed-in user's settings. The last page of a full listing carries `nextSyncToken` instead of `nextPageToken`.
+ *
+ * As the service answers it; `SettingsInput` is what a request body takes.
+ */
+export interface Settings {
+  /**
+   * The entity tag of this collection.
+   * Read-only: the service sets it.
+   */
+  etag?: string;
+  /** The settings of this page. */
+  items?: Setting[];
+  /**
+   * The resource type, always `calendar#settings`.
+   * Read-only: the service sets it.
+   * @default "calendar#settings"
+   */
+  kind?: "calendar#settings";
+  /** The token of the next page; absent on the last page. */
+  nextPageToken?: string;
+  /** On the last page only: the token to pass as `syncToken` later to receive just the settings changed since this listing. */
+  nextSyncToken?: string;
+}
+
+/**
+ * Settings as a request body takes it: its read-only properties are absent.
+ *
+ * One page of the signed-in user's settings. The last page of a full listing carries `nextSyncToken` instead of `nextPageToken`.
+ */
+export interface SettingsInput {
+  /** The settings of this page. */
+  items?: SettingInput[];
+  /** The token of the next page; absent on the last page. */
+  nextPageToken?: string;
+  /** On the last page only: the token to pass as `syncToken` later to receive just the settings changed since this listing. */
+  nextSyncToken?: string;
+}
+
+/** A span of time, start inclusive and end exclusive. */
+export interface TimePeriod {
+  /** When the span ends (exclusive). */
+  end?: string;
+  /** When the span starts (inclusive). */
+  start?: string;
+}
+
+/** TimePeriod as a request body takes it: the same as TimePeriod, which has nothing read-only. */
+export type TimePeriodInput = TimePeriod;

@@ -5,63 +5,264 @@
  */
 
 import type { ListMethod, Method, SyncListMethod } from '@gspec/runtime';
-import type { operations, Readable, Writable } from './schema.js';
+import type { ConversionList, ConversionListInput, SavedColumnList, UpdateAvailabilityRequest, UpdateAvailabilityResponse } from './types.js';
 
-/** A part of the parameters, or nothing when the operation has none of that kind. */
-type Part<T> = [NonNullable<T>] extends [never] ? {} : NonNullable<T>;
+/** The argument of `conversion.get` (List the conversions of an engine account (deprecated)): its path, query and header parameters. */
+export interface ConversionGetArgs {
+  /**
+   * The agency's id, a 64-bit integer.
+   * @example "20100000000000895"
+   */
+  agencyId: string;
+  /**
+   * The advertiser's id, a 64-bit integer.
+   * @example "21700000000011523"
+   */
+  advertiserId: string;
+  /**
+   * The engine account's id, a 64-bit integer.
+   * @example "700000000042231"
+   */
+  engineAccountId: string;
+  /** A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
+  fields?: string;
+  /**
+   * Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes.
+   * @default true
+   */
+  prettyPrint?: boolean;
+  /**
+   * An arbitrary string, at most 40 characters, that identifies the end user for per-user quota when the request is made on their behalf by a server.
+   * @example "user-4711"
+   */
+  quotaUser?: string;
+  /**
+   * The first day of the period whose conversions are returned, included, written as the integer `yyyymmdd`. It cannot be earlier than 1 November 2009 (`20091101`) and must not be after `endDate`.
+   * @example 20251101
+   */
+  startDate: number;
+  /**
+   * The last day of the period whose conversions are returned, included, written as the integer `yyyymmdd`. It must not be before `startDate`.
+   * @example 20251130
+   */
+  endDate: number;
+  /**
+   * The zero-based position, in the full result, of the first conversion to return. Page through a result by adding `rowCount` to it for each further request.
+   * @example 0
+   */
+  startRow: number;
+  /**
+   * How many conversions to return at most, from 1 to 1000. An answer with fewer conversions than asked for is the last page.
+   * @example 500
+   */
+  rowCount: number;
+  /**
+   * Only the conversions attributed to this campaign, given by its 64-bit id.
+   * @example "71700000001985613"
+   */
+  campaignId?: string;
+  /**
+   * Only the conversions attributed to this ad group, given by its 64-bit id.
+   * @example "58700000078244115"
+   */
+  adGroupId?: string;
+  /**
+   * Only the conversions attributed to this ad, given by its 64-bit id.
+   * @example "44700000219870333"
+   */
+  adId?: string;
+  /**
+   * Only the conversions attributed to this keyword or other criterion, given by its 64-bit id.
+   * @example "43700000354112809"
+   */
+  criterionId?: string;
+  /**
+   * Only the conversions of this account of the new Search Ads 360, given by its customer id (digits only, no dashes).
+   * @example "1234567890"
+   */
+  customerId?: string;
+}
 
-/**
- * The argument and the answer of every operation, by operationId. The argument is one
- * object: path, query and header parameters (headers in camelCase, `If-Match` as
- * `ifMatch`) side by side with the fields of the JSON body, read-only fields left out.
- * `body` is the JSON body alone (`never` when the operation takes none).
- */
+/** The argument of `conversion.getByCustomerId` (List the conversions of an account by its customer id (deprecated)): its path, query and header parameters. */
+export interface ConversionGetByCustomerIdArgs {
+  /**
+   * The customer id of the account in the new Search Ads 360 (digits only, no dashes).
+   * @example "1234567890"
+   */
+  customerId: string;
+  /** A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
+  fields?: string;
+  /**
+   * Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes.
+   * @default true
+   */
+  prettyPrint?: boolean;
+  /**
+   * An arbitrary string, at most 40 characters, that identifies the end user for per-user quota when the request is made on their behalf by a server.
+   * @example "user-4711"
+   */
+  quotaUser?: string;
+  /**
+   * The first day of the period whose conversions are returned, included, written as the integer `yyyymmdd`. It cannot be earlier than 1 November 2009 (`20091101`) and must not be after `endDate`.
+   * @example 20251101
+   */
+  startDate: number;
+  /**
+   * The last day of the period whose conversions are returned, included, written as the integer `yyyymmdd`. It must not be before `startDate`.
+   * @example 20251130
+   */
+  endDate: number;
+  /**
+   * The zero-based position, in the full result, of the first conversion to return. Page through a result by adding `rowCount` to it for each further request.
+   * @example 0
+   */
+  startRow: number;
+  /**
+   * How many conversions to return at most, from 1 to 1000. An answer with fewer conversions than asked for is the last page.
+   * @example 500
+   */
+  rowCount: number;
+  /**
+   * The agency's id in the previous platform, a 64-bit integer.
+   * @example "20100000000000895"
+   */
+  agencyId?: string;
+  /**
+   * The advertiser's id in the previous platform, a 64-bit integer.
+   * @example "21700000000011523"
+   */
+  advertiserId?: string;
+  /**
+   * The engine account's id in the previous platform, a 64-bit integer.
+   * @example "700000000042231"
+   */
+  engineAccountId?: string;
+  /**
+   * Only the conversions attributed to this campaign, given by its 64-bit id.
+   * @example "71700000001985613"
+   */
+  campaignId?: string;
+  /**
+   * Only the conversions attributed to this ad group, given by its 64-bit id.
+   * @example "58700000078244115"
+   */
+  adGroupId?: string;
+  /**
+   * Only the conversions attributed to this ad, given by its 64-bit id.
+   * @example "44700000219870333"
+   */
+  adId?: string;
+  /**
+   * Only the conversions attributed to this keyword or other criterion, given by its 64-bit id.
+   * @example "43700000354112809"
+   */
+  criterionId?: string;
+}
+
+/** The argument of `conversion.insert` (Upload a batch of new conversions): its path, query and header parameters, next to the fields of its body. */
+export interface ConversionInsertArgs extends ConversionListInput {
+  /** A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
+  fields?: string;
+  /**
+   * Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes.
+   * @default true
+   */
+  prettyPrint?: boolean;
+  /**
+   * An arbitrary string, at most 40 characters, that identifies the end user for per-user quota when the request is made on their behalf by a server.
+   * @example "user-4711"
+   */
+  quotaUser?: string;
+}
+
+/** The argument of `conversion.update` (Change a batch of stored conversions): its path, query and header parameters, next to the fields of its body. */
+export interface ConversionUpdateArgs extends ConversionListInput {
+  /** A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
+  fields?: string;
+  /**
+   * Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes.
+   * @default true
+   */
+  prettyPrint?: boolean;
+  /**
+   * An arbitrary string, at most 40 characters, that identifies the end user for per-user quota when the request is made on their behalf by a server.
+   * @example "user-4711"
+   */
+  quotaUser?: string;
+}
+
+/** The argument of `conversion.updateAvailability` (Report how far the conversions of Floodlight activities are uploaded): its path, query and header parameters, next to the fields of its body. */
+export interface ConversionUpdateAvailabilityArgs extends UpdateAvailabilityRequest {
+  /** A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
+  fields?: string;
+  /**
+   * Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes.
+   * @default true
+   */
+  prettyPrint?: boolean;
+  /**
+   * An arbitrary string, at most 40 characters, that identifies the end user for per-user quota when the request is made on their behalf by a server.
+   * @example "user-4711"
+   */
+  quotaUser?: string;
+}
+
+/** The argument of `reports.getIdMappingFile` (Download the ID mapping file of an advertiser): its path, query and header parameters. */
+export interface ReportsGetIdMappingFileArgs {
+  /**
+   * The agency's id, a 64-bit integer.
+   * @example "20100000000000895"
+   */
+  agencyId: string;
+  /**
+   * The advertiser's id, a 64-bit integer.
+   * @example "21700000000011523"
+   */
+  advertiserId: string;
+  /**
+   * An arbitrary string, at most 40 characters, that identifies the end user for per-user quota when the request is made on their behalf by a server.
+   * @example "user-4711"
+   */
+  quotaUser?: string;
+  /** The answer format. The file is always sent as CSV; Google's client libraries ask for it with `media`. */
+  alt?: "json" | "media";
+}
+
+/** The argument of `savedColumns.list` (List the saved columns of an advertiser): its path, query and header parameters. */
+export interface SavedColumnsListArgs {
+  /**
+   * The agency's id, a 64-bit integer.
+   * @example "20100000000000895"
+   */
+  agencyId: string;
+  /**
+   * The advertiser's id, a 64-bit integer.
+   * @example "21700000000011523"
+   */
+  advertiserId: string;
+  /** A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
+  fields?: string;
+  /**
+   * Whether the JSON answer is indented for people to read. Defaults to true; set false to save bytes.
+   * @default true
+   */
+  prettyPrint?: boolean;
+  /**
+   * An arbitrary string, at most 40 characters, that identifies the end user for per-user quota when the request is made on their behalf by a server.
+   * @example "user-4711"
+   */
+  quotaUser?: string;
+}
+
+/** The argument, body and answer types of every operation, by operationId (`never`: no body). */
 export interface OperationTypes {
-  "conversion.get": {
-    args: Part<operations["conversion.get"]["parameters"]["path"]> &
-      Part<operations["conversion.get"]["parameters"]["query"]>;
-    body: never;
-    answer: Readable<operations["conversion.get"]["responses"][200]["content"]["application/json"]>;
-  };
-  "conversion.getByCustomerId": {
-    args: Part<operations["conversion.getByCustomerId"]["parameters"]["path"]> &
-      Part<operations["conversion.getByCustomerId"]["parameters"]["query"]>;
-    body: never;
-    answer: Readable<operations["conversion.getByCustomerId"]["responses"][200]["content"]["application/json"]>;
-  };
-  "conversion.insert": {
-    args: Part<operations["conversion.insert"]["parameters"]["path"]> &
-      Part<operations["conversion.insert"]["parameters"]["query"]> &
-      OperationTypes["conversion.insert"]["body"];
-    body: Writable<operations["conversion.insert"]["requestBody"]["content"]["application/json"]>;
-    answer: Readable<operations["conversion.insert"]["responses"][200]["content"]["application/json"]>;
-  };
-  "conversion.update": {
-    args: Part<operations["conversion.update"]["parameters"]["path"]> &
-      Part<operations["conversion.update"]["parameters"]["query"]> &
-      OperationTypes["conversion.update"]["body"];
-    body: Writable<operations["conversion.update"]["requestBody"]["content"]["application/json"]>;
-    answer: Readable<operations["conversion.update"]["responses"][200]["content"]["application/json"]>;
-  };
-  "conversion.updateAvailability": {
-    args: Part<operations["conversion.updateAvailability"]["parameters"]["path"]> &
-      Part<operations["conversion.updateAvailability"]["parameters"]["query"]> &
-      OperationTypes["conversion.updateAvailability"]["body"];
-    body: Writable<operations["conversion.updateAvailability"]["requestBody"]["content"]["application/json"]>;
-    answer: Readable<operations["conversion.updateAvailability"]["responses"][200]["content"]["application/json"]>;
-  };
-  "reports.getIdMappingFile": {
-    args: Part<operations["reports.getIdMappingFile"]["parameters"]["path"]> &
-      Part<operations["reports.getIdMappingFile"]["parameters"]["query"]>;
-    body: never;
-    answer: Readable<operations["reports.getIdMappingFile"]["responses"][200]["content"]["text/csv"]>;
-  };
-  "savedColumns.list": {
-    args: Part<operations["savedColumns.list"]["parameters"]["path"]> &
-      Part<operations["savedColumns.list"]["parameters"]["query"]>;
-    body: never;
-    answer: Readable<operations["savedColumns.list"]["responses"][200]["content"]["application/json"]>;
-  };
+  "conversion.get": { args: ConversionGetArgs; body: never; answer: ConversionList };
+  "conversion.getByCustomerId": { args: ConversionGetByCustomerIdArgs; body: never; answer: ConversionList };
+  "conversion.insert": { args: ConversionInsertArgs; body: ConversionListInput; answer: ConversionList };
+  "conversion.update": { args: ConversionUpdateArgs; body: ConversionListInput; answer: ConversionList };
+  "conversion.updateAvailability": { args: ConversionUpdateAvailabilityArgs; body: UpdateAvailabilityRequest; answer: UpdateAvailabilityResponse };
+  "reports.getIdMappingFile": { args: ReportsGetIdMappingFileArgs; body: never; answer: string };
+  "savedColumns.list": { args: SavedColumnsListArgs; body: never; answer: SavedColumnList };
 }
 
 export type ArgsOf<Id extends keyof OperationTypes> = OperationTypes[Id]["args"];
@@ -101,7 +302,7 @@ export interface Resources {
      * `GET /agency/{agencyId}/advertiser/{advertiserId}/engine/{engineAccountId}/conversion`, quota cost 1.
      * @deprecated Since 2025-Q3. Use the conversion resource of the Search Ads 360 Reporting API: Build a report on the conversion resource of the Search Ads 360 Reporting API, addressed by the customer id of the account in the new Search Ads 360.
      */
-    get: Method<ArgsOf<"conversion.get">, AnswerOf<"conversion.get">>;
+    get: Method<ConversionGetArgs, ConversionList>;
     /**
      * List the conversions of an account by its customer id (deprecated)
      *
@@ -133,7 +334,7 @@ export interface Resources {
      * `GET /customer/{customerId}/conversion`, quota cost 1.
      * @deprecated Since 2025-Q3. Use the conversion resource of the Search Ads 360 Reporting API: Build a report on the conversion resource of the Search Ads 360 Reporting API for the same customer id.
      */
-    getByCustomerId: Method<ArgsOf<"conversion.getByCustomerId">, AnswerOf<"conversion.getByCustomerId">>;
+    getByCustomerId: Method<ConversionGetByCustomerIdArgs, ConversionList>;
     /**
      * Upload a batch of new conversions
      *
@@ -176,7 +377,7 @@ export interface Resources {
      *
      * `POST /conversion`, quota cost 1.
      */
-    insert: Method<ArgsOf<"conversion.insert">, AnswerOf<"conversion.insert">>;
+    insert: Method<ConversionInsertArgs, ConversionList>;
     /**
      * Change a batch of stored conversions
      *
@@ -227,7 +428,7 @@ export interface Resources {
      *
      * `PUT /conversion`, quota cost 1.
      */
-    update: Method<ArgsOf<"conversion.update">, AnswerOf<"conversion.update">>;
+    update: Method<ConversionUpdateArgs, ConversionList>;
     /**
      * Report how far the conversions of Floodlight activities are uploaded
      *
@@ -255,7 +456,7 @@ export interface Resources {
      *
      * `POST /conversion/updateAvailability`, quota cost 1.
      */
-    updateAvailability: Method<ArgsOf<"conversion.updateAvailability">, AnswerOf<"conversion.updateAvailability">>;
+    updateAvailability: Method<ConversionUpdateAvailabilityArgs, UpdateAvailabilityResponse>;
   };
   reports: {
     /**
@@ -284,7 +485,7 @@ export interface Resources {
      *
      * `GET /agency/{agencyId}/advertiser/{advertiserId}/idmapping`, quota cost 1.
      */
-    getIdMappingFile: Method<ArgsOf<"reports.getIdMappingFile">, AnswerOf<"reports.getIdMappingFile">>;
+    getIdMappingFile: Method<ReportsGetIdMappingFileArgs, string>;
   };
   savedColumns: {
     /**
@@ -301,6 +502,6 @@ export interface Resources {
      *
      * `GET /agency/{agencyId}/advertiser/{advertiserId}/savedcolumns`, quota cost 1.
      */
-    list: Method<ArgsOf<"savedColumns.list">, AnswerOf<"savedColumns.list">>;
+    list: Method<SavedColumnsListArgs, SavedColumnList>;
   };
 }

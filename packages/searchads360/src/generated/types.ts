@@ -4,64 +4,362 @@
  * `npm test` fails when this file differs from what the spec produces.
  */
 
-import type { components, Readable, Writable } from './schema.js';
+/** How far the offline conversions of one Floodlight activity of an advertiser are complete: every conversion of the activity that happened up to `availabilityTimestamp` has been uploaded. Search Ads 360 uses it to know which recent days of conversion data it can rely on. The activity is named by `segmentationType` with `segmentationId` or `segmentationName`. */
+export interface Availability {
+  /** The agency of the advertiser. Required. */
+  agencyId?: string;
+  /** The advertiser the Floodlight activity belongs to. Required. */
+  advertiserId?: string;
+  /** The customer id of the advertiser's account in the new Search Ads 360, when known. */
+  customerId?: string;
+  /** The kind of segmentation; `FLOODLIGHT` is the only one. Required. */
+  segmentationType?: "FLOODLIGHT";
+  /** The numeric id of the Floodlight activity. Give this or `segmentationName`. */
+  segmentationId?: string;
+  /** The name of the Floodlight activity. Give this or `segmentationId`. */
+  segmentationName?: string;
+  /** The moment up to which every conversion of the activity has been uploaded, in milliseconds since the Unix epoch. Required. */
+  availabilityTimestamp?: string;
+}
 
-/** How far the offline conversions of one Floodlight activity of an advertiser are complete: every conversion of the activity that happened up to `availabilityTimestamp` has been uploaded. As the service returns it. */
-export type Availability = Readable<components['schemas']['Availability']>;
-/** Availability as a request body takes it: read-only fields left out. */
-export type AvailabilityInput = Writable<components['schemas']['Availability']>;
+/** Availability as a request body takes it: the same as Availability, which has nothing read-only. */
+export type AvailabilityInput = Availability;
 
-/** One offline conversion: something valuable a user did after clicking or seeing an ad, reported to Search Ads 360. As the service returns it. */
-export type Conversion = Readable<components['schemas']['Conversion']>;
-/** Conversion as a request body takes it: read-only fields left out. */
-export type ConversionInput = Writable<components['schemas']['Conversion']>;
+/**
+ * One offline conversion: something valuable a user did after clicking or seeing an ad, reported to Search Ads 360. A conversion is identified within its advertiser by `conversionId` together with `conversionTimestamp`. Ids are 64-bit integers sent as strings; money is in micros and counts are in millis (thousandths) to stay exact.
+ *
+ * As the service answers it; `ConversionInput` is what a request body takes.
+ */
+export interface Conversion {
+  /** The ad group the conversion is attributed to. */
+  adGroupId?: string;
+  /** The ad the conversion is attributed to. */
+  adId?: string;
+  /** Whether the user consented to their data being used for advertising, under the EU user consent policy. */
+  adUserDataConsent?: "UNKNOWN" | "GRANTED" | "DENIED";
+  /** The advertiser the conversion belongs to. Required. */
+  advertiserId?: string;
+  /** The agency of the advertiser. Required. */
+  agencyId?: string;
+  /** The attribution model of the conversion; leave it out on insert, the service sets it. */
+  attributionModel?: string;
+  /** The campaign the conversion is attributed to. */
+  campaignId?: string;
+  /** The sales channel of the product, such as `local` or `online`. */
+  channel?: string;
+  /** The Search Ads 360 click id of the click that led to the conversion. Give either this or the attribution ids. Cannot be changed by `conversion.update`. */
+  clickId?: string;
+  /** Your id of the conversion, unique within the advertiser together with `conversionTimestamp`. Required. Reusing a pair in `conversion.insert` is an error; `conversion.update` uses the pair to find the conversion. */
+  conversionId?: string;
+  /**
+   * When the conversion was last changed, in milliseconds since the Unix epoch.
+   * Read-only: the service sets it.
+   */
+  conversionModifiedTimestamp?: string;
+  /** When the conversion happened, in milliseconds since the Unix epoch, as a string. Required. */
+  conversionTimestamp?: string;
+  /** For an `ACTION` conversion, how many actions, in millis (1000 = one action). */
+  countMillis?: string;
+  /** The keyword or other criterion the conversion is attributed to. */
+  criterionId?: string;
+  /** The ISO 4217 currency of `revenueMicros`, such as `USD`. Leave it out to use the advertiser's currency. */
+  currencyCode?: string;
+  /** Values of the advertiser's custom Floodlight dimensions. */
+  customDimension?: CustomDimension[];
+  /** Values of the advertiser's custom Floodlight metrics. */
+  customMetric?: CustomMetric[];
+  /** The customer id of the account in the new Search Ads 360, digits only. */
+  customerId?: string;
+  /** The kind of device the conversion happened on. */
+  deviceType?: "DESKTOP" | "HIGH_END_MOBILE" | "TABLET" | "OTHER_DEVICE";
+  /**
+   * The id Search Ads 360 gave the conversion. It does not identify a conversion in `conversion.update`; `conversionId` with `conversionTimestamp` does.
+   * Read-only: the service sets it.
+   */
+  dsConversionId?: string;
+  /** The engine account the conversion is attributed to. */
+  engineAccountId?: string;
+  /** The order id the Floodlight tag reported, for a conversion that came from one. */
+  floodlightOrderId?: string;
+  /** The Merchant Center account of the product sold. */
+  inventoryAccountId?: string;
+  /** The country the product was sold in, as registered in the inventory feed. */
+  productCountry?: string;
+  /** The product group the conversion is attributed to. */
+  productGroupId?: string;
+  /** The id of the product sold, as in the inventory feed. */
+  productId?: string;
+  /** The language of the product, as registered in the inventory feed. */
+  productLanguage?: string;
+  /** For a `TRANSACTION` conversion, how many items were sold, in millis. */
+  quantityMillis?: string;
+  /** For a `TRANSACTION` conversion, its value in micros of `currencyCode` (`12500000` is 12.50). */
+  revenueMicros?: string;
+  /** The numeric id of the Floodlight activity the conversion counts for. */
+  segmentationId?: string;
+  /** The name of the Floodlight activity; the service can find the activity by it. */
+  segmentationName?: string;
+  /** The kind of segmentation; `FLOODLIGHT` is the only one. */
+  segmentationType?: "FLOODLIGHT";
+  /** Whether the conversion counts. Set `REMOVED` with `conversion.update` to take a conversion back; conversions cannot be deleted. */
+  state?: "ACTIVE" | "REMOVED";
+  /** The store the conversion happened in, for a local conversion. */
+  storeId?: string;
+  /** `ACTION` counts actions (give `countMillis`); `TRANSACTION` carries revenue (give `revenueMicros`, and `quantityMillis` when items are sold). */
+  type?: "ACTION" | "TRANSACTION";
+}
 
-/** A batch of conversions, as sent to `conversion.insert` and `conversion.update` and as returned by every conversion operation. As the service returns it. */
-export type ConversionList = Readable<components['schemas']['ConversionList']>;
-/** ConversionList as a request body takes it: read-only fields left out. */
-export type ConversionListInput = Writable<components['schemas']['ConversionList']>;
+/**
+ * Conversion as a request body takes it: its read-only properties are absent.
+ *
+ * One offline conversion: something valuable a user did after clicking or seeing an ad, reported to Search Ads 360. A conversion is identified within its advertiser by `conversionId` together with `conversionTimestamp`. Ids are 64-bit integers sent as strings; money is in micros and counts are in millis (thousandths) to stay exact.
+ */
+export interface ConversionInput {
+  /** The ad group the conversion is attributed to. */
+  adGroupId?: string;
+  /** The ad the conversion is attributed to. */
+  adId?: string;
+  /** Whether the user consented to their data being used for advertising, under the EU user consent policy. */
+  adUserDataConsent?: "UNKNOWN" | "GRANTED" | "DENIED";
+  /** The advertiser the conversion belongs to. Required. */
+  advertiserId?: string;
+  /** The agency of the advertiser. Required. */
+  agencyId?: string;
+  /** The attribution model of the conversion; leave it out on insert, the service sets it. */
+  attributionModel?: string;
+  /** The campaign the conversion is attributed to. */
+  campaignId?: string;
+  /** The sales channel of the product, such as `local` or `online`. */
+  channel?: string;
+  /** The Search Ads 360 click id of the click that led to the conversion. Give either this or the attribution ids. Cannot be changed by `conversion.update`. */
+  clickId?: string;
+  /** Your id of the conversion, unique within the advertiser together with `conversionTimestamp`. Required. Reusing a pair in `conversion.insert` is an error; `conversion.update` uses the pair to find the conversion. */
+  conversionId?: string;
+  /** When the conversion happened, in milliseconds since the Unix epoch, as a string. Required. */
+  conversionTimestamp?: string;
+  /** For an `ACTION` conversion, how many actions, in millis (1000 = one action). */
+  countMillis?: string;
+  /** The keyword or other criterion the conversion is attributed to. */
+  criterionId?: string;
+  /** The ISO 4217 currency of `revenueMicros`, such as `USD`. Leave it out to use the advertiser's currency. */
+  currencyCode?: string;
+  /** Values of the advertiser's custom Floodlight dimensions. */
+  customDimension?: CustomDimension[];
+  /** Values of the advertiser's custom Floodlight metrics. */
+  customMetric?: CustomMetric[];
+  /** The customer id of the account in the new Search Ads 360, digits only. */
+  customerId?: string;
+  /** The kind of device the conversion happened on. */
+  deviceType?: "DESKTOP" | "HIGH_END_MOBILE" | "TABLET" | "OTHER_DEVICE";
+  /** The engine account the conversion is attributed to. */
+  engineAccountId?: string;
+  /** The order id the Floodlight tag reported, for a conversion that came from one. */
+  floodlightOrderId?: string;
+  /** The Merchant Center account of the product sold. */
+  inventoryAccountId?: string;
+  /** The country the product was sold in, as registered in the inventory feed. */
+  productCountry?: string;
+  /** The product group the conversion is attributed to. */
+  productGroupId?: string;
+  /** The id of the product sold, as in the inventory feed. */
+  productId?: string;
+  /** The language of the product, as registered in the inventory feed. */
+  productLanguage?: string;
+  /** For a `TRANSACTION` conversion, how many items were sold, in millis. */
+  quantityMillis?: string;
+  /** For a `TRANSACTION` conversion, its value in micros of `currencyCode` (`12500000` is 12.50). */
+  revenueMicros?: string;
+  /** The numeric id of the Floodlight activity the conversion counts for. */
+  segmentationId?: string;
+  /** The name of the Floodlight activity; the service can find the activity by it. */
+  segmentationName?: string;
+  /** The kind of segmentation; `FLOODLIGHT` is the only one. */
+  segmentationType?: "FLOODLIGHT";
+  /** Whether the conversion counts. Set `REMOVED` with `conversion.update` to take a conversion back; conversions cannot be deleted. */
+  state?: "ACTIVE" | "REMOVED";
+  /** The store the conversion happened in, for a local conversion. */
+  storeId?: string;
+  /** `ACTION` counts actions (give `countMillis`); `TRANSACTION` carries revenue (give `revenueMicros`, and `quantityMillis` when items are sold). */
+  type?: "ACTION" | "TRANSACTION";
+}
 
-/** A value for one of the advertiser's custom Floodlight dimensions. As the service returns it. */
-export type CustomDimension = Readable<components['schemas']['CustomDimension']>;
-/** CustomDimension as a request body takes it: read-only fields left out. */
-export type CustomDimensionInput = Writable<components['schemas']['CustomDimension']>;
+/**
+ * A batch of conversions, as sent to `conversion.insert` and `conversion.update` and as returned by every conversion operation.
+ *
+ * As the service answers it; `ConversionListInput` is what a request body takes.
+ */
+export interface ConversionList {
+  /** The conversions, in request order. */
+  conversion?: Conversion[];
+  /**
+   * The resource type, always `doubleclicksearch#conversionList`.
+   * Read-only: the service sets it.
+   * @default "doubleclicksearch#conversionList"
+   */
+  kind?: "doubleclicksearch#conversionList";
+}
 
-/** A value for one of the advertiser's custom Floodlight metrics. As the service returns it. */
-export type CustomMetric = Readable<components['schemas']['CustomMetric']>;
-/** CustomMetric as a request body takes it: read-only fields left out. */
-export type CustomMetricInput = Writable<components['schemas']['CustomMetric']>;
+/**
+ * ConversionList as a request body takes it: its read-only properties are absent.
+ *
+ * A batch of conversions, as sent to `conversion.insert` and `conversion.update` and as returned by every conversion operation.
+ */
+export interface ConversionListInput {
+  /** The conversions, in request order. */
+  conversion?: ConversionInput[];
+}
 
-/** What went wrong, in Google's JSON error format. As the service returns it. */
-export type GoogleError = Readable<components['schemas']['GoogleError']>;
-/** GoogleError as a request body takes it: read-only fields left out. */
-export type GoogleErrorInput = Writable<components['schemas']['GoogleError']>;
+/** A value for one of the advertiser's custom Floodlight dimensions. */
+export interface CustomDimension {
+  /** The dimension's name, as set up for the advertiser. */
+  name?: string;
+  /** The dimension's value for this conversion. */
+  value?: string;
+}
 
-/** One problem found with a request. As the service returns it. */
-export type GoogleErrorItem = Readable<components['schemas']['GoogleErrorItem']>;
-/** GoogleErrorItem as a request body takes it: read-only fields left out. */
-export type GoogleErrorItemInput = Writable<components['schemas']['GoogleErrorItem']>;
+/** CustomDimension as a request body takes it: the same as CustomDimension, which has nothing read-only. */
+export type CustomDimensionInput = CustomDimension;
 
-/** The body of every error answer of a Google REST API: a single `error` member that holds the HTTP status, a human-readable message and one or more machine-readable reasons. As the service returns it. */
-export type GoogleErrorResponse = Readable<components['schemas']['GoogleErrorResponse']>;
-/** GoogleErrorResponse as a request body takes it: read-only fields left out. */
-export type GoogleErrorResponseInput = Writable<components['schemas']['GoogleErrorResponse']>;
+/** A value for one of the advertiser's custom Floodlight metrics. */
+export interface CustomMetric {
+  /** The metric's name, as set up for the advertiser. */
+  name?: string;
+  /** The metric's value for this conversion. */
+  value?: number;
+}
 
-/** A custom column saved in the Search Ads 360 user interface for an advertiser, such as a formula column. As the service returns it. */
-export type SavedColumn = Readable<components['schemas']['SavedColumn']>;
-/** SavedColumn as a request body takes it: read-only fields left out. */
-export type SavedColumnInput = Writable<components['schemas']['SavedColumn']>;
+/** CustomMetric as a request body takes it: the same as CustomMetric, which has nothing read-only. */
+export type CustomMetricInput = CustomMetric;
 
-/** The saved columns of an advertiser, all in one answer. As the service returns it. */
-export type SavedColumnList = Readable<components['schemas']['SavedColumnList']>;
-/** SavedColumnList as a request body takes it: read-only fields left out. */
-export type SavedColumnListInput = Writable<components['schemas']['SavedColumnList']>;
+/** What went wrong, in Google's JSON error format. */
+export interface GoogleError {
+  /**
+   * The HTTP status code, repeated in the body.
+   * @example 404
+   */
+  code: number;
+  /** A message for the developer; not meant to be shown to end users. */
+  message: string;
+  /**
+   * The canonical status name of the error, such as `NOT_FOUND` or `PERMISSION_DENIED`.
+   * @example "NOT_FOUND"
+   */
+  status?: string;
+  /** The individual problems. Branch on `reason`: it is stable, while `message` may change. */
+  errors?: GoogleErrorItem[];
+}
 
-/** The body of `conversion.updateAvailability`, a batch of availabilities to record. As the service returns it. */
-export type UpdateAvailabilityRequest = Readable<components['schemas']['UpdateAvailabilityRequest']>;
-/** UpdateAvailabilityRequest as a request body takes it: read-only fields left out. */
-export type UpdateAvailabilityRequestInput = Writable<components['schemas']['UpdateAvailabilityRequest']>;
+/** GoogleError as a request body takes it: the same as GoogleError, which has nothing read-only. */
+export type GoogleErrorInput = GoogleError;
 
-/** The answer of `conversion.updateAvailability`, the availabilities as recorded. As the service returns it. */
-export type UpdateAvailabilityResponse = Readable<components['schemas']['UpdateAvailabilityResponse']>;
-/** UpdateAvailabilityResponse as a request body takes it: read-only fields left out. */
-export type UpdateAvailabilityResponseInput = Writable<components['schemas']['UpdateAvailabilityResponse']>;
+/** One problem found with a request. */
+export interface GoogleErrorItem {
+  /**
+   * The scope the reason belongs to, usually `global`, `calendar` or `usageLimits`.
+   * @example "global"
+   */
+  domain?: string;
+  /**
+   * The machine-readable cause, such as `required`, `invalid`, `authError`, `notFound`, `rateLimitExceeded`, `quotaExceeded`, `fullSyncRequired` or `conditionNotMet`.
+   * @example "required"
+   */
+  reason: string;
+  /** What went wrong with this part of the request. */
+  message: string;
+  /**
+   * The name of the parameter or header at fault, when there is one.
+   * @example "calendarId"
+   */
+  location?: string;
+  /** Where `location` is found. */
+  locationType?: "parameter" | "header";
+  /** A link to more help on this error. */
+  extendedHelp?: string;
+  /** A link to report the problem, when the service offers one. */
+  sendReport?: string;
+}
+
+/** GoogleErrorItem as a request body takes it: the same as GoogleErrorItem, which has nothing read-only. */
+export type GoogleErrorItemInput = GoogleErrorItem;
+
+/** The body of every error answer of a Google REST API: a single `error` member that holds the HTTP status, a human-readable message and one or more machine-readable reasons. */
+export interface GoogleErrorResponse {
+  error: GoogleError;
+}
+
+/** GoogleErrorResponse as a request body takes it: the same as GoogleErrorResponse, which has nothing read-only. */
+export type GoogleErrorResponseInput = GoogleErrorResponse;
+
+/**
+ * A custom column saved in the Search Ads 360 user interface for an advertiser, such as a formula column.
+ *
+ * As the service answers it; `SavedColumnInput` is what a request body takes.
+ */
+export interface SavedColumn {
+  /**
+   * The resource type, always `doubleclicksearch#savedColumn`.
+   * Read-only: the service sets it.
+   * @default "doubleclicksearch#savedColumn"
+   */
+  kind?: "doubleclicksearch#savedColumn";
+  /** The column's name, as shown in the user interface. */
+  savedColumnName?: string;
+  /** The type of the values the column produces, such as `double` or `string`. */
+  type?: string;
+}
+
+/**
+ * SavedColumn as a request body takes it: its read-only properties are absent.
+ *
+ * A custom column saved in the Search Ads 360 user interface for an advertiser, such as a formula column.
+ */
+export interface SavedColumnInput {
+  /** The column's name, as shown in the user interface. */
+  savedColumnName?: string;
+  /** The type of the values the column produces, such as `double` or `string`. */
+  type?: string;
+}
+
+/**
+ * The saved columns of an advertiser, all in one answer.
+ *
+ * As the service answers it; `SavedColumnListInput` is what a request body takes.
+ */
+export interface SavedColumnList {
+  /** The saved columns; absent or empty when the advertiser has none. */
+  items?: SavedColumn[];
+  /**
+   * The resource type, always `doubleclicksearch#savedColumnList`.
+   * Read-only: the service sets it.
+   * @default "doubleclicksearch#savedColumnList"
+   */
+  kind?: "doubleclicksearch#savedColumnList";
+}
+
+/**
+ * SavedColumnList as a request body takes it: its read-only properties are absent.
+ *
+ * The saved columns of an advertiser, all in one answer.
+ */
+export interface SavedColumnListInput {
+  /** The saved columns; absent or empty when the advertiser has none. */
+  items?: SavedColumnInput[];
+}
+
+/** The body of `conversion.updateAvailability`, a batch of availabilities to record. */
+export interface UpdateAvailabilityRequest {
+  /** The availabilities to record, one per Floodlight activity. */
+  availabilities?: Availability[];
+}
+
+/** UpdateAvailabilityRequest as a request body takes it: the same as UpdateAvailabilityRequest, which has nothing read-only. */
+export type UpdateAvailabilityRequestInput = UpdateAvailabilityRequest;
+
+/** The answer of `conversion.updateAvailability`, the availabilities as recorded. */
+export interface UpdateAvailabilityResponse {
+  /** The recorded availabilities, in request order. */
+  availabilities?: Availability[];
+}
+
+/** UpdateAvailabilityResponse as a request body takes it: the same as UpdateAvailabilityResponse, which has nothing read-only. */
+export type UpdateAvailabilityResponseInput = UpdateAvailabilityResponse;

@@ -1,0 +1,196 @@
+/**
+ * The client's types as a user's compiler and editor meet them (see
+ * @gspec/scripts/type-probe): programs that must compile, programs that must not and what the
+ * error says, what is struck through, what completion offers and what a hover shows.
+ */
+import path from 'node:path';
+import { createTypeProbe, HERE } from '@gspec/scripts/type-probe';
+import { describe, expect, it } from 'vitest';
+
+const probe = createTypeProbe(path.resolve(import.meta.dirname, '..'));
+const program = (body: string) => `import {
+  createCalendar,
+  type BodyOf,
+  type Event,
+  type EventInput,
+  type EventsInsertArgs,
+  type EventsInsertBody,
+} from '@gspec/calendar';
+const calendar = createCalendar({ accessToken: 't' });
+export async function run(): Promise<unknown> {
+${body}
+  return undefined;
+}
+`;
+
+describe('programs that compile', () => {
+  it.each([
+    [
+      'an insert with the fields events.insert requires',
+      `await calendar.events.insert({ calendarId: 'primary', summary: 'x', start: { date: '2027-01-04' }, end: { date: '2027-01-05' } });`,
+    ],
+    [
+      'a body typed with the documented body type of events.insert, spread into the call',
+      `const body: EventsInsertBody = { summary: 'x', start: { date: '2027-01-04' }, end: { date: '2027-01-05' } };
+  await calendar.events.insert({ calendarId: 'primary', ...body });`,
+    ],
+    [
+      'BodyOf<op> as the same body type',
+      `const body: BodyOf<'events.insert'> = { start: {}, end: {} };
+  const named: EventsInsertBody = body;
+  void named;`,
+    ],
+    [
+      'an event read back and sent whole to update (read-only fields are extra, not wrong)',
+      `const event: Event = await calendar.events.get({ calendarId: 'primary', eventId: 'e' });
+  await calendar.events.update({ calendarId: 'primary', eventId: 'e', ...event, start: event.start ?? {}, end: event.end ?? {} });`,
+    ],
+    [
+      'a patch that clears a field with null',
+      `await calendar.events.patch({ calendarId: 'primary', eventId: 'e', location: null, colorId: null });`,
+    ],
+    [
+      'an enum value the spec lists',
+      `await calendar.events.insert({ calendarId: 'primary', sendUpdates: 'externalOnly', start: {}, end: {}, transparency: 'transparent' });`,
+    ],
+    [
+      'the items of a paged list, typed Event',
+      `for await (const event of calendar.events.list.items({ calendarId: 'primary' })) {
+    const same: Event = event;
+    void same.etag;
+  }`,
+    ],
+    [
+      'the pages of a paged list, typed Events',
+      `for await (const page of calendar.calendarList.list.pages({})) void page.items?.[0]?.accessRole;`,
+    ],
+    [
+      'a sync whose changes are typed Event',
+      `const result = await calendar.events.list.sync({ calendarId: 'primary' }, { onItems: (items: Event[]) => void items });
+  void result;`,
+    ],
+  ])('%s', (_name, body) => {
+    expect(probe.errors(program(body))).toEqual([]);
+  });
+});
+
+describe('programs that do not compile, and what the error names', () => {
+  it.each([
+    [
+      'events.insert without end',
+      `await calendar.events.insert({ calendarId: 'primary', start: {} });`,
+      ["'end'", 'EventsInsertArgs'],
+    ],
+    [
+      'events.insert without calendarId',
+      `await calendar.events.insert({ start: {}, end: {} });`,
+      ["'calendarId'", 'EventsInsertArgs'],
+    ],
+    [
+      'acl.insert without role',
+      `await calendar.acl.insert({ calendarId: 'primary', scope: { type: 'default' } });`,
+      ["'role'", 'AclInsertArgs'],
+    ],
+    [
+      'a read-only field sent (etag)',
+      `await calendar.events.insert({ calendarId: 'primary', start: {}, end: {}, etag: '"1"' });`,
+      ["'etag'", 'EventsInsertArgs'],
+    ],
+    [
+      "a read-only field in a nested input (an attendee's self)",
+      `await calendar.events.insert({ calendarId: 'primary', start: {}, end: {}, attendees: [{ email: 'a@example.com', self: true }] });`,
+      ["'self'", 'EventAttendeeInput'],
+    ],
+    [
+      'a read-only field on a body built first',
+      `const body: EventInput = { summary: 'x', htmlLink: 'https://example.com' };
+  void body;`,
+      ["'htmlLink'", 'EventInput'],
+    ],
+    [
+      'an enum value the spec does not list',
+      `await calendar.events.insert({ calendarId: 'primary', start: {}, end: {}, sendUpdates: 'everyone' });`,
+      ['"everyone"', '"all" | "externalOnly" | "none"'],
+    ],
+    [
+      'a number where the spec has a string',
+      `await calendar.events.get({ calendarId: 'primary', eventId: 42 });`,
+      ["'number'", "'string'"],
+    ],
+    [
+      'null in an insert (only patches clear with null)',
+      `await calendar.events.insert({ calendarId: 'primary', start: {}, end: {}, location: null });`,
+      ["'null'"],
+    ],
+    [
+      'a body type that lacks what its operation requires (EventInput for events.insert)',
+      `const body: EventInput = { summary: 'x' };
+  await calendar.events.insert({ calendarId: 'primary', ...body });`,
+      ["'start'"],
+    ],
+  ])('%s', (_name, body, named) => {
+    const errors = probe.errors(program(body));
+    expect(errors).toHaveLength(1);
+    for (const part of named) expect(errors[0]).toContain(part);
+  });
+});
+
+describe('deprecated parameters', () => {
+  it('are struck through where they are read, and only they', () => {
+    const code = program(
+      `const args: EventsInsertArgs = { calendarId: 'primary', start: {}, end: {}, sendNotifications: true, sendUpdates: 'all' };
+  void [args.sendNotifications, args.sendUpdates, args.calendarId];`,
+    );
+    expect(probe.errors(code)).toEqual([]);
+    expect(probe.deprecations(code)).toEqual(['sendNotifications']);
+  });
+});
+
+describe('the editor, inside the argument of events.insert', () => {
+  const at = program(`await calendar.events.insert({ calendarId: 'primary', start: {}, end: {}, ${HERE} });`);
+
+  it('offers the parameters and the body fields, not the read-only fields', () => {
+    const names = probe.completions(at).map((c) => c.name);
+    expect(names).toEqual(
+      expect.arrayContaining(['summary', 'location', 'attendees', 'sendUpdates', 'conferenceDataVersion']),
+    );
+    expect(names.filter((n) => ['etag', 'created', 'htmlLink', 'kind', 'updated', 'id'].includes(n))).toEqual(
+      ['id'],
+    );
+  });
+
+  it('strikes through the deprecated parameter', () => {
+    const byName = new Map(probe.completions(at).map((c) => [c.name, c.kindModifiers]));
+    expect(byName.get('sendNotifications')).toContain('deprecated');
+    expect(byName.get('sendUpdates')).not.toContain('deprecated');
+  });
+
+  it("shows a body field's description", () => {
+    expect(probe.completionDoc(at, 'transparency')).toMatch(/busy/i);
+    expect(probe.completionDoc(at, 'sendUpdates')).toContain('emailed');
+  });
+
+  it('names the type that declares a body field in its hover, with its description', () => {
+    const hover = probe.hover(
+      program(
+        `await calendar.events.insert({ calendarId: 'primary', start: {}, end: {}, summ${HERE}ary: 'x' });`,
+      ),
+    );
+    expect(hover.text).toMatch(/^\(property\) EventInput\.summary\?: string/);
+    expect(hover.documentation).not.toBe('');
+  });
+
+  it('names the type of an answer', () => {
+    const hover = probe.hover(
+      program(
+        `const creat${HERE}ed = await calendar.events.insert({ calendarId: 'p', start: {}, end: {} });`,
+      ),
+    );
+    expect(hover.text).toBe('const created: Event');
+  });
+
+  it('keeps EventsInsertArgs one named interface', () => {
+    const hover = probe.hover(program(`let args: EventsInsert${HERE}Args | undefined;`));
+    expect(hover.text).toContain('interface EventsInsertArgs');
+  });
+});

@@ -1,0 +1,109 @@
+/**
+ * What a user's compiler and editor say about a program, for the type tests of the clients:
+ * the errors `tsc` would print, the deprecations an editor strikes through, the completions
+ * it offers at a place, and the hover there. One TypeScript language service per package,
+ * with the package's own tsconfig.json; each program is a file of its own in the package's
+ * test folder (not written to disk), so `@gspec/<package>` resolves as in the package's tests.
+ */
+import path from 'node:path';
+import ts from 'typescript';
+
+/** Where a probe asks for completions or a hover: the place of this marker in the code. */
+export const HERE = '/*here*/';
+
+export interface Completion {
+  name: string;
+  /** `deprecated` among them when the editor strikes the name through. */
+  kindModifiers: string;
+}
+
+export interface TypeProbe {
+  /** The errors of the program, each as tsc prints its message (chains joined by newlines). */
+  errors(code: string): string[];
+  /** The names the program uses that are marked `@deprecated`, as the editor reports them. */
+  deprecations(code: string): string[];
+  /** The completions at {@link HERE}. */
+  completions(code: string): Completion[];
+  /** The documentation of one completion at {@link HERE}. */
+  completionDoc(code: string, name: string): string;
+  /** The hover at {@link HERE}: its text and its documentation. */
+  hover(code: string): { text: string; documentation: string };
+}
+
+export function createTypeProbe(packageDir: string): TypeProbe {
+  const configFile = path.join(packageDir, 'tsconfig.json');
+  const read = ts.readConfigFile(configFile, ts.sys.readFile);
+  if (read.error) throw new Error(ts.flattenDiagnosticMessageText(read.error.messageText, '\n'));
+  const parsed = ts.parseJsonConfigFileContent(read.config, ts.sys, packageDir, undefined, configFile);
+  const options: ts.CompilerOptions = { ...parsed.options, noEmit: true };
+  let count = 0;
+  const files = new Map<string, { text: string; version: number }>();
+  const host: ts.LanguageServiceHost = {
+    getCompilationSettings: () => options,
+    getScriptFileNames: () => [...files.keys()],
+    getScriptVersion: (file) => String(files.get(file)?.version ?? 0),
+    getScriptSnapshot: (file) => {
+      const own = files.get(file);
+      if (own) return ts.ScriptSnapshot.fromString(own.text);
+      const text = ts.sys.readFile(file);
+      return text === undefined ? undefined : ts.ScriptSnapshot.fromString(text);
+    },
+    getCurrentDirectory: () => packageDir,
+    getDefaultLibFileName: (o) => ts.getDefaultLibFilePath(o),
+    fileExists: (file) => files.has(file) || ts.sys.fileExists(file),
+    readFile: (file) => files.get(file)?.text ?? ts.sys.readFile(file),
+    readDirectory: ts.sys.readDirectory,
+    directoryExists: ts.sys.directoryExists,
+    getDirectories: ts.sys.getDirectories,
+  };
+  const service = ts.createLanguageService(host, ts.createDocumentRegistry());
+
+  /** The code as a new file of its own; only that file is in the program, besides what it imports. */
+  const place = (code: string) => {
+    files.clear();
+    const file = path.join(packageDir, 'test', `__probe_${++count}__.ts`);
+    const at = code.indexOf(HERE);
+    files.set(file, { text: code.replace(HERE, ''), version: count });
+    return { file, at };
+  };
+  const message = (d: ts.Diagnostic) => ts.flattenDiagnosticMessageText(d.messageText, '\n');
+
+  return {
+    errors(code) {
+      const { file } = place(code);
+      return [...service.getSyntacticDiagnostics(file), ...service.getSemanticDiagnostics(file)].map(message);
+    },
+    deprecations(code) {
+      const { file } = place(code);
+      const text = files.get(file)?.text ?? '';
+      return service
+        .getSuggestionDiagnostics(file)
+        .filter((d) => d.reportsDeprecated)
+        .map((d) => text.slice(d.start, (d.start ?? 0) + (d.length ?? 0)));
+    },
+    completions(code) {
+      const { file, at } = place(code);
+      if (at < 0) throw new Error(`no ${HERE} marker in the probe`);
+      const found = service.getCompletionsAtPosition(file, at, {});
+      return (found?.entries ?? []).map(({ name, kindModifiers }) => ({
+        name,
+        kindModifiers: kindModifiers ?? '',
+      }));
+    },
+    completionDoc(code, name) {
+      const { file, at } = place(code);
+      if (at < 0) throw new Error(`no ${HERE} marker in the probe`);
+      const details = service.getCompletionEntryDetails(file, at, name, {}, undefined, {}, undefined);
+      return ts.displayPartsToString(details?.documentation ?? []);
+    },
+    hover(code) {
+      const { file, at } = place(code);
+      if (at < 0) throw new Error(`no ${HERE} marker in the probe`);
+      const info = service.getQuickInfoAtPosition(file, at);
+      return {
+        text: ts.displayPartsToString(info?.displayParts ?? []),
+        documentation: ts.displayPartsToString(info?.documentation ?? []),
+      };
+    },
+  };
+}
