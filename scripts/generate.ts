@@ -286,6 +286,14 @@ function docOf(facts: OperationFacts): string[] {
   return lines;
 }
 
+/** The method types of @gspec/runtime that `text` uses, for its import line. */
+function runtimeTypes(text: string): string[] {
+  const used = text.match(
+    /\b(?:Conditional|Masked)?Method(?:OptionalArgs)?\b|\bPaged(?:OptionalArgs)?\b|\bSyncing\b/g,
+  );
+  return [...new Set(used ?? [])].sort();
+}
+
 /** The names types.ts exports that `text` uses, for its import line. */
 function typesUsed(named: NamedTypes, text: string): string[] {
   const words = new Set(text.match(/\b[A-Z][A-Za-z0-9]*\b/g) ?? []);
@@ -305,7 +313,10 @@ function methodsFile(api: ApiEntry, doc: OpenApiDocument, operations: OperationF
   const taken = new Set(Object.keys(named.schemas).flatMap((name) => [name, `${name}Input`]));
   const q = JSON.stringify;
   const declarations: string[] = [];
-  const types = new Map<string, { args: string; body: string; answer: string }>();
+  const types = new Map<
+    string,
+    { args: string; body: string; answer: string; required: boolean; kind: string }
+  >();
   for (const facts of operations) {
     const stem = operationTypeStem(facts.id);
     for (const name of [`${stem}Args`, `${stem}Body`]) {
@@ -314,12 +325,22 @@ function methodsFile(api: ApiEntry, doc: OpenApiDocument, operations: OperationF
       taken.add(name);
     }
     let body = 'never';
+    let required = facts.parameters.some((p) => p.required);
     if (facts.body) {
       const schema = deref(doc, facts.op.requestBody).content['application/json'].schema as Node;
       const made = named.bodyOf(schema, `${stem}Body`, `${facts.id} request body`);
       body = made.typeName;
+      required ||= made.required;
       if (made.declaration) declarations.push(made.declaration);
     }
+    const masked = facts.parameters.some((p) => p.in === 'query' && p.name === 'fields');
+    const conditional = facts.parameters.some(
+      (p) => p.in === 'header' && p.name.toLowerCase() === 'if-none-match',
+    );
+    if (conditional && !masked)
+      throw new SpecError(
+        `${api.name}: ${facts.id} takes If-None-Match but no \`fields\` parameter; the method types have no kind for that`,
+      );
     const members = (facts.parameters as Node[]).map((parameter) => {
       const schema = deref(doc, parameter.schema ?? {});
       const name = parameter.in === 'header' ? argumentName(parameter.name) : parameter.name;
@@ -349,7 +370,8 @@ function methodsFile(api: ApiEntry, doc: OpenApiDocument, operations: OperationF
           `${facts.id} answer`,
         )
       : 'void';
-    types.set(facts.id, { args: `${stem}Args`, body, answer });
+    const kind = conditional ? 'ConditionalMethod' : masked ? 'MaskedMethod' : 'Method';
+    types.set(facts.id, { args: `${stem}Args`, body, answer, required, kind });
   }
   const entries = operations.map((facts) => {
     const t = types.get(facts.id) as { args: string; body: string; answer: string };
@@ -359,14 +381,23 @@ function methodsFile(api: ApiEntry, doc: OpenApiDocument, operations: OperationF
   for (const facts of operations) {
     const dot = facts.id.indexOf('.');
     const [resource, name] = [facts.id.slice(0, dot), facts.id.slice(dot + 1)];
-    const t = types.get(facts.id) as { args: string; answer: string };
+    const t = types.get(facts.id) as { args: string; answer: string; required: boolean; kind: string };
     const pagination = facts.op['x-pagination'] as Node | undefined;
     const sync = facts.op['x-sync'] as Node | undefined;
-    const type = sync
-      ? `SyncListMethod<${t.args}, ${t.answer}, ${q(pagination?.itemsField)}, ${q(sync.syncTokenParameter)}, ${q(pagination?.pageTokenParameter)}>`
-      : pagination
-        ? `ListMethod<${t.args}, ${t.answer}, ${q(pagination.itemsField)}>`
-        : `Method<${t.args}, ${t.answer}>`;
+    const optional = t.required ? '' : 'OptionalArgs';
+    const parts = [`${t.kind}${optional}<${t.args}, ${t.answer}>`];
+    if (pagination) {
+      const answer = deref(doc, facts.op.responses[facts.success.status]).content['application/json'];
+      const page = deref(doc, answer.schema);
+      const items = deref(doc, page.properties?.[pagination.itemsField] ?? {});
+      const item = named.typeOf(items.items, 'answer', '    ', `${facts.id} ${pagination.itemsField}`);
+      parts.push(`Paged${optional}<${t.args}, ${t.answer}, ${item}>`);
+      if (sync) {
+        const left = [sync.syncTokenParameter, pagination.pageTokenParameter, 'fields', 'ifNoneMatch'];
+        parts.push(`Syncing<Omit<${t.args}, ${left.map((k) => q(k)).join(' | ')}>, ${item}>`);
+      }
+    }
+    const type = parts.join(' & ');
     const members = resources.get(resource) ?? [];
     members.push(`${jsdoc(docOf(facts), '    ')}    ${name}: ${type};`);
     resources.set(resource, members);
@@ -394,7 +425,7 @@ function methodsFile(api: ApiEntry, doc: OpenApiDocument, operations: OperationF
   const imported = typesUsed(named, body);
   return [
     header(api),
-    "import type { ListMethod, Method, SyncListMethod } from '@gspec/runtime';",
+    `import type { ${runtimeTypes(body).join(', ')} } from '@gspec/runtime';`,
     ...(imported.length ? [`import type { ${imported.join(', ')} } from './types.js';`] : []),
     '',
     body,

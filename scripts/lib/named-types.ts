@@ -275,10 +275,20 @@ export class NamedTypes {
    * The body type of an operation: the input of its schema, or (when the operation requires
    * more than the schema) an interface of its own named `bodyName` that extends that input.
    */
-  bodyOf(schema: Node, bodyName: string, where: string): { typeName: string; declaration?: string } {
+  bodyOf(
+    schema: Node,
+    bodyName: string,
+    where: string,
+  ): { typeName: string; declaration?: string; required: boolean } {
     const lifted = structuredClone(schema);
     liftAllOfRequired(lifted);
-    if (typeof lifted.$ref === 'string') return { typeName: this.typeOf(lifted, 'input', '', where) };
+    /** Whether a body of this schema must have some property. */
+    const requires = (target: Node) =>
+      (target.required ?? []).some((name: string) => !target.properties?.[name]?.readOnly);
+    if (typeof lifted.$ref === 'string') {
+      const target = this.resolve(lifted.$ref, where);
+      return { typeName: this.typeOf(lifted, 'input', '', where), required: requires(target) };
+    }
     const base = lifted.allOf;
     if (
       Array.isArray(base) &&
@@ -293,7 +303,7 @@ export class NamedTypes {
       const required: string[] = (lifted.required ?? []).filter(
         (name: string) => !(target.required ?? []).includes(name),
       );
-      if (required.length === 0) return { typeName: inputName };
+      if (required.length === 0) return { typeName: inputName, required: requires(target) };
       const members = required.map((name) => {
         const property = target.properties?.[name] as Node | undefined;
         if (!property)
@@ -314,6 +324,7 @@ export class NamedTypes {
       return {
         typeName: bodyName,
         declaration: `${doc}export interface ${bodyName} extends ${inputName} {\n${members.join('\n')}\n}\n`,
+        required: true,
       };
     }
     // An inline body: an interface of its own.
@@ -321,6 +332,7 @@ export class NamedTypes {
     return {
       typeName: bodyName,
       declaration: `export interface ${bodyName} {\n${members.join('\n')}${members.length ? '\n' : ''}}\n`,
+      required: requires(lifted),
     };
   }
 }

@@ -83,7 +83,8 @@ const content = (file: string) => files.find((f) => f.file === file)?.content ??
 function methodOf(file: string, resource: string, name: string): string {
   const block = content(file).split(`\n  ${resource}: {\n`)[1]?.split('\n  };')[0] ?? '';
   const at = block.indexOf(`\n    ${name}: `);
-  return block.slice(block.lastIndexOf('/**', at), block.indexOf('\n', at + 1));
+  const end = block.indexOf('\n', at + 1);
+  return block.slice(block.lastIndexOf('/**', at), end < 0 ? block.length : end);
 }
 
 /** The members of an interface of a generated file (`extends` names what it extends). */
@@ -103,22 +104,37 @@ describe('the method layer', () => {
       calendar,
       'events',
       'list',
-      'SyncListMethod<EventsListArgs, Events, "items", "syncToken", "pageToken">',
+      'ConditionalMethod<EventsListArgs, Events> & Paged<EventsListArgs, Events, Event> & Syncing<Omit<EventsListArgs, "syncToken" | "pageToken" | "fields" | "ifNoneMatch">, Event>',
     ],
     [
       'a list with x-pagination only',
       calendar,
       'events',
       'instances',
-      'ListMethod<EventsInstancesArgs, Events, "items">',
+      'ConditionalMethod<EventsInstancesArgs, Events> & Paged<EventsInstancesArgs, Events, Event>',
     ],
-    ['another operation', calendar, 'events', 'get', 'Method<EventsGetArgs, Event>'],
+    ['a read that can answer 304', calendar, 'events', 'get', 'ConditionalMethod<EventsGetArgs, Event>'],
+    ['a write', calendar, 'events', 'insert', 'MaskedMethod<EventsInsertArgs, Event>'],
+    [
+      'an operation whose argument may be left out',
+      calendar,
+      'colors',
+      'get',
+      'MaskedMethodOptionalArgs<ColorsGetArgs, Colors>',
+    ],
+    [
+      'a file download (no fields mask)',
+      searchAds,
+      'reports',
+      'getIdMappingFile',
+      'Method<ReportsGetIdMappingFileArgs, string>',
+    ],
     [
       'a Search Ads 360 batch',
       searchAds,
       'conversion',
       'insert',
-      'Method<ConversionInsertArgs, ConversionList>',
+      'MaskedMethodOptionalArgs<ConversionInsertArgs, ConversionList>',
     ],
   ])('types %s from its operationId', (_title, file, resource, name, type) => {
     expect(methodOf(file, resource, name)).toContain(`${name}: ${type};`);

@@ -61,8 +61,8 @@ describe('programs that compile', () => {
   }`,
     ],
     [
-      'the pages of a paged list, typed Events',
-      `for await (const page of calendar.calendarList.list.pages({})) void page.items?.[0]?.accessRole;`,
+      'the pages of a paged list whose argument may be left out, typed CalendarList',
+      `for await (const page of calendar.calendarList.list.pages()) void page.items?.[0]?.accessRole;`,
     ],
     [
       'a sync whose changes are typed Event',

@@ -30,10 +30,18 @@ export {
 } from './errors.js';
 export { type EtagUpdate, type ReadOnlyShape, updateWithEtag, withoutReadOnly } from './etag.js';
 export type {
-  ListMethod,
+  ConditionalMethod,
+  ConditionalMethodOptionalArgs,
+  MaskedMethod,
+  MaskedMethodOptionalArgs,
   Method,
+  MethodOptionalArgs,
+  Paged,
+  PagedOptionalArgs,
   PageIterator,
-  SyncListMethod,
+  PagesMethod,
+  PagesMethodOptionalArgs,
+  Syncing,
   SyncOptions,
   SyncResult,
 } from './methods.js';

@@ -8,55 +8,77 @@ import type { CallOptions, OperationDescriptor, OperationTable } from './call.js
 import { type GoogleApiError, isFullSyncRequired } from './errors.js';
 import type { NotModified, Trimmed } from './partial.js';
 
-/** `{ fields: string }` where the operation takes a `fields` mask; never elsewhere. */
-type Masked<Args> = 'fields' extends keyof Args ? { fields: string } : never;
-/** `{ ifNoneMatch: string }` where the operation can answer 304; never elsewhere. */
-type Conditional<Args> = 'ifNoneMatch' extends keyof Args ? { ifNoneMatch: string } : never;
-// biome-ignore lint/complexity/noBannedTypes: `{} extends Args` is exactly "Args has no required key".
-type AllOptional<Args> = {} extends Args ? true : false;
-/** Neither a mask nor a tag given. */
+/** Neither a mask nor a tag. */
 type Plain = { fields?: undefined; ifNoneMatch?: undefined };
-/** NotModified where the operation can answer 304. */
-type MaybeNotModified<Args> = 'ifNoneMatch' extends keyof Args ? NotModified : never;
+/** A mask and no tag. */
+type Masked = { fields: string; ifNoneMatch?: undefined };
+/** A tag and no mask. */
+type Tagged = { fields?: undefined; ifNoneMatch: string };
+/** Both. */
+type MaskedAndTagged = { fields: string; ifNoneMatch: string };
 
-/**
- * A resource method; its argument may be left out when the operation needs nothing. Its
- * answer type follows what the call asks for: with a `fields` mask the answer is `Trimmed`
- * (every field optional, at any depth), with `ifNoneMatch` it may be `NotModified` (304), and
- * with neither it is the whole resource. Arguments whose `fields` or `ifNoneMatch` are only
- * known at run time get the union.
+/*
+ * The method types below are plain interfaces with overloads, chosen for each operation by the
+ * generator, and computed once per operation rather than at every call: no conditional type
+ * is evaluated when a call is checked. Their answer follows what the call asks for: with a
+ * `fields` mask the answer is `Trimmed` (every field optional, at any depth), with
+ * `ifNoneMatch` it may be `NotModified` (304), and with neither it is the whole resource.
+ * Arguments whose `fields` or `ifNoneMatch` are only known at run time get the union. The
+ * overloads exclude one another, so their order changes no answer; the most common call,
+ * with neither a mask nor a tag, comes first and is resolved by the first overload tried.
  */
-export type Method<Args, Answer> = {
-  (
-    args: Args & Masked<Args> & Conditional<Args>,
-    options?: CallOptions,
-  ): Promise<Trimmed<Answer> | NotModified>;
-  (args: Args & Masked<Args> & { ifNoneMatch?: undefined }, options?: CallOptions): Promise<Trimmed<Answer>>;
-  (
-    args: Args & Conditional<Args> & { fields?: undefined },
-    options?: CallOptions,
-  ): Promise<Answer | NotModified>;
-} & (AllOptional<Args> extends true
-  ? {
-      (args?: Args & Plain, options?: CallOptions): Promise<Answer>;
-      (args?: Args & { fields?: undefined }, options?: CallOptions): Promise<Answer | MaybeNotModified<Args>>;
-      (args?: Args, options?: CallOptions): Promise<Trimmed<Answer> | MaybeNotModified<Args>>;
-    }
-  : {
-      (args: Args & Plain, options?: CallOptions): Promise<Answer>;
-      (args: Args & { fields?: undefined }, options?: CallOptions): Promise<Answer | MaybeNotModified<Args>>;
-      (args: Args, options?: CallOptions): Promise<Trimmed<Answer> | MaybeNotModified<Args>>;
-    });
 
-/** Pages with a `fields` mask are trimmed; pages are never conditional. */
-type PagesMethod<Args, Out> = {
-  (args: Omit<Args, 'ifNoneMatch'> & Masked<Args>, options?: CallOptions): PageIterator<Trimmed<Out>>;
-  (args: Omit<Args, 'ifNoneMatch'> & { fields?: undefined }, options?: CallOptions): PageIterator<Out>;
-  (args: Omit<Args, 'ifNoneMatch'>, options?: CallOptions): PageIterator<Trimmed<Out>>;
-};
+/** A resource method without a `fields` mask (a file download), whose argument has required members. */
+export type Method<Args, Answer> = (args: Args, options?: CallOptions) => Promise<Answer>;
 
-type ItemOf<Page, ItemsKey extends keyof Page> =
-  NonNullable<Page[ItemsKey]> extends readonly (infer Item)[] ? Item : never;
+/** {@link Method} whose argument may be left out: the operation needs nothing. */
+export type MethodOptionalArgs<Args, Answer> = (args?: Args, options?: CallOptions) => Promise<Answer>;
+
+/** A resource method that takes a `fields` mask, whose argument has required members. */
+export interface MaskedMethod<Args, Answer> {
+  (args: Args & Plain, options?: CallOptions): Promise<Answer>;
+  (args: Args & Masked, options?: CallOptions): Promise<Trimmed<Answer>>;
+  (args: Args & { ifNoneMatch?: undefined }, options?: CallOptions): Promise<Trimmed<Answer>>;
+}
+
+/** {@link MaskedMethod} whose argument may be left out: the operation needs nothing. */
+export interface MaskedMethodOptionalArgs<Args, Answer> {
+  (args?: Args & Plain, options?: CallOptions): Promise<Answer>;
+  (args?: Args & Masked, options?: CallOptions): Promise<Trimmed<Answer>>;
+  (args?: Args & { ifNoneMatch?: undefined }, options?: CallOptions): Promise<Trimmed<Answer>>;
+}
+
+/** A read that takes a `fields` mask and can answer 304 to `ifNoneMatch`, whose argument has required members. */
+export interface ConditionalMethod<Args, Answer> {
+  (args: Args & Plain, options?: CallOptions): Promise<Answer>;
+  (args: Args & Masked, options?: CallOptions): Promise<Trimmed<Answer>>;
+  (args: Args & Tagged, options?: CallOptions): Promise<Answer | NotModified>;
+  (args: Args & MaskedAndTagged, options?: CallOptions): Promise<Trimmed<Answer> | NotModified>;
+  (args: Args & { fields?: undefined }, options?: CallOptions): Promise<Answer | NotModified>;
+  (args: Args, options?: CallOptions): Promise<Trimmed<Answer> | NotModified>;
+}
+
+/** {@link ConditionalMethod} whose argument may be left out. */
+export interface ConditionalMethodOptionalArgs<Args, Answer> {
+  (args?: Args & Plain, options?: CallOptions): Promise<Answer>;
+  (args?: Args & Masked, options?: CallOptions): Promise<Trimmed<Answer>>;
+  (args?: Args & Tagged, options?: CallOptions): Promise<Answer | NotModified>;
+  (args?: Args & MaskedAndTagged, options?: CallOptions): Promise<Trimmed<Answer> | NotModified>;
+  (args?: Args & { fields?: undefined }, options?: CallOptions): Promise<Answer | NotModified>;
+  (args?: Args, options?: CallOptions): Promise<Trimmed<Answer> | NotModified>;
+}
+
+/** Pages or items of a list operation: trimmed with a `fields` mask; never conditional. */
+export interface PagesMethod<Args, Out> {
+  (args: Args & Plain, options?: CallOptions): PageIterator<Out>;
+  (args: Args & { ifNoneMatch?: undefined }, options?: CallOptions): PageIterator<Trimmed<Out>>;
+}
+
+/** {@link PagesMethod} of an operation whose argument may be left out. */
+export interface PagesMethodOptionalArgs<Args, Out> {
+  (args?: Args & Plain, options?: CallOptions): PageIterator<Out>;
+  (args?: Args & { ifNoneMatch?: undefined }, options?: CallOptions): PageIterator<Trimmed<Out>>;
+}
 
 /** An async iterable over pages or items that also reports the sync token of the last page. */
 export interface PageIterator<T> extends AsyncIterable<T> {
@@ -64,16 +86,27 @@ export interface PageIterator<T> extends AsyncIterable<T> {
   readonly nextSyncToken: string | undefined;
 }
 
-/** A list operation: call it for one page, or iterate over all pages or all items. */
-export type ListMethod<Args, Page, ItemsKey extends keyof Page> = Method<Args, Page> & {
+/** The iteration helpers of a list operation, on the method itself. */
+export interface Paged<Args, Page, Item> {
   /**
    * Every page, following `nextPageToken`; an empty page that carries a token is followed too.
    * A `fields` mask must keep `nextPageToken`, or the walk stops after the first page.
    */
   pages: PagesMethod<Args, Page>;
   /** Every item of every page, in order. */
-  items: PagesMethod<Args, ItemOf<Page, ItemsKey>>;
-};
+  items: PagesMethod<Args, Item>;
+}
+
+/** {@link Paged} of a list operation whose argument may be left out. */
+export interface PagedOptionalArgs<Args, Page, Item> {
+  /**
+   * Every page, following `nextPageToken`; an empty page that carries a token is followed too.
+   * A `fields` mask must keep `nextPageToken`, or the walk stops after the first page.
+   */
+  pages: PagesMethodOptionalArgs<Args, Page>;
+  /** Every item of every page, in order. */
+  items: PagesMethodOptionalArgs<Args, Item>;
+}
 
 export interface SyncOptions<Item> {
   /** The token of the last sync; left out, a full sync runs. */
@@ -98,24 +131,17 @@ export interface SyncResult {
   restarted: boolean;
 }
 
-/** A list operation that supports incremental sync. */
-export type SyncListMethod<
-  Args,
-  Page,
-  ItemsKey extends keyof Page,
-  SyncTokenKey extends PropertyKey,
-  PageTokenKey extends PropertyKey,
-> = ListMethod<Args, Page, ItemsKey> & {
+/** The incremental-sync helper of a list operation that supports it, on the method itself. */
+export interface Syncing<Args, Item> {
   /**
    * Full sync without `syncToken`, incremental sync with it; a refused token (410) starts
    * a full sync over, after `onFullSyncRequired`. Parameters that the service refuses
    * together with a sync token (`x-sync` `incompatibleParameters`) are sent on full syncs only.
+   * `Args` is the operation's argument without the sync and page tokens, `fields` and
+   * `ifNoneMatch` (the generator writes it out).
    */
-  sync: (
-    args: Omit<Args, SyncTokenKey | PageTokenKey | 'fields' | 'ifNoneMatch'>,
-    options: SyncOptions<ItemOf<Page, ItemsKey>>,
-  ) => Promise<SyncResult>;
-};
+  sync: (args: Args, options: SyncOptions<Item>) => Promise<SyncResult>;
+}
 
 export type Caller = (
   operationId: string,

@@ -1,10 +1,14 @@
 import {
+  type ConditionalMethod,
   createApiClient,
   createResourceClient,
   type GoogleClientOptions,
+  type MaskedMethod,
+  type MaskedMethodOptionalArgs,
   type Method,
+  type Paged,
   type ResourceClientOptions,
-  type SyncListMethod,
+  type Syncing,
 } from '../src/index.ts';
 import { BASE, table } from './support.ts';
 
@@ -21,35 +25,37 @@ export interface ThingPage {
   nextSyncToken?: string;
 }
 type Ids = { ownerId: string; thingId: string };
+type ListArgs = {
+  ownerId: string;
+  pageToken?: string;
+  syncToken?: string;
+  q?: string;
+  timeMin?: string;
+  maxResults?: number;
+  fields?: string;
+  ifNoneMatch?: string;
+};
 
 /** The resource methods the generator would write for `table`. */
 export interface TestResources {
   things: {
-    list: SyncListMethod<
-      {
-        ownerId: string;
-        pageToken?: string;
-        syncToken?: string;
-        q?: string;
-        timeMin?: string;
-        maxResults?: number;
-      },
-      ThingPage,
-      'items',
-      'syncToken',
-      'pageToken'
-    >;
-    get: Method<Ids & { fields?: string; ifNoneMatch?: string }, Thing>;
-    insert: Method<
+    list: ConditionalMethod<ListArgs, ThingPage> &
+      Paged<ListArgs, ThingPage, Thing> &
+      Syncing<Omit<ListArgs, 'syncToken' | 'pageToken' | 'fields' | 'ifNoneMatch'>, Thing>;
+    get: ConditionalMethod<Ids & { fields?: string; ifNoneMatch?: string }, Thing>;
+    insert: MaskedMethod<
       { ownerId: string; sendUpdates?: string; fields?: string; name?: string; tags?: string[] },
       Thing
     >;
-    update: Method<Ids & { ifMatch?: string; sendUpdates?: string; name?: string; tags?: string[] }, Thing>;
+    update: MaskedMethod<
+      Ids & { ifMatch?: string; sendUpdates?: string; fields?: string; name?: string; tags?: string[] },
+      Thing
+    >;
     patch: Method<Ids & { name?: string }, Thing>;
     delete: Method<Ids, void>;
     export: Method<{ ownerId: string }, string>;
   };
-  colors: { get: Method<{ fields?: string }, { kind?: string }> };
+  colors: { get: MaskedMethodOptionalArgs<{ fields?: string }, { kind?: string }> };
 }
 
 export function testClient(options: GoogleClientOptions = {}) {

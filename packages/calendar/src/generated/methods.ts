@@ -4,7 +4,7 @@
  * `npm test` fails when this file differs from what the spec produces.
  */
 
-import type { ListMethod, Method, SyncListMethod } from '@gspec/runtime';
+import type { ConditionalMethod, ConditionalMethodOptionalArgs, MaskedMethod, MaskedMethodOptionalArgs, Paged, PagedOptionalArgs, Syncing } from '@gspec/runtime';
 import type { Acl, AclRule, AclRuleInput, Calendar, CalendarInput, CalendarList, CalendarListEntry, CalendarListEntryInput, CalendarListEntryPatchInput, CalendarPatchInput, Channel, ChannelInput, Colors, Event, EventDateTime, EventInput, EventPatchInput, Events, FreeBusyRequest, FreeBusyResponse, Setting, Settings } from './types.js';
 
 /** The argument of `acl.delete` (Remove a sharing rule): its path, query and header parameters. */
@@ -1353,7 +1353,7 @@ export interface Resources {
      *
      * `DELETE /calendars/{calendarId}/acl/{ruleId}`, quota cost 1.
      */
-    delete: Method<AclDeleteArgs, void>;
+    delete: MaskedMethod<AclDeleteArgs, void>;
     /**
      * Get a sharing rule
      *
@@ -1361,7 +1361,7 @@ export interface Resources {
      *
      * `GET /calendars/{calendarId}/acl/{ruleId}`, quota cost 1.
      */
-    get: Method<AclGetArgs, AclRule>;
+    get: ConditionalMethod<AclGetArgs, AclRule>;
     /**
      * Share a calendar
      *
@@ -1369,7 +1369,7 @@ export interface Resources {
      *
      * `POST /calendars/{calendarId}/acl`, quota cost 1.
      */
-    insert: Method<AclInsertArgs, AclRule>;
+    insert: MaskedMethod<AclInsertArgs, AclRule>;
     /**
      * List the sharing rules of a calendar
      *
@@ -1385,7 +1385,7 @@ export interface Resources {
      *
      * `GET /calendars/{calendarId}/acl`, quota cost 1.
      */
-    list: SyncListMethod<AclListArgs, Acl, "items", "syncToken", "pageToken">;
+    list: ConditionalMethod<AclListArgs, Acl> & Paged<AclListArgs, Acl, AclRule> & Syncing<Omit<AclListArgs, "syncToken" | "pageToken" | "fields" | "ifNoneMatch">, AclRule>;
     /**
      * Change a sharing rule
      *
@@ -1393,7 +1393,7 @@ export interface Resources {
      *
      * `PATCH /calendars/{calendarId}/acl/{ruleId}`, quota cost 3.
      */
-    patch: Method<AclPatchArgs, AclRule>;
+    patch: MaskedMethod<AclPatchArgs, AclRule>;
     /**
      * Replace a sharing rule
      *
@@ -1401,7 +1401,7 @@ export interface Resources {
      *
      * `PUT /calendars/{calendarId}/acl/{ruleId}`, quota cost 1.
      */
-    update: Method<AclUpdateArgs, AclRule>;
+    update: MaskedMethod<AclUpdateArgs, AclRule>;
     /**
      * Watch the sharing rules of a calendar
      *
@@ -1409,7 +1409,7 @@ export interface Resources {
      *
      * `POST /calendars/{calendarId}/acl/watch`, quota cost 1.
      */
-    watch: Method<AclWatchArgs, Channel>;
+    watch: MaskedMethod<AclWatchArgs, Channel>;
   };
   calendarList: {
     /**
@@ -1419,7 +1419,7 @@ export interface Resources {
      *
      * `DELETE /users/me/calendarList/{calendarId}`, quota cost 1.
      */
-    delete: Method<CalendarListDeleteArgs, void>;
+    delete: MaskedMethod<CalendarListDeleteArgs, void>;
     /**
      * Get a calendar list entry
      *
@@ -1427,7 +1427,7 @@ export interface Resources {
      *
      * `GET /users/me/calendarList/{calendarId}`, quota cost 1.
      */
-    get: Method<CalendarListGetArgs, CalendarListEntry>;
+    get: ConditionalMethod<CalendarListGetArgs, CalendarListEntry>;
     /**
      * Add a calendar to the user's list
      *
@@ -1435,7 +1435,7 @@ export interface Resources {
      *
      * `POST /users/me/calendarList`, quota cost 1.
      */
-    insert: Method<CalendarListInsertArgs, CalendarListEntry>;
+    insert: MaskedMethod<CalendarListInsertArgs, CalendarListEntry>;
     /**
      * List the user's calendars
      *
@@ -1455,7 +1455,7 @@ export interface Resources {
      *
      * `GET /users/me/calendarList`, quota cost 1.
      */
-    list: SyncListMethod<CalendarListListArgs, CalendarList, "items", "syncToken", "pageToken">;
+    list: ConditionalMethodOptionalArgs<CalendarListListArgs, CalendarList> & PagedOptionalArgs<CalendarListListArgs, CalendarList, CalendarListEntry> & Syncing<Omit<CalendarListListArgs, "syncToken" | "pageToken" | "fields" | "ifNoneMatch">, CalendarListEntry>;
     /**
      * Change some of the user's settings for a calendar
      *
@@ -1463,7 +1463,7 @@ export interface Resources {
      *
      * `PATCH /users/me/calendarList/{calendarId}`, quota cost 3.
      */
-    patch: Method<CalendarListPatchArgs, CalendarListEntry>;
+    patch: MaskedMethod<CalendarListPatchArgs, CalendarListEntry>;
     /**
      * Replace the user's settings for a calendar
      *
@@ -1471,7 +1471,7 @@ export interface Resources {
      *
      * `PUT /users/me/calendarList/{calendarId}`, quota cost 1.
      */
-    update: Method<CalendarListUpdateArgs, CalendarListEntry>;
+    update: MaskedMethod<CalendarListUpdateArgs, CalendarListEntry>;
     /**
      * Watch the user's calendar list
      *
@@ -1479,7 +1479,7 @@ export interface Resources {
      *
      * `POST /users/me/calendarList/watch`, quota cost 1.
      */
-    watch: Method<CalendarListWatchArgs, Channel>;
+    watch: MaskedMethod<CalendarListWatchArgs, Channel>;
   };
   calendars: {
     /**
@@ -1489,7 +1489,7 @@ export interface Resources {
      *
      * `POST /calendars/{calendarId}/clear`, quota cost 1.
      */
-    clear: Method<CalendarsClearArgs, void>;
+    clear: MaskedMethod<CalendarsClearArgs, void>;
     /**
      * Delete a secondary calendar
      *
@@ -1497,7 +1497,7 @@ export interface Resources {
      *
      * `DELETE /calendars/{calendarId}`, quota cost 1.
      */
-    delete: Method<CalendarsDeleteArgs, void>;
+    delete: MaskedMethod<CalendarsDeleteArgs, void>;
     /**
      * Get a calendar's metadata
      *
@@ -1505,7 +1505,7 @@ export interface Resources {
      *
      * `GET /calendars/{calendarId}`, quota cost 1.
      */
-    get: Method<CalendarsGetArgs, Calendar>;
+    get: ConditionalMethod<CalendarsGetArgs, Calendar>;
     /**
      * Create a secondary calendar
      *
@@ -1513,7 +1513,7 @@ export interface Resources {
      *
      * `POST /calendars`, quota cost 1.
      */
-    insert: Method<CalendarsInsertArgs, Calendar>;
+    insert: MaskedMethod<CalendarsInsertArgs, Calendar>;
     /**
      * Change some of a calendar's metadata
      *
@@ -1521,7 +1521,7 @@ export interface Resources {
      *
      * `PATCH /calendars/{calendarId}`, quota cost 3.
      */
-    patch: Method<CalendarsPatchArgs, Calendar>;
+    patch: MaskedMethod<CalendarsPatchArgs, Calendar>;
     /**
      * Replace a calendar's metadata
      *
@@ -1529,7 +1529,7 @@ export interface Resources {
      *
      * `PUT /calendars/{calendarId}`, quota cost 1.
      */
-    update: Method<CalendarsUpdateArgs, Calendar>;
+    update: MaskedMethod<CalendarsUpdateArgs, Calendar>;
   };
   channels: {
     /**
@@ -1539,7 +1539,7 @@ export interface Resources {
      *
      * `POST /channels/stop`, quota cost 1.
      */
-    stop: Method<ChannelsStopArgs, void>;
+    stop: MaskedMethod<ChannelsStopArgs, void>;
   };
   colors: {
     /**
@@ -1549,7 +1549,7 @@ export interface Resources {
      *
      * `GET /colors`, quota cost 1.
      */
-    get: Method<ColorsGetArgs, Colors>;
+    get: MaskedMethodOptionalArgs<ColorsGetArgs, Colors>;
   };
   events: {
     /**
@@ -1559,7 +1559,7 @@ export interface Resources {
      *
      * `DELETE /calendars/{calendarId}/events/{eventId}`, quota cost 1.
      */
-    delete: Method<EventsDeleteArgs, void>;
+    delete: MaskedMethod<EventsDeleteArgs, void>;
     /**
      * Get an event
      *
@@ -1567,7 +1567,7 @@ export interface Resources {
      *
      * `GET /calendars/{calendarId}/events/{eventId}`, quota cost 1.
      */
-    get: Method<EventsGetArgs, Event>;
+    get: ConditionalMethod<EventsGetArgs, Event>;
     /**
      * Import a copy of an event
      *
@@ -1585,7 +1585,7 @@ export interface Resources {
      *
      * `POST /calendars/{calendarId}/events/import`, quota cost 1.
      */
-    import: Method<EventsImportArgs, Event>;
+    import: MaskedMethod<EventsImportArgs, Event>;
     /**
      * Create an event
      *
@@ -1593,7 +1593,7 @@ export interface Resources {
      *
      * `POST /calendars/{calendarId}/events`, quota cost 1.
      */
-    insert: Method<EventsInsertArgs, Event>;
+    insert: MaskedMethod<EventsInsertArgs, Event>;
     /**
      * List the instances of a recurring event
      *
@@ -1601,7 +1601,7 @@ export interface Resources {
      *
      * `GET /calendars/{calendarId}/events/{eventId}/instances`, quota cost 1.
      */
-    instances: ListMethod<EventsInstancesArgs, Events, "items">;
+    instances: ConditionalMethod<EventsInstancesArgs, Events> & Paged<EventsInstancesArgs, Events, Event>;
     /**
      * List events
      *
@@ -1624,7 +1624,7 @@ export interface Resources {
      *
      * `GET /calendars/{calendarId}/events`, quota cost 1.
      */
-    list: SyncListMethod<EventsListArgs, Events, "items", "syncToken", "pageToken">;
+    list: ConditionalMethod<EventsListArgs, Events> & Paged<EventsListArgs, Events, Event> & Syncing<Omit<EventsListArgs, "syncToken" | "pageToken" | "fields" | "ifNoneMatch">, Event>;
     /**
      * Move an event to another calendar
      *
@@ -1632,7 +1632,7 @@ export interface Resources {
      *
      * `POST /calendars/{calendarId}/events/{eventId}/move`, quota cost 1.
      */
-    move: Method<EventsMoveArgs, Event>;
+    move: MaskedMethod<EventsMoveArgs, Event>;
     /**
      * Change some fields of an event
      *
@@ -1640,7 +1640,7 @@ export interface Resources {
      *
      * `PATCH /calendars/{calendarId}/events/{eventId}`, quota cost 3.
      */
-    patch: Method<EventsPatchArgs, Event>;
+    patch: MaskedMethod<EventsPatchArgs, Event>;
     /**
      * Create an event from a line of text
      *
@@ -1648,7 +1648,7 @@ export interface Resources {
      *
      * `POST /calendars/{calendarId}/events/quickAdd`, quota cost 1.
      */
-    quickAdd: Method<EventsQuickAddArgs, Event>;
+    quickAdd: MaskedMethod<EventsQuickAddArgs, Event>;
     /**
      * Replace an event
      *
@@ -1656,7 +1656,7 @@ export interface Resources {
      *
      * `PUT /calendars/{calendarId}/events/{eventId}`, quota cost 1.
      */
-    update: Method<EventsUpdateArgs, Event>;
+    update: MaskedMethod<EventsUpdateArgs, Event>;
     /**
      * Watch the events of a calendar
      *
@@ -1664,7 +1664,7 @@ export interface Resources {
      *
      * `POST /calendars/{calendarId}/events/watch`, quota cost 1.
      */
-    watch: Method<EventsWatchArgs, Channel>;
+    watch: MaskedMethod<EventsWatchArgs, Channel>;
   };
   freebusy: {
     /**
@@ -1674,7 +1674,7 @@ export interface Resources {
      *
      * `POST /freeBusy`, quota cost 1.
      */
-    query: Method<FreebusyQueryArgs, FreeBusyResponse>;
+    query: MaskedMethod<FreebusyQueryArgs, FreeBusyResponse>;
   };
   settings: {
     /**
@@ -1684,7 +1684,7 @@ export interface Resources {
      *
      * `GET /users/me/settings/{setting}`, quota cost 1.
      */
-    get: Method<SettingsGetArgs, Setting>;
+    get: ConditionalMethod<SettingsGetArgs, Setting>;
     /**
      * List the user's settings
      *
@@ -1700,7 +1700,7 @@ export interface Resources {
      *
      * `GET /users/me/settings`, quota cost 1.
      */
-    list: SyncListMethod<SettingsListArgs, Settings, "items", "syncToken", "pageToken">;
+    list: ConditionalMethodOptionalArgs<SettingsListArgs, Settings> & PagedOptionalArgs<SettingsListArgs, Settings, Setting> & Syncing<Omit<SettingsListArgs, "syncToken" | "pageToken" | "fields" | "ifNoneMatch">, Setting>;
     /**
      * Watch the user's settings
      *
@@ -1708,6 +1708,6 @@ export interface Resources {
      *
      * `POST /users/me/settings/watch`, quota cost 1.
      */
-    watch: Method<SettingsWatchArgs, Channel>;
+    watch: MaskedMethod<SettingsWatchArgs, Channel>;
   };
 }

@@ -4,7 +4,7 @@
  * `npm test` fails when this file differs from what the spec produces.
  */
 
-import type { ListMethod, Method, SyncListMethod } from '@gspec/runtime';
+import type { MaskedMethod, MaskedMethodOptionalArgs, Method } from '@gspec/runtime';
 import type { ConversionList, ConversionListInput, SavedColumnList, UpdateAvailabilityRequest, UpdateAvailabilityResponse } from './types.js';
 
 /** The argument of `conversion.get` (List the conversions of an engine account (deprecated)): its path, query and header parameters. */
@@ -302,7 +302,7 @@ export interface Resources {
      * `GET /agency/{agencyId}/advertiser/{advertiserId}/engine/{engineAccountId}/conversion`, quota cost 1.
      * @deprecated Since 2025-Q3. Use the conversion resource of the Search Ads 360 Reporting API: Build a report on the conversion resource of the Search Ads 360 Reporting API, addressed by the customer id of the account in the new Search Ads 360.
      */
-    get: Method<ConversionGetArgs, ConversionList>;
+    get: MaskedMethod<ConversionGetArgs, ConversionList>;
     /**
      * List the conversions of an account by its customer id (deprecated)
      *
@@ -334,7 +334,7 @@ export interface Resources {
      * `GET /customer/{customerId}/conversion`, quota cost 1.
      * @deprecated Since 2025-Q3. Use the conversion resource of the Search Ads 360 Reporting API: Build a report on the conversion resource of the Search Ads 360 Reporting API for the same customer id.
      */
-    getByCustomerId: Method<ConversionGetByCustomerIdArgs, ConversionList>;
+    getByCustomerId: MaskedMethod<ConversionGetByCustomerIdArgs, ConversionList>;
     /**
      * Upload a batch of new conversions
      *
@@ -377,7 +377,7 @@ export interface Resources {
      *
      * `POST /conversion`, quota cost 1.
      */
-    insert: Method<ConversionInsertArgs, ConversionList>;
+    insert: MaskedMethodOptionalArgs<ConversionInsertArgs, ConversionList>;
     /**
      * Change a batch of stored conversions
      *
@@ -428,7 +428,7 @@ export interface Resources {
      *
      * `PUT /conversion`, quota cost 1.
      */
-    update: Method<ConversionUpdateArgs, ConversionList>;
+    update: MaskedMethodOptionalArgs<ConversionUpdateArgs, ConversionList>;
     /**
      * Report how far the conversions of Floodlight activities are uploaded
      *
@@ -456,7 +456,7 @@ export interface Resources {
      *
      * `POST /conversion/updateAvailability`, quota cost 1.
      */
-    updateAvailability: Method<ConversionUpdateAvailabilityArgs, UpdateAvailabilityResponse>;
+    updateAvailability: MaskedMethodOptionalArgs<ConversionUpdateAvailabilityArgs, UpdateAvailabilityResponse>;
   };
   reports: {
     /**
@@ -502,6 +502,6 @@ export interface Resources {
      *
      * `GET /agency/{agencyId}/advertiser/{advertiserId}/savedcolumns`, quota cost 1.
      */
-    list: Method<SavedColumnsListArgs, SavedColumnList>;
+    list: MaskedMethod<SavedColumnsListArgs, SavedColumnList>;
   };
 }
