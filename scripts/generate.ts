@@ -7,11 +7,16 @@
  *   tsx scripts/generate.ts --check --root D  compare with the files under folder D instead
  *
  * For each API of redocly.yaml it bundles the spec and writes, into packages/<id>/src/generated/:
- *   schema.ts   the types of paths, operations and components (openapi-typescript)
+ *   schema.ts   the types of paths, operations and components (openapi-typescript), for
+ *               openapi-fetch's raw methods
  *   api.ts      the API's name, base URL, operation table (with x-pagination and x-sync)
  *               and read-only fields, as data
- *   methods.ts  the types of the resource methods (`client.events.list(args)`), from the
- *               operationIds; JSDoc from the spec, `@deprecated` from x-deprecation
+ *   types.ts    every schema as plain interfaces, as answered (`Event`) and as a body takes
+ *               it (`EventInput`), with JSDoc (lib/named-types.ts)
+ *   methods.ts  every operation's argument interface (`EventsInsertArgs`), its body type
+ *               where it requires more than its schema (`EventsInsertBody`), and the types of
+ *               the resource methods (`client.events.list(args)`), the method kind of each
+ *               chosen here; JSDoc from the spec, `@deprecated` from x-deprecation
  * Every file starts with a do-not-edit header; type-mapping decisions are in lib/type-mapping.ts.
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';

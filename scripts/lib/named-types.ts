@@ -14,8 +14,8 @@
  *   those properties required; every operation gets one argument interface,
  *   `EventsInsertArgs`, that extends its body type and adds its path, query and header
  *   parameters.
- * Which spec type becomes which TypeScript type (int64, dates, binary) is decided in
- * type-mapping.ts; this file only writes the decisions out.
+ * Every rule above is listed among the decisions of type-mapping.ts, which also decides the
+ * scalars (int64, dates, binary); this file only writes the decisions out.
  */
 import { type OpenApiDocument, SpecError } from './apis.ts';
 import { decidedType, liftAllOfRequired } from './type-mapping.ts';

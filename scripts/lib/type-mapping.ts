@@ -1,6 +1,21 @@
 /**
- * Every decision about how a spec type becomes a TypeScript type lives here, and only here.
- * Generated files are never edited to change a type: change this table and regenerate.
+ * Every decision about how a spec type becomes a TypeScript type lives here, and only here;
+ * named-types.ts writes the clients' named types out by these rules, and openapi-typescript
+ * (schema.ts, for openapi-fetch's raw methods) calls mapType. Generated files are never
+ * edited to change a type: change this table and regenerate.
+ *
+ * - Two directions of every schema: `X` as the service answers it, and `XInput` as a request
+ *   body takes it, its `readOnly` properties absent (not `never`: absent, so completion does
+ *   not offer them and sending one is "does not exist in type"), at any depth; `writeOnly`
+ *   properties are absent from answers. A schema with nothing read-only is its own input.
+ * - A body that requires more than its schema (below) gets a type of its own per operation,
+ *   `<Operation>Body extends XInput`, with those properties required; every operation's
+ *   argument is one interface, `<Operation>Args`, extending its body type.
+ * - `type: [T, 'null']` and `anyOf: [..., {type: null}]` (patch bodies, decision 0037) add
+ *   `| null`; `enum` and `const` become literal types; `additionalProperties` an index
+ *   signature; `integer` and `number` `number`.
+ * - Descriptions, the first example, defaults and `deprecated` become JSDoc of the property
+ *   or parameter; read-only properties say so.
  *
  * - 64-bit integers are `type: string, format: int64` in the specs, as Google sends them
  *   (JSON numbers lose digits past 2^53). They stay `string`. An `integer` with format
