@@ -146,6 +146,18 @@ async function gone(origin: string): Promise<void> {
   }
 }
 
+/**
+ * The arguments of the one command of a README's marked shell block, `npx <bin> ...`: a user
+ * runs it in the project, where the files it names are written first.
+ */
+function commandArgs(readme: string, name: string, bin: string): string[] {
+  const line = readmeBlock(path.join(repoRoot, readme), name).trim();
+  const words = line.split(/\s+/);
+  if (words[0] !== 'npx' || words[1] !== bin || line.includes('\n'))
+    throw new Error(`${readme} ${name}: expected one line "npx ${bin} ...", found ${JSON.stringify(line)}`);
+  return words.slice(2);
+}
+
 /** Every file and link under `dir`, as paths relative to it. */
 async function walk(dir: string, base = dir): Promise<{ file: string; link: boolean }[]> {
   const found: { file: string; link: boolean }[] = [];
@@ -405,6 +417,79 @@ describe('the README examples', () => {
     expect(stdout).toContain('calendar#calendarList');
     // `kill %1` stopped npx, and the emulator with it.
     await gone(`http://127.0.0.1:${port}`);
+  });
+
+  it("the mock's fault file, given with --faults, plays its sequences", async () => {
+    writeFileSync(
+      path.join(project, 'faults.json'),
+      readmeBlock(path.join(repoRoot, 'packages/mock/README.md'), 'faults-file'),
+    );
+    const mock = npx('gspec-mock', [
+      ...commandArgs('packages/mock/README.md', 'faults', 'gspec-mock'),
+      '--port',
+      '0',
+    ]);
+    const origin = await mock.ready;
+    const auth = { authorization: 'Bearer t' };
+    const list = () => fetch(`${origin}/calendar/v3/calendars/primary/events`, { headers: auth });
+    const first = await list();
+    expect([first.status, first.headers.get('retry-after')]).toEqual([503, '2']);
+    expect([(await list()).status, (await list()).status]).toEqual([503, 200]);
+    const insert = await fetch(`${origin}/calendar/v3/calendars/primary/events`, {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: JSON.stringify({ start: { date: '2027-01-04' }, end: { date: '2027-01-05' } }),
+    });
+    const refused = (await insert.json()) as { error: { code: number; errors: { reason: string }[] } };
+    expect([refused.error.code, refused.error.errors[0]?.reason]).toEqual([403, 'rateLimitExceeded']);
+    await stopServer(mock, origin);
+  });
+
+  it("the emulator's --persist: what was written is there after a restart", async () => {
+    writeFileSync(
+      path.join(project, 'seed.json'),
+      JSON.stringify({ users: [{ email: 'ana@example.com', tokens: ['token-ana'] }] }),
+    );
+    const args = [...commandArgs('packages/emulator/README.md', 'persist', 'gspec-emulator'), '--port', '0'];
+    const auth = { authorization: 'Bearer token-ana', 'content-type': 'application/json' };
+    const first = npx('gspec-emulator', args);
+    let origin = await first.ready;
+    const created = await fetch(`${origin}/calendar/v3/calendars/primary/events`, {
+      method: 'POST',
+      headers: auth,
+      body: JSON.stringify({ summary: 'Kept', start: { date: '2027-01-04' }, end: { date: '2027-01-05' } }),
+    });
+    const event = (await created.json()) as { id: string; etag: string };
+    await stopServer(first, origin);
+    const second = npx('gspec-emulator', args);
+    origin = await second.ready;
+    expect(second.output().out).toContain('State restored from emulator-state.json');
+    const read = await fetch(`${origin}/calendar/v3/calendars/primary/events/${event.id}`, { headers: auth });
+    expect(await read.json()).toMatchObject({ id: event.id, etag: event.etag, summary: 'Kept' });
+    await stopServer(second, origin);
+  });
+
+  it("the emulator's strict mode with the README's users file", async () => {
+    writeFileSync(
+      path.join(project, 'users.json'),
+      readmeBlock(path.join(repoRoot, 'packages/emulator/README.md'), 'strict-users'),
+    );
+    const emulator = npx('gspec-emulator', [
+      ...commandArgs('packages/emulator/README.md', 'strict', 'gspec-emulator'),
+      '--port',
+      '0',
+    ]);
+    const origin = await emulator.ready;
+    const list = (token: string) =>
+      fetch(`${origin}/calendar/v3/users/me/calendarList`, { headers: { authorization: `Bearer ${token}` } });
+    expect([(await list('token-ana')).status, (await list('nobody')).status]).toEqual([200, 401]);
+    const write = await fetch(`${origin}/calendar/v3/calendars`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer token-ana-read', 'content-type': 'application/json' },
+      body: JSON.stringify({ summary: 'Team' }),
+    });
+    expect(write.status).toBe(403);
+    await stopServer(emulator, origin);
   });
 
   it('@gspec/specs: every document validates as OpenAPI 3.1', async () => {
