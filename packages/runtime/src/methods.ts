@@ -23,9 +23,10 @@ type MaskedAndTagged = { fields: string; ifNoneMatch: string };
  * is evaluated when a call is checked. Their answer follows what the call asks for: with a
  * `fields` mask the answer is `Trimmed` (every field optional, at any depth), with
  * `ifNoneMatch` it may be `NotModified` (304), and with neither it is the whole resource.
- * Arguments whose `fields` or `ifNoneMatch` are only known at run time get the union. The
- * overloads exclude one another, so their order changes no answer; the most common call,
- * with neither a mask nor a tag, comes first and is resolved by the first overload tried.
+ * Arguments whose `fields` or `ifNoneMatch` are only known at run time match none of the
+ * specific overloads, which exclude one another, and get the union from the catch-all ones at
+ * the end. The most common call, with neither a mask nor a tag, is resolved by the first
+ * overload tried.
  */
 
 /** A resource method without a `fields` mask (a file download), whose argument has required members. */
