@@ -147,15 +147,20 @@ async function gone(origin: string): Promise<void> {
 }
 
 /**
- * The arguments of the one command of a README's marked shell block, `npx <bin> ...`: a user
- * runs it in the project, where the files it names are written first.
+ * The one command of a README's marked shell block, `npx <bin> ...`, started in the project
+ * as a user runs it (the files it names written there first), on a free port.
  */
-function commandArgs(readme: string, name: string, bin: string): string[] {
+function npxFromReadme(readme: string, name: string, bin: string): ChildRun {
   const line = readmeBlock(path.join(repoRoot, readme), name).trim();
   const words = line.split(/\s+/);
   if (words[0] !== 'npx' || words[1] !== bin || line.includes('\n'))
     throw new Error(`${readme} ${name}: expected one line "npx ${bin} ...", found ${JSON.stringify(line)}`);
-  return words.slice(2);
+  return npx(bin, [...words.slice(2), '--port', '0']);
+}
+
+/** A README's marked block written as a file of the project, as the user saves it. */
+function writeReadmeFile(readme: string, name: string, file: string): void {
+  writeFileSync(path.join(project, file), readmeBlock(path.join(repoRoot, readme), name));
 }
 
 /** Every file and link under `dir`, as paths relative to it. */
@@ -420,15 +425,8 @@ describe('the README examples', () => {
   });
 
   it("the mock's fault file, given with --faults, plays its sequences", async () => {
-    writeFileSync(
-      path.join(project, 'faults.json'),
-      readmeBlock(path.join(repoRoot, 'packages/mock/README.md'), 'faults-file'),
-    );
-    const mock = npx('gspec-mock', [
-      ...commandArgs('packages/mock/README.md', 'faults', 'gspec-mock'),
-      '--port',
-      '0',
-    ]);
+    writeReadmeFile('packages/mock/README.md', 'faults-file', 'faults.json');
+    const mock = npxFromReadme('packages/mock/README.md', 'faults', 'gspec-mock');
     const origin = await mock.ready;
     const auth = { authorization: 'Bearer t' };
     const list = () => fetch(`${origin}/calendar/v3/calendars/primary/events`, { headers: auth });
@@ -450,9 +448,8 @@ describe('the README examples', () => {
       path.join(project, 'seed.json'),
       JSON.stringify({ users: [{ email: 'ana@example.com', tokens: ['token-ana'] }] }),
     );
-    const args = [...commandArgs('packages/emulator/README.md', 'persist', 'gspec-emulator'), '--port', '0'];
     const auth = { authorization: 'Bearer token-ana', 'content-type': 'application/json' };
-    const first = npx('gspec-emulator', args);
+    const first = npxFromReadme('packages/emulator/README.md', 'persist', 'gspec-emulator');
     let origin = await first.ready;
     const created = await fetch(`${origin}/calendar/v3/calendars/primary/events`, {
       method: 'POST',
@@ -461,7 +458,7 @@ describe('the README examples', () => {
     });
     const event = (await created.json()) as { id: string; etag: string };
     await stopServer(first, origin);
-    const second = npx('gspec-emulator', args);
+    const second = npxFromReadme('packages/emulator/README.md', 'persist', 'gspec-emulator');
     origin = await second.ready;
     expect(second.output().out).toContain('State restored from emulator-state.json');
     const read = await fetch(`${origin}/calendar/v3/calendars/primary/events/${event.id}`, { headers: auth });
@@ -470,15 +467,8 @@ describe('the README examples', () => {
   });
 
   it("the emulator's strict mode with the README's users file", async () => {
-    writeFileSync(
-      path.join(project, 'users.json'),
-      readmeBlock(path.join(repoRoot, 'packages/emulator/README.md'), 'strict-users'),
-    );
-    const emulator = npx('gspec-emulator', [
-      ...commandArgs('packages/emulator/README.md', 'strict', 'gspec-emulator'),
-      '--port',
-      '0',
-    ]);
+    writeReadmeFile('packages/emulator/README.md', 'strict-users', 'users.json');
+    const emulator = npxFromReadme('packages/emulator/README.md', 'strict', 'gspec-emulator');
     const origin = await emulator.ready;
     const list = (token: string) =>
       fetch(`${origin}/calendar/v3/users/me/calendarList`, { headers: { authorization: `Bearer ${token}` } });
