@@ -166,21 +166,29 @@ describe.skipIf(!haveBrowser)('the portal in a browser', () => {
       // The navigation shows one group's operations at a time: open each group, note what it lists.
       const labels = v.page.locator('[data-testid=menu-item-label]');
       const seen = new Set<string>();
+      const read = async () => {
+        for (const text of await labels.allInnerTexts())
+          seen.add(text.replace(/\s+(GET|POST|PUT|PATCH|DELETE)$/, '').trim());
+      };
       for (const tag of new Set(api.operations.map((op) => op.tag))) {
-        await labels
-          .filter({ hasText: new RegExp(`^${tag}$`) })
-          .first()
-          .click();
-        // The group opens as the page renders it, later on a busy machine: read the navigation
-        // until the group's operations are there (or a minute has passed; the check below then
-        // names what is missing).
+        const group = labels.filter({ hasText: new RegExp(`^${tag}$`) }).first();
+        // A click toggles the group. It may already be open (the page opens the group it scrolled
+        // to), and a click made before the page took over its navigation does nothing; so what
+        // the navigation shows is read before the click too, and the group is clicked again
+        // every few seconds until its operations have been seen (or a minute has passed; the
+        // check below then names what is missing). Every read adds to what was seen.
         const wanted = api.operations.filter((op) => op.tag === tag).map((op) => op.summary);
+        await read();
         const until = Date.now() + 60_000;
+        let clicked = 0;
         for (;;) {
-          for (const text of await labels.allInnerTexts())
-            seen.add(text.replace(/\s+(GET|POST|PUT|PATCH|DELETE)$/, '').trim());
           if (wanted.every((summary) => seen.has(summary)) || Date.now() > until) break;
+          if (Date.now() - clicked > 5_000) {
+            await group.click();
+            clicked = Date.now();
+          }
           await new Promise((resolve) => setTimeout(resolve, 100));
+          await read();
         }
       }
       const missing = api.operations.filter((op) => !seen.has(op.summary)).map((op) => op.operationId);
