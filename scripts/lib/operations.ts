@@ -147,3 +147,36 @@ export function fieldNames(doc: OpenApiDocument, schema: Json, seen = new Set<un
   visit(schema);
   return names;
 }
+
+/**
+ * The names an operation's argument must have, as the clients' methods take it: its required
+ * path, query and header parameters (headers in camelCase, `If-Match` as `ifMatch`) and the
+ * properties its JSON body requires (the schema's own and those an `allOf` member adds),
+ * read-only ones left out.
+ */
+export function requiredArguments(doc: OpenApiDocument, op: SpecOperation): string[] {
+  const names = op.parameters
+    .filter((p) => p.required)
+    .map((p) =>
+      p.in === 'header'
+        ? String(p.name)
+            .toLowerCase()
+            .replace(/-([a-z])/g, (_m, c: string) => c.toUpperCase())
+        : p.name,
+    );
+  if (!op.operation.requestBody) return names;
+  const schema = resolve(
+    doc,
+    resolve(doc, op.operation.requestBody).content?.['application/json']?.schema ?? {},
+  );
+  const required = new Set<string>();
+  const properties: Record<string, Json> = {};
+  const visit = (node: Json) => {
+    const value = resolve(doc, node);
+    for (const name of value.required ?? []) required.add(name);
+    Object.assign(properties, value.properties ?? {});
+    for (const member of value.allOf ?? []) visit(member);
+  };
+  visit(schema);
+  return [...names, ...[...required].filter((name) => !resolve(doc, properties[name] ?? {}).readOnly)];
+}

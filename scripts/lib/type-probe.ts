@@ -20,6 +20,8 @@ export interface Completion {
 export interface TypeProbe {
   /** The errors of the program, each as tsc prints its message (chains joined by newlines). */
   errors(code: string): string[];
+  /** The same with the line (from 1) each error is on, for a program that checks many things. */
+  errorsByLine(code: string): { line: number; message: string }[];
   /** The names the program uses that are marked `@deprecated`, as the editor reports them. */
   deprecations(code: string): string[];
   /** The completions at {@link HERE}. */
@@ -70,8 +72,15 @@ export function createTypeProbe(packageDir: string): TypeProbe {
 
   return {
     errors(code) {
+      return this.errorsByLine(code).map((e) => e.message);
+    },
+    errorsByLine(code) {
       const { file } = place(code);
-      return [...service.getSyntacticDiagnostics(file), ...service.getSemanticDiagnostics(file)].map(message);
+      const text = files.get(file)?.text ?? '';
+      return [...service.getSyntacticDiagnostics(file), ...service.getSemanticDiagnostics(file)].map((d) => ({
+        line: text.slice(0, d.start ?? 0).split('\n').length,
+        message: message(d),
+      }));
     },
     deprecations(code) {
       const { file } = place(code);
@@ -106,4 +115,52 @@ export function createTypeProbe(packageDir: string): TypeProbe {
       };
     },
   };
+}
+
+/** One check of {@link argumentChecks}: an operation, and the member left out (none: the whole argument passed). */
+export interface ArgumentCheck {
+  operationId: string;
+  /** The required member left out; undefined for the call with the whole argument. */
+  without?: string;
+  /** The errors on that check's line. */
+  errors: string[];
+}
+
+/**
+ * For every operation of a client, checked in one program: its method called with a value of
+ * its argument type (`ArgsOf<'events.insert'>`, which must compile), and, for each member the
+ * operation requires (`required`), that type without the member assigned to the whole (which
+ * must not, with an error naming the member).
+ */
+export function argumentChecks(
+  probe: TypeProbe,
+  client: { module: string; create: string },
+  required: { operationId: string; members: string[] }[],
+): ArgumentCheck[] {
+  const lines = [
+    `import { type ArgsOf, ${client.create} } from '${client.module}';`,
+    `const client = ${client.create}({ accessToken: 't' });`,
+    'export async function run(): Promise<void> {',
+  ];
+  const checks: (Omit<ArgumentCheck, 'errors'> & { line: number })[] = [];
+  for (const { operationId, members } of required) {
+    const q = JSON.stringify(operationId);
+    checks.push({ operationId, line: lines.length + 1 });
+    lines.push(`  { const args = {} as ArgsOf<${q}>; await client.${operationId}(args); }`);
+    for (const member of members) {
+      checks.push({ operationId, without: member, line: lines.length + 1 });
+      lines.push(
+        `  { const part = {} as Omit<ArgsOf<${q}>, ${JSON.stringify(member)}>; const whole: ArgsOf<${q}> = part; void whole; }`,
+      );
+    }
+  }
+  lines.push('}', '');
+  const errors = probe.errorsByLine(lines.join('\n'));
+  const unplaced = errors.filter((e) => !checks.some((c) => c.line === e.line));
+  if (unplaced.length > 0)
+    throw new Error(`the program of the checks has errors of its own: ${JSON.stringify(unplaced)}`);
+  return checks.map(({ line, ...check }) => ({
+    ...check,
+    errors: errors.filter((e) => e.line === line).map((e) => e.message),
+  }));
 }
