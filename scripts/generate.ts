@@ -25,6 +25,7 @@ import { parseArgs } from 'node:util';
 import openapiTS, { astToString, type OpenAPI3 } from 'openapi-typescript';
 import { type ApiEntry, bundleApi, listApis, type OpenApiDocument, repoRoot, SpecError } from './lib/apis.ts';
 import { docLines, jsdoc, NamedTypes, operationTypeStem } from './lib/named-types.ts';
+import { argumentName } from './lib/operations.ts';
 import { liftAllOfRequired, mapType, TypeMappingError } from './lib/type-mapping.ts';
 
 export interface GeneratedFile {
@@ -88,11 +89,6 @@ function propertiesOf(doc: OpenApiDocument, schema: Node): Record<string, Node> 
   const own = { ...(resolved.properties ?? {}) };
   for (const member of resolved.allOf ?? []) Object.assign(own, propertiesOf(doc, member));
   return own;
-}
-
-/** A header parameter as an argument name: `If-Match` is `ifMatch`. */
-function argumentName(header: string): string {
-  return header.toLowerCase().replace(/-([a-z])/g, (_m, c: string) => c.toUpperCase());
 }
 
 interface Parameter {
@@ -313,8 +309,12 @@ function typesUsed(named: NamedTypes, text: string): string[] {
  * parameters, headers in camelCase, next to the fields of the body), its body type where the
  * operation requires more than the schema (`EventsInsertBody`), and the resource methods.
  */
-function methodsFile(api: ApiEntry, doc: OpenApiDocument, operations: OperationFacts[]): string {
-  const named = new NamedTypes(api.name, doc);
+function methodsFile(
+  api: ApiEntry,
+  doc: OpenApiDocument,
+  named: NamedTypes,
+  operations: OperationFacts[],
+): string {
   const taken = new Set(Object.keys(named.schemas).flatMap((name) => [name, `${name}Input`]));
   const q = JSON.stringify;
   const declarations: string[] = [];
@@ -441,8 +441,7 @@ function methodsFile(api: ApiEntry, doc: OpenApiDocument, operations: OperationF
  * types.ts: every schema under its own name as plain interfaces (named-types.ts): `Event` as
  * the service answers it, `EventInput` as a request body takes it, read-only fields absent.
  */
-function typesFile(api: ApiEntry, doc: OpenApiDocument): string {
-  const named = new NamedTypes(api.name, doc);
+function typesFile(api: ApiEntry, named: NamedTypes): string {
   const names = Object.keys(named.schemas).sort((a, b) => a.localeCompare(b));
   for (const name of names) {
     if (!/^[A-Z][A-Za-z0-9]*$/.test(name))
@@ -465,11 +464,12 @@ export async function generateApi(api: ApiEntry): Promise<GeneratedFile[]> {
   const doc = await bundleApi(api);
   const outDir = path.relative(repoRoot, path.join(api.clientDir, 'src', 'generated'));
   const operations = operationsOf(api, doc);
+  const named = new NamedTypes(api.name, doc);
   return [
     { file: path.join(outDir, 'schema.ts'), content: await schemaFile(api, doc) },
     { file: path.join(outDir, 'api.ts'), content: apiFile(api, doc, operations) },
-    { file: path.join(outDir, 'methods.ts'), content: methodsFile(api, doc, operations) },
-    { file: path.join(outDir, 'types.ts'), content: typesFile(api, doc) },
+    { file: path.join(outDir, 'methods.ts'), content: methodsFile(api, doc, named, operations) },
+    { file: path.join(outDir, 'types.ts'), content: typesFile(api, named) },
   ];
 }
 

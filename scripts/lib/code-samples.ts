@@ -5,7 +5,7 @@
  * the real client packages, so a spec or client change that breaks one fails the tests.
  */
 import type { OpenApiDocument } from './apis.ts';
-import { type SpecOperation, sampleBody, sampleValue, successResponse } from './operations.ts';
+import { argumentName, type SpecOperation, sampleBody, sampleValue, successResponse } from './operations.ts';
 
 export interface CodeSample {
   lang: 'Shell' | 'TypeScript';
@@ -18,11 +18,6 @@ export const CLIENTS: Record<string, { pkg: string; factory: string; variable: s
   calendar: { pkg: '@gspec/calendar', factory: 'createCalendar', variable: 'calendar' },
   searchads360: { pkg: '@gspec/searchads360', factory: 'createSearchAds360', variable: 'searchAds' },
 };
-
-/** The header name as the resource methods take it: `If-Match` is `ifMatch`. */
-function argumentName(header: string): string {
-  return header.toLowerCase().replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
-}
 
 interface RequestShape {
   path: Record<string, unknown>;

@@ -18,6 +18,7 @@
  * scalars (int64, dates, binary); this file only writes the decisions out.
  */
 import { type OpenApiDocument, SpecError } from './apis.ts';
+import { resolve } from './operations.ts';
 import { decidedType, liftAllOfRequired } from './type-mapping.ts';
 
 // biome-ignore lint/suspicious/noExplicitAny: spec nodes are arbitrary JSON.
@@ -124,15 +125,13 @@ export class NamedTypes {
       for (const member of node[keyword] ?? []) this.visit(member, fn);
   }
 
-  /** The schema a local $ref points to. */
+  /** The schema a local $ref points to (operations.ts follows it); a broken one names `where`. */
   resolve(ref: string, where: string): Node {
-    if (!ref.startsWith('#/')) throw new SpecError(`${this.api}: ${where}: cannot resolve $ref ${ref}`);
-    const target = ref
-      .slice(2)
-      .split('/')
-      .reduce<Node | undefined>((at, part) => at?.[part.replace(/~1/g, '/').replace(/~0/g, '~')], this.doc);
-    if (!target) throw new SpecError(`${this.api}: ${where}: unresolved $ref ${ref}`);
-    return target;
+    try {
+      return resolve(this.doc, { $ref: ref });
+    } catch (error) {
+      throw new SpecError(`${this.api}: ${where}: ${(error as Error).message}`);
+    }
   }
 
   /** A schema as a TypeScript type, written at `indent` (inline objects span lines). */

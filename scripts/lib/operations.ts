@@ -22,6 +22,11 @@ export interface SpecOperation {
 
 export const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
 
+/** A header parameter as the clients' methods name it in their argument: `If-Match` is `ifMatch`. */
+export function argumentName(header: string): string {
+  return header.toLowerCase().replace(/-([a-z])/g, (_m, c: string) => c.toUpperCase());
+}
+
 /**
  * Follows a local `#/...` reference (repeatedly) and says where it ended: the JSON pointer
  * of the last reference followed (none when `node` was no reference) and the value there.
@@ -157,13 +162,7 @@ export function fieldNames(doc: OpenApiDocument, schema: Json, seen = new Set<un
 export function requiredArguments(doc: OpenApiDocument, op: SpecOperation): string[] {
   const names = op.parameters
     .filter((p) => p.required)
-    .map((p) =>
-      p.in === 'header'
-        ? String(p.name)
-            .toLowerCase()
-            .replace(/-([a-z])/g, (_m, c: string) => c.toUpperCase())
-        : p.name,
-    );
+    .map((p) => (p.in === 'header' ? argumentName(p.name) : p.name));
   if (!op.operation.requestBody) return names;
   const schema = resolve(
     doc,

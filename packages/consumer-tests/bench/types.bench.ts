@@ -74,13 +74,11 @@ for (let i = 0; i < ROUNDS; i++) {
   // Alternating, and each round in the other order, so that neither side is always first.
   for (const side of i % 2 ? [...SIDES].reverse() : SIDES) runs[side].push(check(side));
 }
+const program = readFileSync(path.join(here, 'ours.ts'), 'utf8');
 /** The operations the program calls (`calendar.events.insert(`, `searchAds.reports.getIdMappingFile(`). */
-const operations = new Set(
-  [
-    ...readFileSync(path.join(here, 'ours.ts'), 'utf8').matchAll(/\b(?:calendar|searchAds)\.(\w+\.\w+)\b/g),
-  ].map((m) => m[1]),
-).size;
-const lines = readFileSync(path.join(here, 'ours.ts'), 'utf8').split('\n').length;
+const operations = new Set([...program.matchAll(/\b(?:calendar|searchAds)\.(\w+\.\w+)\b/g)].map((m) => m[1]))
+  .size;
+const lines = program.split('\n').length;
 const med = (side: Side, key: keyof Figures) => median(runs[side].map((r) => r[key]));
 const checkRatio = med('ours', 'checkS') / med('theirs', 'checkS');
 const totalRatio = med('ours', 'totalS') / med('theirs', 'totalS');
