@@ -2,7 +2,8 @@
 /**
  * gspec-emulator: stateful Google Calendar API v3 and Search Ads 360 API v2 on this machine.
  *
- *   gspec-emulator [--port N] [--host HOST] [--seed FILE] [--users FILE] [--state FILE] [--persist FILE]
+ *   gspec-emulator [--port N] [--host HOST] [--seed FILE] [--users FILE] [--state FILE]
+ *                  [--persist FILE [--persist-sync normal|full]]
  *                  [--strict] [--rate-limit N [--rate-limit-status 403|429]] [--verbose] [--outlive-npm]
  *
  * `gspec-emulator --help` lists the options (OPTIONS below).
@@ -11,7 +12,7 @@
 import { readFileSync } from 'node:fs';
 import { commandHelp, readCommandLine, serverOptions, startedByNpm, stopOnSignals } from '@gspec/server-kit';
 import { CONTROL_PREFIX } from './control.js';
-import { PersistError } from './persist.js';
+import { PersistError, type SyncMode } from './core/storage.js';
 import { applySeed, readSeedFile, type Seed, SeedError, seedScopeMap, seedUserMap } from './seed.js';
 import { createEmulator, type Emulator } from './server.js';
 import { SpecError } from './spec.js';
@@ -53,7 +54,14 @@ const OPTIONS = {
   persist: {
     type: 'string',
     value: 'FILE',
-    description: 'Keep the state in FILE: restored at start, saved before every change is answered.',
+    description:
+      'Keep the state in the SQLite database FILE: restored at start, each change committed before it is answered.',
+  },
+  'persist-sync': {
+    type: 'string',
+    value: 'normal|full',
+    description:
+      'normal (default): a committed change survives the process being killed; full: also a power cut, at a disk flush per commit.',
   },
   strict: {
     type: 'boolean',
@@ -148,6 +156,11 @@ async function main(): Promise<void> {
   const host = values.host ?? '127.0.0.1';
   const rateLimit = rateLimitOption(values['rate-limit'], values['rate-limit-status']);
   if (values.persist === '') fail('--persist needs a file name (see gspec-emulator --help)');
+  const sync = values['persist-sync'];
+  if (sync !== undefined && sync !== 'normal' && sync !== 'full')
+    fail(`invalid --persist-sync ${JSON.stringify(sync)}: expected normal or full`);
+  if (sync !== undefined && !values.persist)
+    fail('--persist-sync needs --persist FILE (see gspec-emulator --help)');
   let users: UserMap = {};
   let scopes: ScopeMap = {};
   try {
@@ -168,7 +181,13 @@ async function main(): Promise<void> {
       ...(rateLimit ? { rateLimit } : {}),
       // Failed saves are always told: the requests that waited for them were answered 503.
       ...(values.persist
-        ? { persist: { file: values.persist, onError: (line: string) => process.stderr.write(`${line}\n`) } }
+        ? {
+            persist: {
+              file: values.persist,
+              ...(sync ? { sync: sync as SyncMode } : {}),
+              onError: (line: string) => process.stderr.write(`${line}\n`),
+            },
+          }
         : {}),
       ...(values.verbose ? { log: (line: string) => process.stderr.write(`${line}\n`) } : {}),
     });
@@ -199,7 +218,11 @@ async function main(): Promise<void> {
     // The seed goes on top of the loaded state, if any; a restored state had it applied when it began.
     if (seed && values.seed && !restored) applySeed(emulator, seed, values.seed);
     // The starting state is saved before listening: a restart then never seeds twice.
-    await emulator.persistence?.flush().catch((error: Error) => fail(error.message));
+    try {
+      emulator.persistence?.commit();
+    } catch (error) {
+      fail((error as Error).message);
+    }
   } catch (error) {
     if (error instanceof UsersFileError) fail(`invalid --users file: ${error.message}`);
     if (error instanceof StateFileError) fail(`invalid --state file: ${error.message}`);
@@ -244,13 +267,17 @@ async function main(): Promise<void> {
     ...(values.seed && !persistence?.restored ? [`Seeded from ${values.seed}`] : []),
     ...(persistence
       ? [
-          ...(persistence.removedTemp ? [`Removed ${persistence.temp}, left by an interrupted save`] : []),
           persistence.restored
             ? `State restored from ${persistence.file} (revision ${emulator.store.state.revision})${
                 values.seed ? `; seed ${values.seed} not written again, its tokens apply` : ''
               }`
-            : `State saved to ${persistence.file} (new file)`,
-          'Every change is saved there before it is answered; watch channels are not kept',
+            : `State saved to ${persistence.file} (new database)`,
+          `Every change is committed there before it is answered (--persist-sync ${persistence.sync}); watch channels are not kept`,
+          ...(persistence.readOnly
+            ? [
+                `${persistence.file} is read-only: reads are served, writes answered 503 until it can be written`,
+              ]
+            : []),
         ]
       : []),
     'Press Ctrl-C to stop.',

@@ -1,10 +1,16 @@
 export { CONTROL_PREFIX } from './control.js';
+export {
+  PersistError,
+  Persistence,
+  type PersistOptions,
+  type PersistStats,
+  type SyncMode,
+} from './core/storage.js';
 export type { GoogleErrorBody, GoogleErrorItem } from './errors.js';
 export { DEPRECATED_BEHAVIOR_HEADER } from './handlers/events.js';
 export { notImplementedOperations } from './handlers/index.js';
 export { MAX_INSTANCES } from './handlers/recurrence.js';
 export type { Channel, Notifier, NotifierOptions } from './notifier.js';
-export { PersistError, Persistence, type PersistOptions, type PersistStats } from './persist.js';
 export { QUOTA_COST_HEADER, QUOTA_USED_HEADER, type QuotaReport } from './quota.js';
 export { DEPRECATION_NOTE_HEADER } from './searchads360/conversion-reads.js';
 export type {

@@ -13,14 +13,16 @@ import {
   STATUS_CODES,
 } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { calendarStorage } from './apis/calendar/storage.js';
+import { searchAds360Storage } from './apis/searchads360/storage.js';
 import { CONTROL_PREFIX, handleControl } from './control.js';
+import { Persistence, type PersistOptions, type StateMark } from './core/storage.js';
 import { readDefaults } from './defaults.js';
 import { ApiError, methodNotAllowed, notImplemented, pathNotFound } from './errors.js';
 import type { Context, Reply } from './handlers/context.js';
 import { bodyBytes, releaseBytes } from './json.js';
 import { Notifier, type NotifierOptions } from './notifier.js';
 import { type FieldMask, PartialAnswers } from './partial.js';
-import { Persistence, type PersistOptions, type StateMark } from './persist.js';
 import { QUOTA_COST_HEADER, QUOTA_USED_HEADER, QuotaMeter } from './quota.js';
 import { createServices, type Service, type Services } from './services.js';
 import type { ApiName, ApiSpec, JsonObject, OperationSpec } from './spec.js';
@@ -69,9 +71,9 @@ export interface EmulatorOptions {
   /** Push notification delivery: retry delays and timeout. */
   notifications?: Omit<NotifierOptions, 'log'>;
   /**
-   * Keeps the state in this file (persist.ts): loaded now when it exists (a file that fails to
-   * load throws PersistError), and every request that changes the state is answered once the
-   * change is saved.
+   * Keeps the state in this database file (core/storage.ts): loaded now when it holds a state
+   * (a file that fails to load throws PersistError), and every request that changes the state
+   * is answered once the change is committed.
    */
   persist?: string | PersistOptions;
 }
@@ -99,7 +101,7 @@ export interface Emulator {
   store: Store;
   quota: QuotaMeter;
   notifier: Notifier;
-  /** With the `persist` option: the file, and `flush()` to save in-process changes (`invoke`). */
+  /** With the `persist` option: the database, and `commit()` to save in-process changes (`invoke`). */
   persistence?: Persistence;
   /**
    * Runs an operation as the user `email`, in-process, validated and handled as over HTTP
@@ -195,7 +197,7 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
   // Partial responses and conditional reads, per API (each has its own schemas).
   const partials = new Map(services.list.map((s) => [s, new PartialAnswers(s.spec.document)]));
   const persistence = options.persist
-    ? new Persistence(store, control.checkState, {
+    ? new Persistence(store, [calendarStorage(store), searchAds360Storage()], {
         ...(options.log ? { onError: options.log } : {}),
         ...(typeof options.persist === 'string' ? { file: options.persist } : options.persist),
       })
@@ -430,35 +432,26 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
   }
 
   /**
-   * With --persist, an answer goes out once the state it shows is saved: a write's own change,
-   * and for a read the changes of others it shows (their etags and sync tokens must survive a
-   * restart). A failed save is the answer of the request that wrote (503); a read that only
-   * showed the change is answered as it is.
+   * The answer of a request that wrote in a commit that failed: Google's 503, with the quota
+   * headers it was charged. The change stays in memory and the next commit that works keeps it.
    */
-  async function saved(files: Persistence, result: Answer, wrote: boolean): Promise<Answer> {
-    if (files.isDurable()) return result;
-    try {
-      await files.flush();
-      return result;
-    } catch (error) {
-      if (!wrote) return result;
-      const failure = new ApiError(503, [
-        {
-          domain: 'global',
-          reason: 'backendError',
-          message: `${(error as Error).message}. The change is applied in memory but not saved; the next successful save keeps it.`,
-        },
-      ]);
-      const quotaHeaders = Object.entries(result.headers).filter(([name]) =>
-        name.startsWith('x-emulator-quota-'),
-      );
-      return {
-        status: failure.status,
-        headers: Object.fromEntries(quotaHeaders),
-        body: failure.body,
-        ...(result.operationId ? { operationId: result.operationId } : {}),
-      };
-    }
+  function unsaved(error: unknown, result: Answer): Answer {
+    const failure = new ApiError(503, [
+      {
+        domain: 'global',
+        reason: 'backendError',
+        message: `${(error as Error).message}. The change is applied in memory but not saved; the next successful save keeps it.`,
+      },
+    ]);
+    const quotaHeaders = Object.entries(result.headers).filter(([name]) =>
+      name.startsWith('x-emulator-quota-'),
+    );
+    return {
+      status: failure.status,
+      headers: Object.fromEntries(quotaHeaders),
+      body: failure.body,
+      ...(result.operationId ? { operationId: result.operationId } : {}),
+    };
   }
 
   /**
@@ -468,16 +461,31 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
    * building the answer; answers written together wake it once (decision 0033). An answer waits
    * at most for the other requests of the same turn.
    */
-  const ready: [IncomingMessage, ServerResponse, Answer][] = [];
+  const ready: [IncomingMessage, ServerResponse, Answer, boolean][] = [];
 
-  function later(request: IncomingMessage, response: ServerResponse, result: Answer): void {
+  function later(request: IncomingMessage, response: ServerResponse, result: Answer, wrote: boolean): void {
     if (ready.length === 0) setImmediate(sendReady);
-    ready.push([request, response, result]);
+    ready.push([request, response, result, wrote]);
   }
 
+  /**
+   * With --persist, the answers of a turn go out once one commit holds what they show (group
+   * commit): the writes of that turn, and for a read the changes of others it shows (their etags
+   * and sync tokens must survive a restart). When the commit fails, each request that wrote is
+   * answered 503; a read that only showed the change is answered as it is.
+   */
   function sendReady(): void {
     const answers = ready.splice(0);
-    for (const [request, response, result] of answers) {
+    let failure: unknown;
+    if (persistence) {
+      try {
+        persistence.commit();
+      } catch (error) {
+        failure = error;
+      }
+    }
+    for (const [request, response, given, wrote] of answers) {
+      const result = failure !== undefined && wrote ? unsaved(failure, given) : given;
       try {
         send(request, response, result);
       } catch (error) {
@@ -487,7 +495,7 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
     }
   }
 
-  /** Answers a request whose body is read, and sends the answer (once saved, with --persist). */
+  /** Answers a request whose body is read, and sends the answer with those of its turn. */
   function respond(request: IncomingMessage, response: ServerResponse, body: ReadBody): void {
     const effect = { wrote: false };
     let result: Answer;
@@ -497,14 +505,7 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
       unexpected(response, error);
       return;
     }
-    if (!persistence) {
-      later(request, response, result);
-      return;
-    }
-    saved(persistence, result, effect.wrote).then(
-      (done) => later(request, response, done),
-      (error: unknown) => unexpected(response, error),
-    );
+    later(request, response, result, effect.wrote);
   }
 
   /** A failure outside every handler's own refusals: a 500 in the envelope, if still possible. */
@@ -588,7 +589,7 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
         server.close(() => resolve());
       });
       // In-process changes (invoke) are saved too; a failure was told to onError already.
-      await persistence?.flush().catch(() => undefined);
+      persistence?.close();
     },
   };
 }

@@ -84,10 +84,24 @@ export class Store {
     return index;
   }
 
-  /** Tells the indexes (those built) that an event was written; every event write calls it. */
-  eventWritten(events: Record<string, EventRecord>, record: EventRecord): void {
+  /**
+   * Calendar id to the ids of the events written since the database last committed them, when
+   * the state is kept in one (apis/calendar/storage.ts).
+   */
+  eventWrites: Map<string, Set<string>> | undefined;
+
+  /**
+   * Tells the indexes (those built) and the database that an event was written; every event
+   * write calls it.
+   */
+  eventWritten(calendarId: string, events: Record<string, EventRecord>, record: EventRecord): void {
     this.timeIndexes.get(events)?.update(record.id, record.resource);
     this.orderIndexes.get(events)?.update(record.id, record);
+    if (this.eventWrites) {
+      const ids = this.eventWrites.get(calendarId);
+      if (ids) ids.add(record.id);
+      else this.eventWrites.set(calendarId, new Set([record.id]));
+    }
   }
 
   /** Records that a watched resource changed (or is gone) in this request. */

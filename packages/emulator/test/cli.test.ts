@@ -76,6 +76,7 @@ describe('gspec-emulator CLI', () => {
       'users',
       'state',
       'persist',
+      'persist-sync',
       'strict',
       'rate-limit',
       'rate-limit-status',

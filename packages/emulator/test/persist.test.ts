@@ -1,26 +1,31 @@
 /**
- * Durable state (`persist` / `--persist FILE`): a restart on the same file answers as before
- * (etags and sync tokens included), every answered write is in the file when it is answered,
- * concurrent writes share a save, reads never save, a file that fails to load is refused and
- * left as it is, a leftover temporary file is removed, and a failed save is Google's 503.
- * The crash test (kill -9 while writing) is persist-crash.test.ts.
+ * Durable state (`persist` / `--persist FILE`, core/storage.ts): a restart on the database
+ * answers as before (etags and sync tokens included), every answered write is in the database
+ * (and its log) when it is answered, a commit writes only what changed, concurrent writes share
+ * a commit, reads never write, a file that is not an emulator database (an older JSON state,
+ * a newer schema, a file in use) is refused and left as it is, and a failed commit is Google's
+ * 503 while reads go on. The crash test (kill -9 while writing) is persist-crash.test.ts; a
+ * real full disk and a read-only file are persist-disk.test.ts.
  */
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { stopAll } from '@gspec/scripts/child-process';
+import Database from 'libsql';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { PersistError } from '../src/core/storage.ts';
 import { notImplementedOperations } from '../src/handlers/index.ts';
-import { PersistError, tempFileOf } from '../src/persist.ts';
 import { createEmulator, type Emulator, type EmulatorOptions } from '../src/server.ts';
 import { type CliRun, startCli } from './support/cli-process.ts';
+import { openDatabase, onDisk as stored } from './support/database.ts';
 import { spec, timedEvent } from './support/harness.ts';
+import { example } from './support/searchads360.ts';
 import { createResponseCheck } from './support/spec-check.ts';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'gspec-emulator-persist-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 let files = 0;
-const newFile = () => path.join(dir, `state-${++files}.json`);
+const newFile = () => path.join(dir, `state-${++files}.db`);
 
 const check = createResponseCheck(spec, notImplementedOperations(spec));
 const violations: string[] = [];
@@ -76,7 +81,12 @@ async function start(
   return { emulator, call, stop };
 }
 
-const onDisk = (file: string) => JSON.parse(readFileSync(file, 'utf8'));
+/** What the database holds now (as a kill would leave it); a JSON round trip, as a dump is. */
+function onDisk(file: string) {
+  const state = stored(file);
+  if (!state) throw new Error(`${file} holds no state`);
+  return JSON.parse(JSON.stringify(state));
+}
 
 describe('persist: round trip', () => {
   it('a restart on the file answers as before: events, etags, sync tokens, calendars, rules', async () => {
@@ -97,7 +107,6 @@ describe('persist: round trip', () => {
     const list = await first.call('GET', '/calendars/primary/events');
     const dump = (await first.call('GET', '/__emulator/state')).body;
     await first.stop();
-    expect(existsSync(tempFileOf(file))).toBe(false);
 
     const second = await start(file);
     expect(second.emulator.persistence?.restored).toBe(true);
@@ -128,28 +137,50 @@ describe('persist: round trip', () => {
     ]);
   });
 
-  it('an answered write is in the file when it is answered; a read saves nothing', async () => {
+  it('an answered write is in the database when it is answered; a read writes nothing', async () => {
     const file = newFile();
     const { emulator, call } = await start(file);
     const made = await call('POST', '/calendars/primary/events', timedEvent('durable'));
     const saved = onDisk(file);
     expect(saved.events['ana@example.com'][made.body.id].resource.summary).toBe('durable');
     expect(saved.revision).toBe(emulator.store.state.revision);
-    const saves = emulator.persistence?.stats.saves;
-    const modified = statSync(file).mtimeMs;
+    const commits = emulator.persistence?.stats.commits;
     for (let i = 0; i < 5; i++) {
       expect((await call('GET', `/calendars/primary/events/${made.body.id}`)).status).toBe(200);
       expect((await call('GET', '/calendars/primary/events')).status).toBe(200);
     }
-    expect(emulator.persistence?.stats.saves).toBe(saves);
-    expect(statSync(file).mtimeMs).toBe(modified);
+    expect(emulator.persistence?.stats.commits).toBe(commits);
+  });
+
+  it('a commit writes only what changed: one event into a calendar of 2,000 is one row and the clock', async () => {
+    const file = newFile();
+    const { emulator, call } = await start(file);
+    // The first commit of a new database writes everything; the next ones what changed.
+    expect((await call('GET', '/users/me/settings')).status).toBe(200);
+    expect(emulator.persistence?.stats.lastFull).toBe(true);
+    for (let i = 0; i < 2000; i++)
+      emulator.invoke('ana@example.com', 'events.insert', {
+        path: { calendarId: 'primary' },
+        body: timedEvent(`bulk ${i}`),
+      });
+    const before = await call('GET', '/users/me/settings');
+    expect(before.status).toBe(200);
+    expect(emulator.persistence?.stats.lastFull).toBe(false);
+    expect(emulator.persistence?.stats.lastStatements).toBe(2000 + 1);
+    const made = await call('POST', '/calendars/primary/events', timedEvent('one more'));
+    expect(made.status).toBe(200);
+    expect(emulator.persistence?.stats.lastStatements).toBe(2);
+    const patched = await call('PATCH', `/calendars/primary/events/${made.body.id}`, { location: 'Aula' });
+    expect(patched.status).toBe(200);
+    expect(emulator.persistence?.stats.lastStatements).toBe(2);
+    expect(Object.keys(onDisk(file).events['ana@example.com'])).toHaveLength(2001);
   });
 
   it('a read that shows a change not saved yet is answered once it is saved (its tokens must hold)', async () => {
     const file = newFile();
     const { emulator, call } = await start(file);
     await call('GET', '/users/me/calendarList'); // ana exists, saved
-    // A change made in-process is not saved by itself (see close() and flush()).
+    // A change made in-process is not saved by itself (see close() and commit()).
     const made = emulator.invoke('ana@example.com', 'events.insert', {
       path: { calendarId: 'primary' },
       body: timedEvent('shown'),
@@ -157,7 +188,7 @@ describe('persist: round trip', () => {
     expect(emulator.persistence?.isDurable()).toBe(false);
     const listed = await call('GET', '/calendars/primary/events');
     expect(listed.body.items.map((item: { id: string }) => item.id)).toContain(made.body?.id);
-    // The sync token it carries is of a revision in the file: a restart would honour it.
+    // The sync token it carries is of a revision in the database: a restart would honour it.
     expect(onDisk(file).revision).toBe(emulator.store.state.revision);
     expect(emulator.persistence?.isDurable()).toBe(true);
   });
@@ -170,42 +201,18 @@ describe('persist: round trip', () => {
     expect(Object.keys(onDisk(file).users)).toEqual(['ana@example.com']);
   });
 
-  it('writes made while a save is under way share the next save (group commit)', async () => {
-    const file = newFile();
-    const { emulator } = await start(file);
-    const persistence = emulator.persistence;
-    if (!persistence) throw new Error('no persistence');
-    const insert = (summary: string) =>
-      emulator.invoke('ana@example.com', 'events.insert', {
-        path: { calendarId: 'primary' },
-        body: timedEvent(summary),
-      });
-    insert('one');
-    const first = persistence.flush();
-    insert('two');
-    const second = persistence.flush();
-    insert('three');
-    const third = persistence.flush();
-    expect(second).toBe(third);
-    await Promise.all([first, second, third]);
-    expect(persistence.stats.saves).toBe(2);
-    expect(persistence.isDurable()).toBe(true);
-    const summaries = Object.values(onDisk(file).events['ana@example.com']).map(
-      (event) => (event as { resource: { summary: string } }).resource.summary,
-    );
-    expect(summaries.sort()).toEqual(['one', 'three', 'two']);
-  });
-
-  it('many concurrent inserts over HTTP are all saved, in fewer saves than requests', async () => {
+  it('many concurrent inserts over HTTP are all saved, at most one commit each', async () => {
     const file = newFile();
     const { emulator, call } = await start(file);
+    await call('GET', '/users/me/calendarList');
+    const before = emulator.persistence?.stats.commits ?? 0;
     const replies = await Promise.all(
       Array.from({ length: 40 }, (_, i) => call('POST', '/calendars/primary/events', timedEvent(`c${i}`))),
     );
     expect(replies.map((reply) => reply.status)).toEqual(replies.map(() => 200));
     const saved = onDisk(file).events['ana@example.com'];
     for (const reply of replies) expect(saved[reply.body.id]).toBeDefined();
-    expect(emulator.persistence?.stats.saves).toBeLessThan(40);
+    expect((emulator.persistence?.stats.commits ?? 0) - before).toBeLessThanOrEqual(40);
   });
 
   it('close() saves what was changed in-process (invoke)', async () => {
@@ -222,11 +229,21 @@ describe('persist: round trip', () => {
     );
   });
 
-  it('reset and load through the control plane are saved', async () => {
+  it('reset, load and a deleted calendar are saved, and nothing of before is left', async () => {
     const file = newFile();
     const { call } = await start(file);
     await call('POST', '/calendars/primary/events', timedEvent('before reset'));
+    const team = await call('POST', '/calendars', { summary: 'Team' });
+    const teamPath = `/calendars/${encodeURIComponent(team.body.id)}`;
+    await call('POST', `${teamPath}/events`, timedEvent('team event'));
+    expect(onDisk(file).events[team.body.id]).toBeDefined();
+    expect((await call('DELETE', teamPath)).status).toBe(204);
+    const afterDelete = onDisk(file);
+    expect(afterDelete.calendars[team.body.id]).toBeUndefined();
+    expect(afterDelete.events[team.body.id]).toBeUndefined();
+    expect(afterDelete.acl[team.body.id]).toBeUndefined();
     const dump = (await call('GET', '/__emulator/state')).body;
+    expect(afterDelete).toEqual(dump);
     expect((await call('POST', '/__emulator/reset')).status).toBe(204);
     const reset = onDisk(file);
     expect(reset.users).toEqual({});
@@ -234,111 +251,169 @@ describe('persist: round trip', () => {
     expect((await call('PUT', '/__emulator/state', dump)).status).toBe(204);
     expect(onDisk(file)).toEqual(dump);
   });
+
+  it('Search Ads 360 writes are saved with the Calendar ones', async () => {
+    const file = newFile();
+    const first = await start(file);
+    const inserted = first.emulator.invoke('ana@example.com', 'conversion.insert', {
+      body: example('ConversionBatchInsert'),
+    });
+    expect(inserted.status).toBe(200);
+    const world = structuredClone(first.emulator.store.state.searchads360);
+    expect(Object.keys(world?.conversions ?? {})).not.toHaveLength(0);
+    expect(stored(file)).toBeUndefined(); // nothing committed yet: invoke is in-process
+    await first.stop();
+    const second = await start(file);
+    expect(second.emulator.store.state.searchads360).toEqual(world);
+    // A second write adds its rows to those stored.
+    const batch = example('ConversionBatchInsert') as { conversion: { conversionId: string }[] };
+    const again = second.emulator.invoke('ana@example.com', 'conversion.insert', {
+      body: {
+        ...batch,
+        conversion: batch.conversion.map((c) => ({ ...c, conversionId: `${c.conversionId}-2` })),
+      },
+    });
+    expect(again.status).toBe(200);
+    expect((await second.call('GET', '/users/me/settings')).status).toBe(200);
+    expect(onDisk(file).searchads360).toEqual(
+      JSON.parse(JSON.stringify(second.emulator.store.state.searchads360)),
+    );
+  });
 });
 
 describe('persist: start-up', () => {
-  it('a file that is not JSON is refused, naming it, and left as it is', () => {
+  it('a JSON state (the format of earlier versions) is refused with the way to start from it, and left as it is', () => {
     const file = newFile();
     writeFileSync(file, '{"version": 1, ');
     expect(() => createEmulator({ spec, persist: file })).toThrow(PersistError);
-    expect(() => createEmulator({ spec, persist: file })).toThrow(`${file}: not valid JSON`);
+    expect(() => createEmulator({ spec, persist: file })).toThrow(
+      `${file}: a JSON state, not a database (--persist keeps a SQLite database since 0.2); start a database from it with --state ${file} --persist NEW.db`,
+    );
     expect(readFileSync(file, 'utf8')).toBe('{"version": 1, ');
   });
 
-  it('a state that breaks the rules is refused with the place at fault', async () => {
+  it('a file that is not a database is refused, and left as it is', () => {
+    const file = newFile();
+    writeFileSync(file, 'hello');
+    expect(() => createEmulator({ spec, persist: file })).toThrow(
+      `${file}: not an emulator database (not SQLite)`,
+    );
+    expect(readFileSync(file, 'utf8')).toBe('hello');
+  });
+
+  it('a row that is not JSON is refused, naming its table and key', async () => {
     const file = newFile();
     const { call, stop } = await start(file);
-    await call('POST', '/calendars/primary/events', timedEvent('x'));
+    const made = await call('POST', '/calendars/primary/events', timedEvent('x'));
     await stop();
-    const state = onDisk(file);
-    state.events['nobody@example.com'] = {};
-    const text = JSON.stringify(state);
-    writeFileSync(file, text);
+    const db = new Database(file);
+    db.prepare('UPDATE calendar_events SET body = ? WHERE event_id = ?').run('{"id": ', made.body.id);
+    db.close();
     expect(() => createEmulator({ spec, persist: file })).toThrow(
-      `${file}: invalid state: /events/nobody@example.com: no such calendar`,
+      `${file}: calendar_events ana@example.com ${made.body.id}: not JSON`,
     );
-    expect(readFileSync(file, 'utf8')).toBe(text);
   });
 
-  it('a path that cannot be read is refused', () => {
+  it('a database of a newer emulator is refused, naming the schema versions', async () => {
+    const file = newFile();
+    const { stop } = await start(file);
+    await stop();
+    const db = new Database(file);
+    db.prepare("UPDATE emulator_schema SET version = 99 WHERE slice = 'calendar'").run();
+    db.close();
+    expect(() => createEmulator({ spec, persist: file })).toThrow(
+      `${file}: written by a newer emulator (calendar schema version 99; this one knows up to 1)`,
+    );
+  });
+
+  it('a database another emulator keeps is refused, and that emulator goes on', async () => {
+    const file = newFile();
+    const { call } = await start(file);
+    await call('POST', '/calendars/primary/events', timedEvent('mine'));
+    expect(() => createEmulator({ spec, persist: file })).toThrow(
+      `${file}: in use by another process (an emulator keeps its database to itself)`,
+    );
+    expect((await call('POST', '/calendars/primary/events', timedEvent('still mine'))).status).toBe(200);
+  });
+
+  it('a path that cannot be opened is refused', () => {
     const file = newFile();
     mkdirSync(file);
-    expect(() => createEmulator({ spec, persist: file })).toThrow(`${file}: cannot read`);
+    expect(() => createEmulator({ spec, persist: file })).toThrow(`${file}: cannot`);
   });
 
-  it('the temporary file of an interrupted save is removed; the file holds the last save', async () => {
+  it('a database opened by hand holds the state as rows of its tables', async () => {
     const file = newFile();
-    const first = await start(file);
-    const made = await first.call('POST', '/calendars/primary/events', timedEvent('last saved'));
-    await first.stop();
-    writeFileSync(tempFileOf(file), '{"version": 1, "half a snap');
-    const second = await start(file);
-    expect(second.emulator.persistence?.removedTemp).toBe(true);
-    expect(existsSync(tempFileOf(file))).toBe(false);
-    expect((await second.call('GET', `/calendars/primary/events/${made.body.id}`)).body.summary).toBe(
-      'last saved',
-    );
+    const { call, stop } = await start(file);
+    const made = await call('POST', '/calendars/primary/events', timedEvent('in a row'));
+    await stop();
+    const { store, persistence } = openDatabase(file);
+    persistence.close();
+    expect(store.state.events['ana@example.com']?.[made.body.id]?.resource.summary).toBe('in a row');
+    const db = new Database(file, { readonly: true });
+    const row = db.prepare('SELECT body FROM calendar_events WHERE event_id = ?').raw().get(made.body.id) as [
+      string,
+    ];
+    db.close();
+    expect(JSON.parse(row[0]).resource.summary).toBe('in a row');
   });
 });
 
-describe('persist: failed saves', () => {
-  it.each([
-    ['the file is a directory (rename fails)', (file: string) => file],
-    ['the temporary file is a directory (open fails)', (file: string) => tempFileOf(file)],
-  ])(
-    '%s: the write is answered 503 in the envelope, told, and saved by the next save that works',
-    async (_name, blocked) => {
-      const file = newFile();
-      const told: string[] = [];
-      const { emulator, call } = await start(file, {}, (message) => told.push(message));
-      const kept = await call('POST', '/calendars/primary/events', timedEvent('kept'));
-      expect(kept.status).toBe(200);
-      const good = readFileSync(file, 'utf8');
-      // A directory where the save must write: it fails even for root, where chmod would not.
-      const obstacle = blocked(file);
-      if (obstacle === file) rmSync(file);
-      mkdirSync(obstacle);
-      writeFileSync(path.join(obstacle, 'keep'), 'x');
+describe('persist: failed commits', () => {
+  it('a full database answers the write 503 in the envelope, keeps serving reads, and the next commit that works keeps everything', async () => {
+    const file = newFile();
+    const told: string[] = [];
+    const { emulator, call } = await start(file, {}, (message) => told.push(message));
+    const kept = await call('POST', '/calendars/primary/events', timedEvent('kept'));
+    expect(kept.status).toBe(200);
+    // SQLite's own limit on the file's pages: the commit fails as on a full disk (SQLITE_FULL).
+    // A real full disk and a read-only file are in persist-disk.test.ts.
+    emulator.persistence?.limitPages(emulator.persistence.pageCount());
 
-      const refused = await call('POST', '/calendars/primary/events', timedEvent('unsaved'));
-      expect(refused.status).toBe(503);
-      expect(refused.body.error).toMatchObject({ code: 503, status: 'UNAVAILABLE' });
-      expect(refused.body.error.errors[0]).toMatchObject({ domain: 'global', reason: 'backendError' });
-      expect(refused.body.error.message).toContain(`could not save the state to ${file}`);
-      expect(told).toHaveLength(1);
-      expect(told[0]).toContain(file);
-      expect(emulator.persistence?.stats.failures).toBe(1);
-      if (obstacle !== file) expect(readFileSync(file, 'utf8')).toBe(good);
-      // Reads still work, and show the change held in memory.
-      const listed = await call('GET', '/calendars/primary/events');
-      expect(listed.status).toBe(200);
-      expect(listed.body.items.map((item: { summary: string }) => item.summary).sort()).toEqual([
-        'kept',
-        'unsaved',
-      ]);
-      // A request that changes nothing is not the one whose save failed: it gets its answer.
-      const busy = await call('POST', '/freeBusy', {
-        timeMin: '2026-03-02T00:00:00Z',
-        timeMax: '2026-03-03T00:00:00Z',
-        items: [{ id: 'primary' }],
-      });
-      expect(busy.status).toBe(200);
-      // The control plane's writes alike: the reset is done in memory, its save failed.
-      expect((await call('POST', '/__emulator/reset')).status).toBe(503);
+    const big = 'x'.repeat(6000);
+    const refused = await call(
+      'POST',
+      '/calendars/primary/events',
+      timedEvent('unsaved', 9, { description: big }),
+    );
+    expect(refused.status).toBe(503);
+    expect(refused.body.error).toMatchObject({ code: 503, status: 'UNAVAILABLE' });
+    expect(refused.body.error.errors[0]).toMatchObject({ domain: 'global', reason: 'backendError' });
+    expect(refused.body.error.message).toContain(`could not save the state to ${file}`);
+    expect(refused.body.error.message).toContain('full');
+    expect(told).toHaveLength(1);
+    expect(told[0]).toContain(file);
+    expect(emulator.persistence?.stats.failures).toBe(1);
+    // Reads still work, and show the change held in memory.
+    const listed = await call('GET', '/calendars/primary/events');
+    expect(listed.status).toBe(200);
+    expect(listed.body.items.map((item: { summary: string }) => item.summary).sort()).toEqual([
+      'kept',
+      'unsaved',
+    ]);
+    // A request that changes nothing is not the one whose commit failed: it gets its answer.
+    const busy = await call('POST', '/freeBusy', {
+      timeMin: '2026-03-02T00:00:00Z',
+      timeMax: '2026-03-03T00:00:00Z',
+      items: [{ id: 'primary' }],
+    });
+    expect(busy.status).toBe(200);
+    expect(
+      Object.values(onDisk(file).events['ana@example.com']).map(
+        (e) => (e as { resource: { summary: string } }).resource.summary,
+      ),
+    ).toEqual(['kept']);
 
-      rmSync(obstacle, { recursive: true });
-      const later = await call('POST', '/calendars/primary/events', timedEvent('later'));
-      expect(later.status).toBe(200);
-      expect(existsSync(tempFileOf(file))).toBe(false);
-      // The next save that works holds everything in memory: the reset, then the new event.
-      const saved = onDisk(file);
-      expect(saved.revision).toBe(emulator.store.state.revision);
-      const summaries = Object.values(saved.events['ana@example.com']).map(
-        (event) => (event as { resource: { summary: string } }).resource.summary,
-      );
-      expect(summaries).toEqual(['later']);
-    },
-  );
+    emulator.persistence?.limitPages(1_073_741_823);
+    const later = await call('POST', '/calendars/primary/events', timedEvent('later'));
+    expect(later.status).toBe(200);
+    const saved = onDisk(file);
+    expect(saved.revision).toBe(emulator.store.state.revision);
+    const summaries = Object.values(saved.events['ana@example.com']).map(
+      (event) => (event as { resource: { summary: string } }).resource.summary,
+    );
+    expect(summaries).toEqual(['kept', 'unsaved', 'later']);
+  });
 });
 
 describe('gspec-emulator --persist', () => {
@@ -376,7 +451,7 @@ describe('gspec-emulator --persist', () => {
     const first = startCli(['--persist', file, '--seed', seedFile]);
     const origin = await first.ready;
     expect(first.output().out).toContain(`Seeded from ${seedFile}`);
-    expect(first.output().out).toContain(`State saved to ${file} (new file)`);
+    expect(first.output().out).toContain(`State saved to ${file} (new database)`);
     expect(first.output().out).toContain('watch channels are not kept');
     expect(onDisk(file).events['ana@example.com'].seeded001.resource.summary).toBe('Seeded');
     const made = await fetch(`${origin}/calendar/v3/calendars/primary/events`, {
@@ -411,7 +486,7 @@ describe('gspec-emulator --persist', () => {
     const first = startCli(['--persist', file, '--state', dumped]);
     await first.ready;
     expect(first.output().out).toContain(`State loaded from ${dumped}`);
-    expect(onDisk(file)).toEqual(onDisk(dumped));
+    expect(onDisk(file)).toEqual(JSON.parse(readFileSync(dumped, 'utf8')));
     await stop(first);
 
     const refused = startCli(['--persist', file, '--state', dumped]);
@@ -421,32 +496,36 @@ describe('gspec-emulator --persist', () => {
     );
   });
 
-  it('exits 1 naming the file and the place at fault, and leaves the file as it is', async () => {
+  it('exits 1 naming the file when it is a JSON state, and leaves it as it is', async () => {
     const file = newFile();
-    const text = JSON.stringify({
-      version: 1,
-      epoch: 'not hex',
-      revision: 0,
-      lastTime: 0,
-      nextSeq: 1,
-      users: {},
-      calendars: {},
-      events: {},
-      calendarList: {},
-    });
+    const text = JSON.stringify({ version: 1, epoch: 'ab', users: {} });
     writeFileSync(file, text);
     const run = startCli(['--persist', file]);
     expect(await run.exited).toBe(1);
     expect(run.output().err).toContain(
-      `gspec-emulator: invalid --persist file: ${file}: invalid state: /epoch`,
+      `gspec-emulator: invalid --persist file: ${file}: a JSON state, not a database (--persist keeps a SQLite database since 0.2); start a database from it with --state ${file} --persist NEW.db (left as it is)`,
     );
     expect(readFileSync(file, 'utf8')).toBe(text);
   });
 
-  it('exits 1 when the file cannot be written at start', async () => {
-    const blocked = path.join(dir, 'no-such-directory', 'state.json');
+  it('exits 1 when the file cannot be made', async () => {
+    const blocked = path.join(dir, 'no-such-directory', 'state.db');
     const run = startCli(['--persist', blocked]);
     expect(await run.exited).toBe(1);
-    expect(run.output().err).toContain(`gspec-emulator: The emulator could not save the state to ${blocked}`);
+    expect(run.output().err).toContain(`gspec-emulator: invalid --persist file: ${blocked}: cannot open`);
+  });
+
+  it('--persist-sync takes normal or full, and only with --persist', async () => {
+    const file = newFile();
+    const full = startCli(['--persist', file, '--persist-sync', 'full']);
+    await full.ready;
+    expect(full.output().out).toContain('(--persist-sync full)');
+    await stop(full);
+    const wrong = startCli(['--persist', file, '--persist-sync', 'always']);
+    expect(await wrong.exited).toBe(1);
+    expect(wrong.output().err).toContain('invalid --persist-sync "always": expected normal or full');
+    const alone = startCli(['--persist-sync', 'full']);
+    expect(await alone.exited).toBe(1);
+    expect(alone.output().err).toContain('--persist-sync needs --persist FILE');
   });
 });

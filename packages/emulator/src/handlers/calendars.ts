@@ -107,7 +107,7 @@ export const calendarHandlers: Record<string, Handler> = {
         etag: etagFor(store.state, event.revision),
         updated: now(store.state),
       };
-      store.eventWritten(events, event);
+      store.eventWritten(calendar.id, events, event);
       store.touch(`events:${calendar.id}`);
     }
     return {};

@@ -242,7 +242,7 @@ export function storeEvent(context: Context, options: StoreEventOptions): EventR
   state.events[calendar.id] = events;
   const record: EventRecord = { id, seq: previous?.seq ?? state.nextSeq++, revision, resource };
   events[id] = record;
-  store.eventWritten(events, record);
+  store.eventWritten(calendar.id, events, record);
   store.touch(`events:${calendar.id}`);
   return record;
 }
@@ -262,5 +262,5 @@ export function cancelEvent(context: Context, calendarId: string, record: EventR
     etag: etagFor(state, record.revision),
     updated: now(state),
   };
-  context.store.eventWritten(events, record);
+  context.store.eventWritten(calendarId, events, record);
 }

@@ -1,0 +1,167 @@
+/**
+ * Calendar's tables in the emulator's database (core/storage.ts): one row per user, calendar,
+ * calendar-list entry, sharing rule and event, each the record as the state holds it, in JSON.
+ *
+ * What changed since the last commit is found without looking at every event: every change of
+ * a user, calendar, list entry or rule takes the state's next revision (state.ts), so those
+ * rows are the ones with a revision past the last commit's (users, calendars, lists and rules
+ * are few next to events); events are many, and every event write tells the store
+ * (`Store.eventWritten`), which keeps their ids here. A deleted calendar takes its rows along.
+ */
+import { type Rows, type StorageSlice, slot } from '../../core/storage.js';
+import type { AclRecord, CalendarRecord, EventRecord, ListEntryRecord, UserRecord } from '../../state.js';
+import type { Store } from '../../store.js';
+
+const TABLES = [
+  'calendar_users',
+  'calendar_calendars',
+  'calendar_list',
+  'calendar_acl',
+  'calendar_events',
+] as const;
+
+const MIGRATIONS = [
+  `CREATE TABLE calendar_users (email TEXT PRIMARY KEY, body TEXT NOT NULL) STRICT;
+   CREATE TABLE calendar_calendars (id TEXT PRIMARY KEY, body TEXT NOT NULL) STRICT;
+   CREATE TABLE calendar_list (email TEXT NOT NULL, calendar_id TEXT NOT NULL, body TEXT NOT NULL,
+     PRIMARY KEY (email, calendar_id)) STRICT;
+   CREATE TABLE calendar_acl (calendar_id TEXT NOT NULL, rule_id TEXT NOT NULL, body TEXT NOT NULL,
+     PRIMARY KEY (calendar_id, rule_id)) STRICT;
+   CREATE TABLE calendar_events (calendar_id TEXT NOT NULL, event_id TEXT NOT NULL, body TEXT NOT NULL,
+     PRIMARY KEY (calendar_id, event_id)) STRICT;`,
+];
+
+// Upserts keep a row's rowid, so rows load in the order they were first written, as the state
+// holds them (a replace would move every changed row to the end).
+const upsert = (table: string, keys: string) =>
+  `INSERT INTO ${table} (${keys}, body) VALUES (${keys
+    .split(',')
+    .map(() => '?')
+    .join(', ')}, ?) ON CONFLICT (${keys}) DO UPDATE SET body = excluded.body`;
+const PUT_USER = upsert('calendar_users', 'email');
+const PUT_CALENDAR = upsert('calendar_calendars', 'id');
+const PUT_ENTRY = upsert('calendar_list', 'email, calendar_id');
+const PUT_RULE = upsert('calendar_acl', 'calendar_id, rule_id');
+const PUT_EVENT = upsert('calendar_events', 'calendar_id, event_id');
+
+/** Parses a stored row, naming it when it is not JSON. */
+function parsed<T>(body: unknown, where: string): T {
+  try {
+    return JSON.parse(String(body)) as T;
+  } catch (error) {
+    throw new Error(`${where}: not JSON (${(error as Error).message})`);
+  }
+}
+
+export function calendarStorage(store: Store): StorageSlice {
+  /** The calendars whose rows the database holds (a calendar gone from the state takes its rows along). */
+  let stored = new Set<string>();
+  let pending: Set<string> | undefined;
+  /** Calendar id to the ids of its events written since the last commit. */
+  const written = new Map<string, Set<string>>();
+  store.eventWrites = written;
+
+  function putUser(rows: Rows, user: UserRecord) {
+    rows.run(PUT_USER, user.email, JSON.stringify(user));
+  }
+  function putCalendar(rows: Rows, calendar: CalendarRecord) {
+    rows.run(PUT_CALENDAR, calendar.id, JSON.stringify(calendar));
+  }
+  function putEntry(rows: Rows, email: string, entry: ListEntryRecord) {
+    rows.run(PUT_ENTRY, email, entry.calendarId, JSON.stringify(entry));
+  }
+  function putRule(rows: Rows, calendarId: string, rule: AclRecord) {
+    rows.run(PUT_RULE, calendarId, rule.id, JSON.stringify(rule));
+  }
+  function putEvent(rows: Rows, calendarId: string, event: EventRecord) {
+    rows.run(PUT_EVENT, calendarId, event.id, JSON.stringify(event));
+  }
+
+  return {
+    name: 'calendar',
+    migrations: MIGRATIONS,
+    tables: TABLES,
+
+    load(rows, state, where) {
+      state.users = {};
+      state.calendars = {};
+      state.events = {};
+      state.calendarList = {};
+      state.acl = {};
+      for (const [email, body] of rows.iterate('SELECT email, body FROM calendar_users ORDER BY rowid'))
+        state.users[String(email)] = parsed(body, where('calendar_users', String(email)));
+      for (const [id, body] of rows.iterate('SELECT id, body FROM calendar_calendars ORDER BY rowid')) {
+        state.calendars[String(id)] = parsed(body, where('calendar_calendars', String(id)));
+        state.events[String(id)] = {};
+        state.acl[String(id)] = {};
+      }
+      for (const [email, calendarId, body] of rows.iterate(
+        'SELECT email, calendar_id, body FROM calendar_list ORDER BY rowid',
+      )) {
+        const list = slot(state.calendarList, String(email));
+        list[String(calendarId)] = parsed(body, where('calendar_list', `${email} ${calendarId}`));
+      }
+      for (const [calendarId, ruleId, body] of rows.iterate(
+        'SELECT calendar_id, rule_id, body FROM calendar_acl ORDER BY rowid',
+      )) {
+        const rules = slot(state.acl, String(calendarId));
+        rules[String(ruleId)] = parsed(body, where('calendar_acl', `${calendarId} ${ruleId}`));
+      }
+      for (const [calendarId, eventId, body] of rows.iterate(
+        'SELECT calendar_id, event_id, body FROM calendar_events ORDER BY rowid',
+      )) {
+        const events = slot(state.events, String(calendarId));
+        events[String(eventId)] = parsed(body, where('calendar_events', `${calendarId} ${eventId}`));
+      }
+      for (const email of Object.keys(state.users)) state.calendarList[email] ??= {};
+      pending = new Set(Object.keys(state.calendars));
+    },
+
+    writeAll(rows, state) {
+      for (const user of Object.values(state.users)) putUser(rows, user);
+      for (const calendar of Object.values(state.calendars)) putCalendar(rows, calendar);
+      for (const [email, list] of Object.entries(state.calendarList))
+        for (const entry of Object.values(list)) putEntry(rows, email, entry);
+      for (const [calendarId, rules] of Object.entries(state.acl))
+        for (const rule of Object.values(rules)) putRule(rows, calendarId, rule);
+      for (const [calendarId, events] of Object.entries(state.events))
+        for (const event of Object.values(events)) putEvent(rows, calendarId, event);
+      pending = new Set(Object.keys(state.calendars));
+    },
+
+    writeChanges(rows, state, since) {
+      for (const user of Object.values(state.users)) if (user.settingsRevision > since) putUser(rows, user);
+      const now = new Set<string>();
+      for (const calendar of Object.values(state.calendars)) {
+        now.add(calendar.id);
+        if (calendar.revision > since) putCalendar(rows, calendar);
+      }
+      for (const id of stored) {
+        if (now.has(id)) continue;
+        rows.run('DELETE FROM calendar_calendars WHERE id = ?', id);
+        rows.run('DELETE FROM calendar_acl WHERE calendar_id = ?', id);
+        rows.run('DELETE FROM calendar_events WHERE calendar_id = ?', id);
+      }
+      for (const [email, list] of Object.entries(state.calendarList))
+        for (const entry of Object.values(list)) if (entry.revision > since) putEntry(rows, email, entry);
+      for (const [calendarId, rules] of Object.entries(state.acl))
+        for (const rule of Object.values(rules)) if (rule.revision > since) putRule(rows, calendarId, rule);
+      for (const [calendarId, ids] of written) {
+        const events = state.events[calendarId];
+        if (!events) continue;
+        for (const id of ids) {
+          const event = events[id];
+          if (event) putEvent(rows, calendarId, event);
+        }
+      }
+      pending = now;
+    },
+
+    // A commit is synchronous: no event is written between writeChanges and this.
+    committed() {
+      if (pending) stored = pending;
+      pending = undefined;
+      written.clear();
+    },
+  };
+}
