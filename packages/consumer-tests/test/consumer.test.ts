@@ -460,7 +460,7 @@ describe('the README examples', () => {
     await stopServer(first, origin);
     const second = npxFromReadme('packages/emulator/README.md', 'persist', 'gspec-emulator');
     origin = await second.ready;
-    expect(second.output().out).toContain('State restored from emulator-state.json');
+    expect(second.output().out).toContain('State restored from emulator-state.db');
     const read = await fetch(`${origin}/calendar/v3/calendars/primary/events/${event.id}`, { headers: auth });
     expect(await read.json()).toMatchObject({ id: event.id, etag: event.etag, summary: 'Kept' });
     await stopServer(second, origin);

@@ -35,6 +35,11 @@ import { readBearer, type ScopeMap, type UserMap } from './users.js';
 import { type RawRequest, validateRequest } from './validate.js';
 
 const MAX_BODY_BYTES = 10 * 1024 * 1024;
+/**
+ * The control plane takes a whole state (PUT /__emulator/state): the emulator must load any
+ * state it dumped, and 100,000 events dump to about 90 MB. V8's longest string is 512 MiB.
+ */
+const MAX_CONTROL_BODY_BYTES = 512 * 1024 * 1024;
 
 /** One answer, as seen by `onResponse`: for tests that check every answer against the spec. */
 export interface Exchange {
@@ -134,7 +139,7 @@ const NO_BODY: ReadBody = { text: undefined };
 const hasBody = (request: IncomingMessage): boolean =>
   request.headers['content-length'] !== undefined || request.headers['transfer-encoding'] !== undefined;
 
-async function readBody(request: IncomingMessage): Promise<string | undefined> {
+async function readBody(request: IncomingMessage, limit: number): Promise<string | undefined> {
   const chunks: Buffer[] = [];
   let size = 0;
   // Events rather than `for await`: the async iterator cost more than the rest of reading.
@@ -143,7 +148,7 @@ async function readBody(request: IncomingMessage): Promise<string | undefined> {
       size += chunk.length;
       // Past the limit the rest is read and dropped: refusing mid-body would reset the
       // connection under a client still sending, which would then never see the 413.
-      if (size <= MAX_BODY_BYTES) chunks.push(chunk);
+      if (size <= limit) chunks.push(chunk);
     });
     request.once('end', resolve);
     request.once('error', reject);
@@ -152,12 +157,12 @@ async function readBody(request: IncomingMessage): Promise<string | undefined> {
       if (!request.complete) reject(new Error('the client closed the connection before the end of the body'));
     });
   });
-  if (size > MAX_BODY_BYTES)
+  if (size > limit)
     throw new ApiError(413, [
       {
         domain: 'global',
         reason: 'uploadTooLarge',
-        message: `The request body is larger than ${MAX_BODY_BYTES} bytes`,
+        message: `The request body is larger than ${limit} bytes`,
       },
     ]);
   if (chunks.length === 0) return undefined;
@@ -533,7 +538,8 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
       respond(request, response, NO_BODY);
       return;
     }
-    readBody(request).then(
+    const control = request.url?.startsWith(CONTROL_PREFIX) ?? false;
+    readBody(request, control ? MAX_CONTROL_BODY_BYTES : MAX_BODY_BYTES).then(
       (text) => respond(request, response, { text }),
       (error: unknown) => respond(request, response, { text: undefined, error }),
     );

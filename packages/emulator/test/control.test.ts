@@ -47,6 +47,26 @@ describe('control plane', () => {
     expect(sync.body.items).toEqual([]);
   });
 
+  it('a dump of 20,000 events (over 10 MB) loads back whole', async () => {
+    await emu.reset();
+    const description = 'd'.repeat(400);
+    for (let i = 0; i < 20_000; i++)
+      emu.emulator.invoke('ana@example.com', 'events.insert', {
+        path: { calendarId: 'primary' },
+        body: timedEvent(`bulk ${i}`, 9, { description }),
+      });
+    const text = (await emu.call('GET', '/__emulator/state')).text;
+    expect(text.length).toBeGreaterThan(10 * 1024 * 1024);
+    await emu.reset();
+    const loaded = await fetch(`${emu.origin}/__emulator/state`, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json' },
+      body: text,
+    });
+    expect(loaded.status).toBe(204);
+    expect(Object.keys(emu.emulator.store.state.events['ana@example.com'] ?? {})).toHaveLength(20_000);
+  });
+
   it("a state dumped before sharing rules existed loads with the owners' rules", async () => {
     await emu.reset();
     await emu.call('POST', '/calendars/primary/acl', {
