@@ -45,6 +45,9 @@ export interface Rows {
   iterate(sql: string, ...params: SqlValue[]): IterableIterator<unknown[]>;
 }
 
+/** A stored row's JSON body, parsed; one that is not JSON throws, naming the file, table and key. */
+export type ParseRow = <T>(body: unknown, table: string, key: string) => T;
+
 /** One API's part of the stored state. */
 export interface StorageSlice {
   /** Prefix of its tables and its key in `emulator_schema`. */
@@ -54,7 +57,7 @@ export interface StorageSlice {
   /** Its tables, emptied before a full write. */
   readonly tables: readonly string[];
   /** Puts its rows into a state that holds the core's scalars and nothing else yet. */
-  load(rows: Rows, state: State, where: (table: string, key: string) => string): void;
+  load(rows: Rows, state: State, parse: ParseRow): void;
   /** Writes the whole of its part of `state` into its emptied tables. */
   writeAll(rows: Rows, state: State): void;
   /** Writes what changed in `state` since the commit that held revision `since`. */
@@ -311,8 +314,14 @@ export class Persistence {
     for (const [key, value] of Object.entries(state))
       if (typeof value === 'object' && value !== null)
         delete (state as unknown as Record<string, unknown>)[key];
-    const where = (table: string, key: string) => `${this.file}: ${table} ${key}`;
-    for (const slice of this.slices) slice.load(this.rows, state, where);
+    const parse: ParseRow = <T>(body: unknown, table: string, key: string) => {
+      try {
+        return JSON.parse(String(body)) as T;
+      } catch (error) {
+        throw new PersistError(`${this.file}: ${table} ${key}: not JSON (${message(error)})`);
+      }
+    };
+    for (const slice of this.slices) slice.load(this.rows, state, parse);
     this.store.state = state;
     for (const slice of this.slices) slice.committed(state);
     return true;

@@ -44,15 +44,6 @@ const PUT_ENTRY = upsert('calendar_list', 'email, calendar_id');
 const PUT_RULE = upsert('calendar_acl', 'calendar_id, rule_id');
 const PUT_EVENT = upsert('calendar_events', 'calendar_id, event_id');
 
-/** Parses a stored row, naming it when it is not JSON. */
-function parsed<T>(body: unknown, where: string): T {
-  try {
-    return JSON.parse(String(body)) as T;
-  } catch (error) {
-    throw new Error(`${where}: not JSON (${(error as Error).message})`);
-  }
-}
-
 export function calendarStorage(store: Store): StorageSlice {
   /** The calendars whose rows the database holds (a calendar gone from the state takes its rows along). */
   let stored = new Set<string>();
@@ -82,16 +73,16 @@ export function calendarStorage(store: Store): StorageSlice {
     migrations: MIGRATIONS,
     tables: TABLES,
 
-    load(rows, state, where) {
+    load(rows, state, parse) {
       state.users = {};
       state.calendars = {};
       state.events = {};
       state.calendarList = {};
       state.acl = {};
       for (const [email, body] of rows.iterate('SELECT email, body FROM calendar_users ORDER BY rowid'))
-        state.users[String(email)] = parsed(body, where('calendar_users', String(email)));
+        state.users[String(email)] = parse(body, 'calendar_users', String(email));
       for (const [id, body] of rows.iterate('SELECT id, body FROM calendar_calendars ORDER BY rowid')) {
-        state.calendars[String(id)] = parsed(body, where('calendar_calendars', String(id)));
+        state.calendars[String(id)] = parse(body, 'calendar_calendars', String(id));
         state.events[String(id)] = {};
         state.acl[String(id)] = {};
       }
@@ -99,19 +90,19 @@ export function calendarStorage(store: Store): StorageSlice {
         'SELECT email, calendar_id, body FROM calendar_list ORDER BY rowid',
       )) {
         const list = slot(state.calendarList, String(email));
-        list[String(calendarId)] = parsed(body, where('calendar_list', `${email} ${calendarId}`));
+        list[String(calendarId)] = parse(body, 'calendar_list', `${email} ${calendarId}`);
       }
       for (const [calendarId, ruleId, body] of rows.iterate(
         'SELECT calendar_id, rule_id, body FROM calendar_acl ORDER BY rowid',
       )) {
         const rules = slot(state.acl, String(calendarId));
-        rules[String(ruleId)] = parsed(body, where('calendar_acl', `${calendarId} ${ruleId}`));
+        rules[String(ruleId)] = parse(body, 'calendar_acl', `${calendarId} ${ruleId}`);
       }
       for (const [calendarId, eventId, body] of rows.iterate(
         'SELECT calendar_id, event_id, body FROM calendar_events ORDER BY rowid',
       )) {
         const events = slot(state.events, String(calendarId));
-        events[String(eventId)] = parsed(body, where('calendar_events', `${calendarId} ${eventId}`));
+        events[String(eventId)] = parse(body, 'calendar_events', `${calendarId} ${eventId}`);
       }
       for (const email of Object.keys(state.users)) state.calendarList[email] ??= {};
       pending = new Set(Object.keys(state.calendars));

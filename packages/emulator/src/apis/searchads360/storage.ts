@@ -38,14 +38,6 @@ const worldText = (world: SearchAds360State) =>
     nextDsConversionId: world.nextDsConversionId,
   } satisfies WorldRow);
 
-function parsed<T>(body: unknown, where: string): T {
-  try {
-    return JSON.parse(String(body)) as T;
-  } catch (error) {
-    throw new Error(`${where}: not JSON (${(error as Error).message})`);
-  }
-}
-
 export function searchAds360Storage(): StorageSlice {
   /** Conversions and availabilities in the database as they are. */
   let saved = new WeakSet<JsonObject>();
@@ -77,7 +69,7 @@ export function searchAds360Storage(): StorageSlice {
     migrations: MIGRATIONS,
     tables: ['searchads360_world', 'searchads360_conversions', 'searchads360_availabilities'],
 
-    load(rows, state, where) {
+    load(rows, state, parse) {
       saved = new WeakSet();
       savedWorld = undefined;
       writing = [];
@@ -86,7 +78,7 @@ export function searchAds360Storage(): StorageSlice {
       // No row: Search Ads 360 was never written, its reads show the spec's examples.
       if (!row) return;
       const world: SearchAds360State = {
-        ...parsed<WorldRow>(row[0], where('searchads360_world', '1')),
+        ...parse<WorldRow>(row[0], 'searchads360_world', '1'),
         conversions: {},
         availabilities: {},
       };
@@ -94,15 +86,16 @@ export function searchAds360Storage(): StorageSlice {
         'SELECT advertiser_id, conversion_key, body FROM searchads360_conversions ORDER BY rowid',
       )) {
         const conversions = slot(world.conversions, String(advertiserId));
-        conversions[String(key)] = parsed(body, where('searchads360_conversions', `${advertiserId} ${key}`));
+        conversions[String(key)] = parse(body, 'searchads360_conversions', `${advertiserId} ${key}`);
       }
       for (const [advertiserId, activityId, body] of rows.iterate(
         'SELECT advertiser_id, activity_id, body FROM searchads360_availabilities ORDER BY rowid',
       )) {
         const availabilities = slot(world.availabilities, String(advertiserId));
-        availabilities[String(activityId)] = parsed(
+        availabilities[String(activityId)] = parse(
           body,
-          where('searchads360_availabilities', `${advertiserId} ${activityId}`),
+          'searchads360_availabilities',
+          `${advertiserId} ${activityId}`,
         );
       }
       state.searchads360 = world;
