@@ -23,7 +23,7 @@ import { writeBenchSection } from '@gspec/scripts/bench-report';
 import { startServer } from '@gspec/scripts/child-process';
 import { sampleValue } from '@gspec/scripts/operations';
 import autocannon, { type Request } from 'autocannon';
-import { isObject, type Json, type JsonObject, loadApiSpec, type OperationSpec } from '../src/spec.ts';
+import { isObject, type Json, type JsonObject, loadApiSpec, type OperationSpec } from '../src/core/spec.ts';
 
 const here = import.meta.dirname;
 const cli = path.resolve(here, '../dist/cli.js');

@@ -11,25 +11,21 @@
  */
 import { readFileSync } from 'node:fs';
 import { commandHelp, readCommandLine, serverOptions, startedByNpm, stopOnSignals } from '@gspec/server-kit';
-import { CONTROL_PREFIX } from './control.js';
+import { LIVE_RATE_LIMIT_STATUS } from './apis/index.js';
+import { CONTROL_PREFIX } from './core/control.js';
+import { applySeed, readSeedFile, type Seed, SeedError, seedScopeMap, seedUserMap } from './core/seed.js';
+import type { Emulator } from './core/server.js';
+import { SpecError } from './core/spec.js';
+import { StateFileError } from './core/state-file.js';
 import { PersistError, type SyncMode } from './core/storage.js';
-import { applySeed, readSeedFile, type Seed, SeedError, seedScopeMap, seedUserMap } from './seed.js';
-import { createEmulator, type Emulator } from './server.js';
-import { SpecError } from './spec.js';
-import { StateFileError } from './state-file.js';
 import {
   AccessConfigError,
-  LIVE_RATE_LIMIT_STATUS,
   type RateLimitOptions,
   type RateLimitStatus,
   unusedScopes,
-} from './strict.js';
-import { readUsersFile, type ScopeMap, type UserMap, UsersFileError } from './users.js';
-
-const API_TITLES: Record<string, string> = {
-  calendar: 'Google Calendar API',
-  searchads360: 'Search Ads 360 API',
-};
+} from './core/strict.js';
+import { readUsersFile, type ScopeMap, type UserMap, UsersFileError } from './core/users.js';
+import { createEmulator } from './emulator.js';
 
 const { port, host, verbose, 'outlive-npm': outliveNpm } = serverOptions(4011);
 const OPTIONS = {
@@ -248,7 +244,7 @@ async function main(): Promise<void> {
     `gspec emulator listening on ${origin}`,
     ...emulator.services.list.map(
       (s) =>
-        `  ${(API_TITLES[s.name] ?? s.name).padEnd(22)}${origin}${s.spec.basePath}${
+        `  ${s.module.title.padEnd(22)}${origin}${s.spec.basePath}${
           s.notImplemented.length > 0 ? ` (${s.notImplemented.length} operations answer 501)` : ''
         }`,
     ),

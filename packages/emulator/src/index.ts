@@ -1,18 +1,8 @@
-export { CONTROL_PREFIX } from './control.js';
-export {
-  PersistError,
-  Persistence,
-  type PersistOptions,
-  type PersistStats,
-  type SyncMode,
-} from './core/storage.js';
-export type { GoogleErrorBody, GoogleErrorItem } from './errors.js';
-export { DEPRECATED_BEHAVIOR_HEADER } from './handlers/events.js';
-export { notImplementedOperations } from './handlers/index.js';
-export { MAX_INSTANCES } from './handlers/recurrence.js';
-export type { Channel, Notifier, NotifierOptions } from './notifier.js';
-export { QUOTA_COST_HEADER, QUOTA_USED_HEADER, type QuotaReport } from './quota.js';
-export { DEPRECATION_NOTE_HEADER } from './searchads360/conversion-reads.js';
+export { DEPRECATED_BEHAVIOR_HEADER } from './apis/calendar/events.js';
+export { notImplementedOperations } from './apis/calendar/handlers.js';
+export { MAX_INSTANCES } from './apis/calendar/recurrence.js';
+export { API_MODULES, LIVE_RATE_LIMIT_STATUS } from './apis/index.js';
+export { DEPRECATION_NOTE_HEADER } from './apis/searchads360/conversion-reads.js';
 export type {
   SearchAds360Seed,
   SeedAdGroup,
@@ -22,8 +12,13 @@ export type {
   SeedClick,
   SeedEngineAccount,
   SeedEntity,
-} from './searchads360/seed.js';
-export type { SearchAds360State } from './searchads360/state.js';
+} from './apis/searchads360/seed.js';
+export type { SearchAds360State } from './apis/searchads360/state.js';
+export type { ApiModule } from './core/api-module.js';
+export { CONTROL_PREFIX } from './core/control.js';
+export type { GoogleErrorBody, GoogleErrorItem } from './core/errors.js';
+export type { Channel, Notifier, NotifierOptions } from './core/notifier.js';
+export { QUOTA_COST_HEADER, QUOTA_USED_HEADER, type QuotaReport } from './core/quota.js';
 export {
   applySeed,
   parseSeed,
@@ -34,30 +29,36 @@ export {
   type SeedUser,
   seedScopeMap,
   seedUserMap,
-} from './seed.js';
+} from './core/seed.js';
 export {
-  createEmulator,
+  createEmulatorOf,
   type Emulator,
   type EmulatorOptions,
   type Exchange,
   type InvokeInput,
   type InvokeResult,
-} from './server.js';
+} from './core/server.js';
 export {
   type CalendarSpec,
   loadCalendarSpec,
   type OperationSpec,
   readCalendarSpec,
   SpecError,
-} from './spec.js';
-export type { State } from './state.js';
+} from './core/spec.js';
+export type { State } from './core/state.js';
+export {
+  PersistError,
+  Persistence,
+  type PersistOptions,
+  type PersistStats,
+  type SyncMode,
+} from './core/storage.js';
 export {
   AccessConfigError,
-  LIVE_RATE_LIMIT_STATUS,
   type RateLimitOptions,
   type RateLimitReport,
   type RateLimitStatus,
-} from './strict.js';
+} from './core/strict.js';
 export {
   expandScope,
   parseUserMap,
@@ -68,4 +69,5 @@ export {
   type UserMap,
   type UsersFile,
   UsersFileError,
-} from './users.js';
+} from './core/users.js';
+export { createEmulator } from './emulator.js';

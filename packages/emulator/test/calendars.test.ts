@@ -1,6 +1,6 @@
 /** calendars.*, calendarList.*, settings.* and colors.get. */
 import { beforeEach, describe, expect, it } from 'vitest';
-import { parseQuickAdd } from '../src/handlers/quick-add.ts';
+import { parseQuickAdd } from '../src/apis/calendar/quick-add.ts';
 import { useEmulator } from './support/harness.ts';
 
 const emu = useEmulator();

@@ -1,6 +1,6 @@
 /** The control plane: health, reset, dump and load of the state, quota. */
 import { describe, expect, it } from 'vitest';
-import { notImplementedOperations } from '../src/handlers/index.ts';
+import { notImplementedOperations } from '../src/apis/calendar/handlers.ts';
 import { spec, timedEvent, useEmulator } from './support/harness.ts';
 
 const emu = useEmulator({ users: { 'token-ana': 'ana@example.com', 'token-bo': 'bo@example.com' } });

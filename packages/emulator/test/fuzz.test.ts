@@ -24,7 +24,7 @@ import { createServer, type Server } from 'node:http';
 import { type AddressInfo, connect } from 'node:net';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { JsonObject } from '../src/spec.ts';
+import type { JsonObject } from '../src/core/spec.ts';
 import {
   type Answer,
   type Draft,

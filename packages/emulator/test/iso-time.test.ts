@@ -1,6 +1,6 @@
 /** isoTime writes what Date#toISOString writes, whichever times come before. */
 import { describe, expect, it } from 'vitest';
-import { isoTime } from '../src/state.ts';
+import { isoTime } from '../src/core/state.ts';
 
 describe('isoTime', () => {
   const base = Date.parse('2026-11-22T13:14:59.998Z');

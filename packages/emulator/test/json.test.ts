@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { bodyBytes, isStoredItems, releaseBytes, storedItems } from '../src/json.ts';
+import { bodyBytes, isStoredItems, releaseBytes, storedItems } from '../src/core/json.ts';
 
 const stringifyBody = (body: unknown) => bodyBytes(body).toString('utf8');
 

@@ -18,7 +18,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { stopAll } from '@gspec/scripts/child-process';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createEmulator } from '../src/server.ts';
+import { createEmulator } from '../src/emulator.ts';
 import { type CliRun, requireBuiltCli, startCli } from './support/cli-process.ts';
 import { spec } from './support/harness.ts';
 

@@ -4,7 +4,7 @@
  * endless rules bounded.
  */
 import { beforeEach, describe, expect, it } from 'vitest';
-import { MAX_INSTANCES } from '../src/handlers/recurrence.ts';
+import { MAX_INSTANCES } from '../src/apis/calendar/recurrence.ts';
 import { useEmulator } from './support/harness.ts';
 
 const emu = useEmulator();

@@ -2,8 +2,8 @@
  * The seed rules as behaviour: each one is done against the emulator and read back.
  */
 import { beforeEach, describe, expect, it } from 'vitest';
-import { DEPRECATED_BEHAVIOR_HEADER } from '../src/handlers/events.ts';
-import { QUOTA_COST_HEADER } from '../src/quota.ts';
+import { DEPRECATED_BEHAVIOR_HEADER } from '../src/apis/calendar/events.ts';
+import { QUOTA_COST_HEADER } from '../src/core/quota.ts';
 import { spec, timedEvent, useEmulator } from './support/harness.ts';
 
 const emu = useEmulator();

@@ -7,7 +7,7 @@
  */
 import { google } from 'googleapis';
 import { describe, expect, it } from 'vitest';
-import { parseCsv } from '../src/searchads360/csv.ts';
+import { parseCsv } from '../src/apis/searchads360/csv.ts';
 import { useEmulator } from './support/harness.ts';
 import { problems, sa360 } from './support/searchads360.ts';
 

@@ -5,8 +5,8 @@
  */
 import { parseIdMappingFile } from '@gspec/searchads360/id-mapping';
 import { beforeEach, describe, expect, it } from 'vitest';
-import type { SearchAds360Seed } from '../src/searchads360/seed.ts';
-import { applySeed, parseSeed, type Seed, SeedError } from '../src/seed.ts';
+import type { SearchAds360Seed } from '../src/apis/searchads360/seed.ts';
+import { applySeed, parseSeed, type Seed, SeedError } from '../src/core/seed.ts';
 import { useEmulator } from './support/harness.ts';
 import { ADVERTISER, AGENCY, at, problems, purchase, sa360 } from './support/searchads360.ts';
 

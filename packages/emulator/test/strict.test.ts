@@ -10,18 +10,21 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { type Clock, createCalendar, GoogleApiError } from '@gspec/calendar';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { parseSeed, SeedError, seedScopeMap } from '../src/seed.ts';
-import { createEmulator, type Emulator, type EmulatorOptions } from '../src/server.ts';
-import { type ApiName, type ApiSpec, isObject, loadApiSpec, type OperationSpec } from '../src/spec.ts';
-import { AccessConfigError, RateLimiter } from '../src/strict.ts';
-import { parseUsersFile, SCOPE_PREFIX, UsersFileError } from '../src/users.ts';
+import { LIVE_RATE_LIMIT_STATUS } from '../src/apis/index.ts';
+import { parseSeed, SeedError, seedScopeMap } from '../src/core/seed.ts';
+import type { Emulator, EmulatorOptions } from '../src/core/server.ts';
+import { type ApiName, type ApiSpec, isObject, loadApiSpec, type OperationSpec } from '../src/core/spec.ts';
+import { AccessConfigError, RateLimiter } from '../src/core/strict.ts';
+import { parseUsersFile, SCOPE_PREFIX, UsersFileError } from '../src/core/users.ts';
+import { createEmulator } from '../src/emulator.ts';
 import { startCli } from './support/cli-process.ts';
 import { createResponseCheck } from './support/spec-check.ts';
 
-const SPECS: Record<ApiName, ApiSpec> = {
+const SPECS = {
   calendar: loadApiSpec('calendar'),
   searchads360: loadApiSpec('searchads360'),
-};
+} satisfies Record<ApiName, ApiSpec>;
+type TestedApi = keyof typeof SPECS;
 
 /** Every scope a spec's OAuth 2 scheme declares. */
 function declaredScopes(spec: ApiSpec): string[] {
@@ -108,7 +111,7 @@ function useChecked(options: EmulatorOptions): Checked {
 }
 
 /** The operation's path under its API with every path parameter filled in. */
-function pathOf(api: ApiName, op: OperationSpec): string {
+function pathOf(api: TestedApi, op: OperationSpec): string {
   return `${SPECS[api].basePath}${op.path.replace(/\{([^}]+)\}/g, (_, name: string) =>
     name === 'calendarId' ? 'primary' : '1',
   )}`;
@@ -116,7 +119,7 @@ function pathOf(api: ApiName, op: OperationSpec): string {
 
 const reasonOf = (reply: Reply): string | undefined => reply.body?.error?.errors?.[0]?.reason;
 
-const OPERATIONS = (Object.keys(SPECS) as ApiName[]).flatMap((api) =>
+const OPERATIONS = (Object.keys(SPECS) as TestedApi[]).flatMap((api) =>
   SPECS[api].operations.map((op) => ({ api, op })),
 );
 
@@ -397,7 +400,7 @@ describe('the rate limit with status 429, in strict mode', () => {
 
 describe('RateLimiter', () => {
   it('computes the wait from the oldest spends that must age out', () => {
-    const limiter = new RateLimiter({ units: 5, windowMs: 1000 });
+    const limiter = new RateLimiter({ units: 5, windowMs: 1000 }, LIVE_RATE_LIMIT_STATUS);
     limiter.charge('calendar', 'a@x.io', 1, 0);
     limiter.charge('calendar', 'a@x.io', 3, 100);
     limiter.charge('calendar', 'a@x.io', 1, 200);

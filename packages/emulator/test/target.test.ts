@@ -3,7 +3,7 @@
  * WHATWG URL parser (which the server used before, and still uses for unusual targets).
  */
 import { describe, expect, it } from 'vitest';
-import { parseTarget } from '../src/target.ts';
+import { parseTarget } from '../src/core/target.ts';
 
 /** What routing reads of a target: the decoded path segments and the query pairs. */
 function readOf(pathname: string, query: URLSearchParams) {

@@ -4,9 +4,9 @@
  * (Correctness only; its speed is measured by `npm run bench`.)
  */
 import { describe, expect, it } from 'vitest';
-import { EventTimeIndex } from '../src/event-index.ts';
-import type { JsonObject } from '../src/spec.ts';
-import type { EventRecord } from '../src/state.ts';
+import { EventTimeIndex } from '../src/apis/calendar/event-index.ts';
+import type { JsonObject } from '../src/core/spec.ts';
+import type { EventRecord } from '../src/core/state.ts';
 import { useEmulator } from './support/harness.ts';
 import { random } from './support/random.ts';
 

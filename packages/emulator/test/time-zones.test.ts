@@ -4,7 +4,7 @@
  * changed its offset for good, and around old transitions that fall inside a quarter of an hour.
  */
 import { describe, expect, it } from 'vitest';
-import { exactOffsetAt, formatInZone, offsetAt, wallToUtc } from '../src/time.ts';
+import { exactOffsetAt, formatInZone, offsetAt, wallToUtc } from '../src/apis/calendar/time.ts';
 
 const MINUTE = 60_000;
 

@@ -1,7 +1,7 @@
 /** Requests the spec refuses, and the answers of paths and methods the spec does not have. */
 import { describe, expect, it } from 'vitest';
-import { notImplemented } from '../src/errors.ts';
-import { notImplementedOperations } from '../src/handlers/index.ts';
+import { notImplementedOperations } from '../src/apis/calendar/handlers.ts';
+import { notImplemented } from '../src/core/errors.ts';
 import { spec, timedEvent, useEmulator } from './support/harness.ts';
 import { createResponseCheck } from './support/spec-check.ts';
 

@@ -17,8 +17,8 @@
  */
 import { closeSync, openSync, readSync } from 'node:fs';
 import Database from 'libsql';
-import type { State } from '../state.js';
-import type { Store } from '../store.js';
+import type { Store } from '../apis/calendar/store.js';
+import type { State } from './state.js';
 
 export type SyncMode = 'normal' | 'full';
 

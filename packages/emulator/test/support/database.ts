@@ -6,12 +6,12 @@
 import { copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { readDefaults } from '../../src/apis/calendar/defaults.ts';
 import { calendarStorage } from '../../src/apis/calendar/storage.ts';
+import { Store } from '../../src/apis/calendar/store.ts';
 import { searchAds360Storage } from '../../src/apis/searchads360/storage.ts';
+import type { State } from '../../src/core/state.ts';
 import { Persistence } from '../../src/core/storage.ts';
-import { readDefaults } from '../../src/defaults.ts';
-import type { State } from '../../src/state.ts';
-import { Store } from '../../src/store.ts';
 import { spec } from './harness.ts';
 
 /** Opens `file` as the emulator does, with a store of its own. */

@@ -17,7 +17,7 @@
 import { Agent, request as httpRequest } from 'node:http';
 import { sampleValue } from '@gspec/scripts/operations';
 import fc from 'fast-check';
-import type { Service } from '../../src/services.ts';
+import type { Service } from '../../src/core/services.ts';
 import {
   type ApiSpec,
   follow,
@@ -25,7 +25,7 @@ import {
   type Json,
   type JsonObject,
   type OperationSpec,
-} from '../../src/spec.ts';
+} from '../../src/core/spec.ts';
 
 /** Nesting below which optional properties and array items are no longer drawn. */
 const MAX_DEPTH = 4;

@@ -4,8 +4,9 @@
  * spec fails the test that caused it.
  */
 import { afterAll, afterEach, beforeAll, expect } from 'vitest';
-import { createEmulator, type Emulator, type EmulatorOptions, type Exchange } from '../../src/server.ts';
-import { type ApiName, loadCalendarSpec } from '../../src/spec.ts';
+import type { Emulator, EmulatorOptions, Exchange } from '../../src/core/server.ts';
+import { type ApiName, loadCalendarSpec } from '../../src/core/spec.ts';
+import { createEmulator } from '../../src/emulator.ts';
 import { createResponseCheck, type ResponseCheck } from './spec-check.ts';
 
 export interface Reply {

@@ -3,7 +3,7 @@
  * from the bundled spec (so a test compares against what the spec shows), and the ids of
  * the entities a fresh emulator knows (those of the examples).
  */
-import { follow, isObject, type Json, loadApiSpec } from '../../src/spec.ts';
+import { follow, isObject, type Json, loadApiSpec } from '../../src/core/spec.ts';
 import type { CallOptions, Harness, Reply } from './harness.ts';
 
 export const searchAdsSpec = loadApiSpec('searchads360');

@@ -11,8 +11,8 @@
  * text is checked against that media type's schema.
  */
 import type { ErrorObject } from 'ajv';
-import { createAjv } from '../../src/schemas.ts';
-import type { Exchange } from '../../src/server.ts';
+import { createAjv } from '../../src/core/schemas.ts';
+import type { Exchange } from '../../src/core/server.ts';
 import {
   type CalendarSpec,
   follow,
@@ -20,7 +20,7 @@ import {
   type Json,
   type JsonObject,
   pointerToken,
-} from '../../src/spec.ts';
+} from '../../src/core/spec.ts';
 
 const STRICT_ID = 'strict-calendar.json';
 /** The strict copy without `required`: what a trimmed answer (`fields`) is checked against. */

@@ -3,14 +3,21 @@
  * calendar-list entry, sharing rule and event, each the record as the state holds it, in JSON.
  *
  * What changed since the last commit is found without looking at every event: every change of
- * a user, calendar, list entry or rule takes the state's next revision (state.ts), so those
+ * a user, calendar, list entry or rule takes the state's next revision (core/state.ts), so those
  * rows are the ones with a revision past the last commit's (users, calendars, lists and rules
  * are few next to events); events are many, and every event write tells the store
  * (`Store.eventWritten`), which keeps their ids here. A deleted calendar takes its rows along.
  */
+
+import type {
+  AclRecord,
+  CalendarRecord,
+  EventRecord,
+  ListEntryRecord,
+  UserRecord,
+} from '../../core/state.js';
 import { type Rows, type StorageSlice, slot } from '../../core/storage.js';
-import type { AclRecord, CalendarRecord, EventRecord, ListEntryRecord, UserRecord } from '../../state.js';
-import type { Store } from '../../store.js';
+import type { Store } from './store.js';
 
 const TABLES = [
   'calendar_users',

@@ -7,10 +7,11 @@
  * key. So the rows to write are the objects not committed yet (kept in a WeakSet), found with
  * one pass over the references. The entities row is written when its JSON changed.
  */
+
+import type { JsonObject } from '../../core/spec.js';
+import type { State } from '../../core/state.js';
 import { type StorageSlice, slot } from '../../core/storage.js';
-import type { AgencyRecord, SearchAds360State } from '../../searchads360/state.js';
-import type { JsonObject } from '../../spec.js';
-import type { State } from '../../state.js';
+import type { AgencyRecord, SearchAds360State } from './state.js';
 
 const MIGRATIONS = [
   `CREATE TABLE searchads360_world (id INTEGER PRIMARY KEY CHECK (id = 1), body TEXT NOT NULL) STRICT;

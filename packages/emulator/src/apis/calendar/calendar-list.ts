@@ -1,0 +1,124 @@
+/**
+ * calendarList.*: the user's own view of the calendars they use (colors, hidden, selected,
+ * reminders, notifications). Summary, time zone and location come from the calendar itself.
+ */
+
+import { type Context, flag, type Handler, maxResults, text } from '../../core/context.js';
+import { badRequest, duplicate } from '../../core/errors.js';
+import { own } from '../../core/own.js';
+import type { JsonObject } from '../../core/spec.js';
+import { type ListEntryRecord, nextRevision } from '../../core/state.js';
+import { applyPatch } from './patch.js';
+import { roleRank } from './store.js';
+import { refuseWithSync } from './sync.js';
+import { fingerprint, paginate, readSyncToken } from './tokens.js';
+
+const ENTRY = '#/components/schemas/CalendarListEntry';
+
+/**
+ * The user's settings from a body. RGB colors count only with colorRgbFormat=true, as on the
+ * service; a colorId sets them from the palette.
+ */
+function settingsFrom(context: Context): JsonObject {
+  const body = context.tools.writable(context.request.body ?? {}, ENTRY);
+  delete body.id;
+  if (!flag(context.request.query, 'colorRgbFormat')) {
+    delete body.backgroundColor;
+    delete body.foregroundColor;
+  } else if (body.backgroundColor !== undefined || body.foregroundColor !== undefined) {
+    delete body.colorId;
+  }
+  return body;
+}
+
+function save(context: Context, entry: ListEntryRecord, resource: JsonObject): JsonObject {
+  entry.resource = resource;
+  entry.revision = nextRevision(context.store.state);
+  context.store.withColors(entry);
+  context.store.touch(`calendarList:${context.user.email}`);
+  return context.store.listEntryResource(context.user.email, entry);
+}
+
+export const calendarListHandlers: Record<string, Handler> = {
+  'calendarList.list'(context) {
+    const { store, user, request, op } = context;
+    const syncToken = text(request.query, 'syncToken');
+    const scope = `calendarList:${user.email}`;
+    if (syncToken !== undefined) refuseWithSync(context);
+    const since = syncToken !== undefined ? readSyncToken(store.state, syncToken, scope) : undefined;
+    const minRole = text(request.query, 'minAccessRole');
+    const entries = Object.values(store.state.calendarList[user.email] ?? {}).filter((entry) => {
+      if (since !== undefined) return true;
+      if (entry.deleted && !flag(request.query, 'showDeleted')) return false;
+      if (entry.resource.hidden === true && !flag(request.query, 'showHidden')) return false;
+      if (minRole) {
+        const role = store.listEntryResource(user.email, entry).accessRole;
+        if (roleRank(role) < roleRank(minRole)) return false;
+      }
+      return true;
+    });
+    const page = paginate({
+      state: store.state,
+      scope,
+      items: entries,
+      revisionOf: (entry) => store.entryRevision(entry),
+      keyOf: (entry) => [entry.calendarId],
+      maxResults: maxResults(context),
+      ...(text(request.query, 'pageToken') !== undefined
+        ? { pageToken: text(request.query, 'pageToken') }
+        : {}),
+      ...(since !== undefined ? { since } : {}),
+      fingerprint: fingerprint(request.query, op.sync ? [op.sync.syncTokenParameter] : []),
+    });
+    return {
+      body: {
+        kind: 'calendar#calendarList',
+        etag: `"${store.state.epoch}-${store.state.revision}"`,
+        items: page.items.map((entry) => store.listEntryResource(user.email, entry)),
+        ...(page.nextPageToken ? { nextPageToken: page.nextPageToken } : {}),
+        ...(page.nextSyncToken ? { nextSyncToken: page.nextSyncToken } : {}),
+      },
+    };
+  },
+
+  'calendarList.get'(context) {
+    const entry = context.store.listEntry(context.user, context.request.path.calendarId as string);
+    return { body: context.store.listEntryResource(context.user.email, entry) };
+  },
+
+  'calendarList.insert'(context) {
+    const { store, user } = context;
+    const id = String(context.request.body?.id);
+    // Any calendar the user can see (their own, or shared with them); others are 404 as on Google.
+    store.calendar(user, id, 'freeBusyReader');
+    const existing = own(store.state.calendarList[user.email], id);
+    if (existing && !existing.deleted) throw duplicate(`The calendar ${id} is already in the calendar list`);
+    const entry = store.addToList(user.email, id, settingsFrom(context));
+    return { body: store.listEntryResource(user.email, entry) };
+  },
+
+  'calendarList.update'(context) {
+    const entry = context.store.listEntry(context.user, context.request.path.calendarId as string);
+    return { body: save(context, entry, { hidden: false, selected: true, ...settingsFrom(context) }) };
+  },
+
+  'calendarList.patch'(context) {
+    const entry = context.store.listEntry(context.user, context.request.path.calendarId as string);
+    return { body: save(context, entry, applyPatch(entry.resource, settingsFrom(context))) };
+  },
+
+  'calendarList.delete'(context) {
+    const { store, user } = context;
+    const entry = store.listEntry(user, context.request.path.calendarId as string);
+    if (entry.calendarId === user.email)
+      throw badRequest(
+        'invalid',
+        'The primary calendar cannot be removed from the calendar list',
+        'calendarId',
+      );
+    entry.deleted = true;
+    entry.revision = nextRevision(store.state);
+    store.touch(`calendarList:${user.email}`);
+    return {};
+  },
+};

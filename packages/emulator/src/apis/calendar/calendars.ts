@@ -1,0 +1,116 @@
+/**
+ * calendars.*: secondary calendars are created and deleted; the primary calendar (id = the
+ * user's email) is refused for delete and emptied by clear.
+ */
+
+import type { Context, Handler } from '../../core/context.js';
+import { badRequest } from '../../core/errors.js';
+import type { JsonObject } from '../../core/spec.js';
+import { type CalendarRecord, etagFor, nextRevision, now } from '../../core/state.js';
+import { applyPatch } from './patch.js';
+import type { Role } from './store.js';
+
+const CALENDAR = '#/components/schemas/Calendar';
+
+function write(context: Context, calendar: CalendarRecord, resource: JsonObject): JsonObject {
+  calendar.resource = resource;
+  calendar.revision = nextRevision(context.store.state);
+  // Summary, time zone and location show in every list entry of the calendar.
+  for (const [email, list] of Object.entries(context.store.state.calendarList))
+    if (list[calendar.id] && !list[calendar.id]?.deleted) context.store.touch(`calendarList:${email}`);
+  return context.store.calendarResource(calendar);
+}
+
+/** The calendar of the path, for a caller who needs at least `need`. */
+function calendarOf(context: Context, need: Role) {
+  return context.store.calendar(context.user, context.request.path.calendarId as string, need);
+}
+
+export const calendarHandlers: Record<string, Handler> = {
+  'calendars.insert'(context) {
+    const { store, user } = context;
+    const body = context.tools.writable(context.request.body, CALENDAR);
+    const id = store.newSecondaryId();
+    const calendar: CalendarRecord = {
+      id,
+      owner: user.email,
+      primary: false,
+      revision: nextRevision(store.state),
+      resource: { timeZone: user.settings.timezone ?? 'UTC', ...body },
+    };
+    store.state.calendars[id] = calendar;
+    store.state.events[id] = {};
+    store.addOwnerRule(id, user.email);
+    store.addToList(user.email, id, {});
+    return { body: store.calendarResource(calendar) };
+  },
+
+  'calendars.get'(context) {
+    const calendar = calendarOf(context, 'freeBusyReader');
+    return { body: context.store.calendarResource(calendar) };
+  },
+
+  'calendars.update'(context) {
+    const calendar = calendarOf(context, 'owner');
+    const body = context.tools.writable(context.request.body, CALENDAR);
+    // update replaces the whole calendar, but a calendar always has a time zone.
+    return { body: write(context, calendar, { timeZone: calendar.resource.timeZone ?? 'UTC', ...body }) };
+  },
+
+  'calendars.patch'(context) {
+    const calendar = calendarOf(context, 'owner');
+    const body = context.tools.writable(context.request.body ?? {}, CALENDAR);
+    return { body: write(context, calendar, applyPatch(calendar.resource, body)) };
+  },
+
+  'calendars.delete'(context) {
+    const { store } = context;
+    const calendar = calendarOf(context, 'owner');
+    if (calendar.primary)
+      throw badRequest(
+        'cannotDeletePrimaryCalendar',
+        'A primary calendar cannot be deleted; empty it with calendars.clear',
+        'calendarId',
+      );
+    delete store.state.calendars[calendar.id];
+    delete store.state.events[calendar.id];
+    delete store.state.acl[calendar.id];
+    store.touch(`events:${calendar.id}`, 'not_exists');
+    store.touch(`acl:${calendar.id}`, 'not_exists');
+    // The calendar leaves every list it was on; the entries stay as deleted for sync.
+    for (const [email, list] of Object.entries(store.state.calendarList)) {
+      const entry = list[calendar.id];
+      if (entry && !entry.deleted) {
+        entry.deleted = true;
+        entry.revision = nextRevision(store.state);
+        store.touch(`calendarList:${email}`);
+      }
+    }
+    return {};
+  },
+
+  'calendars.clear'(context) {
+    const { store } = context;
+    const calendar = calendarOf(context, 'owner');
+    if (!calendar.primary)
+      throw badRequest(
+        'invalid',
+        'calendars.clear empties only a primary calendar; delete a secondary calendar with calendars.delete',
+        'calendarId',
+      );
+    const events = store.state.events[calendar.id] ?? {};
+    for (const event of Object.values(events)) {
+      if (event.resource.status === 'cancelled') continue;
+      event.revision = nextRevision(store.state);
+      event.resource = {
+        ...event.resource,
+        status: 'cancelled',
+        etag: etagFor(store.state, event.revision),
+        updated: now(store.state),
+      };
+      store.eventWritten(calendar.id, events, event);
+      store.touch(`events:${calendar.id}`);
+    }
+    return {};
+  },
+};

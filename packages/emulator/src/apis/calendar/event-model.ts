@@ -1,0 +1,266 @@
+/**
+ * The Event resource as the service keeps it: ids, times, types, and the server-assigned
+ * fields written on every change (etag, updated, sequence).
+ */
+import { randomBytes } from 'node:crypto';
+import type { Context } from '../../core/context.js';
+import { ApiError, badRequest, conditionNotMet } from '../../core/errors.js';
+import { isObject, type Json, type JsonObject } from '../../core/spec.js';
+import { type CalendarRecord, type EventRecord, etagFor, nextRevision, now } from '../../core/state.js';
+import { checkRecurrence } from './recurrence.js';
+import { type Role, roleRank } from './store.js';
+import { formatInZone, isLocalDateTime, isTimeZone, parseLocalDateTime, wallToUtc } from './time.js';
+
+export const EVENT = '#/components/schemas/Event';
+const BASE32HEX = '0123456789abcdefghijklmnopqrstuv';
+const EVENT_ID = /^[a-v0-9]{5,1024}$/;
+
+// Random bytes are drawn a pool at a time: one randomBytes call per id cost more than the rest
+// of an events.insert.
+const POOL_SIZE = 26 * 256;
+let pool = randomBytes(POOL_SIZE);
+let poolAt = 0;
+
+export function newEventId(): string {
+  if (poolAt + 26 > POOL_SIZE) {
+    pool = randomBytes(POOL_SIZE);
+    poolAt = 0;
+  }
+  let id = '';
+  for (let i = 0; i < 26; i++) id += BASE32HEX[(pool[poolAt + i] as number) & 31];
+  poolAt += 26;
+  return id;
+}
+
+export function checkEventId(id: string): void {
+  if (!EVENT_ID.test(id))
+    throw badRequest(
+      'invalid',
+      `Invalid resource id value: ids are 5 to 1024 characters of a-v and 0-9`,
+      'id',
+    );
+}
+
+/** A start or end as milliseconds; an all-day date counts from midnight UTC. */
+export function instant(value: Json | undefined): number | undefined {
+  if (!isObject(value)) return undefined;
+  if (typeof value.dateTime === 'string') return Date.parse(value.dateTime);
+  if (typeof value.date === 'string') return Date.parse(`${value.date}T00:00:00Z`);
+  return undefined;
+}
+
+/**
+ * A start or end with a valid `timeZone` is kept as the service answers it (decision 0036):
+ * `dateTime` with the offset in force in that zone at that instant. A local time
+ * (`2027-03-01T10:00:00`) is read on that zone's clock; one the clock skips (in a spring-forward
+ * gap) moves forward by the gap, one it shows twice (fall-back) is the later instant. A
+ * dateTime with an offset names its instant whatever the zone, and is only rewritten in it.
+ */
+function placeInZone(event: JsonObject, field: 'start' | 'end'): void {
+  const value = event[field];
+  if (!isObject(value) || typeof value.dateTime !== 'string') return;
+  const { dateTime, timeZone } = value;
+  const local = isLocalDateTime(dateTime);
+  if (typeof timeZone !== 'string') {
+    if (local)
+      throw badRequest(
+        'invalid',
+        `${field}.dateTime ${dateTime} has no UTC offset: add one (such as +01:00 or Z) or name the zone in ${field}.timeZone`,
+        `${field}.dateTime`,
+      );
+    return;
+  }
+  if (!isTimeZone(timeZone)) {
+    if (local) throw badRequest('invalid', `Invalid time zone: ${timeZone}`, `${field}.timeZone`);
+    return;
+  }
+  let at: number;
+  if (local) {
+    const wall = parseLocalDateTime(dateTime);
+    if (wall === undefined)
+      throw badRequest(
+        'invalid',
+        `${field}.dateTime ${dateTime} is not a real date and time`,
+        `${field}.dateTime`,
+      );
+    at = wallToUtc(wall, timeZone);
+  } else {
+    at = Date.parse(dateTime);
+    if (Number.isNaN(at)) return;
+  }
+  event[field] = { ...value, dateTime: formatInZone(at, timeZone) };
+}
+
+/**
+ * start and end must each be a date or a time, of the same kind, and end not before start.
+ * Local times are placed in their zone first (see placeInZone); `event` is changed in place.
+ */
+export function checkTimes(event: JsonObject): void {
+  placeInZone(event, 'start');
+  placeInZone(event, 'end');
+  const start = timeOf(event, 'start');
+  const end = timeOf(event, 'end');
+  if ((start.value.date === undefined) !== (end.value.date === undefined))
+    throw badRequest('invalid', 'start and end must both be dates or both be date-times', 'end');
+  if (end.at < start.at)
+    throw new ApiError(400, [
+      {
+        domain: 'calendar',
+        reason: 'timeRangeEmpty',
+        message: 'The specified time range is empty.',
+        location: 'end',
+        locationType: 'parameter',
+      },
+    ]);
+}
+
+/** An event's start or end, which must be exactly one of a date and a time, and placeable in time. */
+function timeOf(event: JsonObject, field: 'start' | 'end'): { value: JsonObject; at: number } {
+  const value = event[field];
+  if (!isObject(value) || (value.date === undefined) === (value.dateTime === undefined))
+    throw badRequest('invalid', `${field} needs exactly one of date and dateTime`, field);
+  // The formats let through what no clock has (a leap second, `T23:59:60Z`); order and
+  // windows need a time.
+  const at = instant(value);
+  if (at === undefined || Number.isNaN(at))
+    throw badRequest('invalid', `${field} is not a date or time that can be placed in time`, field);
+  return { value, at };
+}
+
+/** The type-specific properties of the spec: `<eventType>Properties` fields of Event. */
+export function typeSpecificProperties(context: Context): string[] {
+  const event = context.tools.resolve(EVENT);
+  const properties = isObject(event.properties) ? event.properties : {};
+  const types =
+    isObject(properties.eventType) && Array.isArray(properties.eventType.enum)
+      ? properties.eventType.enum
+      : [];
+  return types.map((type) => `${String(type)}Properties`).filter((name) => name in properties);
+}
+
+/** 412 when If-Match names another version than the stored one. */
+export function checkIfMatch(context: Context, record: EventRecord): void {
+  const ifMatch = context.request.headers['If-Match'];
+  if (ifMatch === undefined || ifMatch.trim() === '*') return;
+  const tags = ifMatch.split(',').map((tag) => tag.trim().replace(/^W\//, ''));
+  if (!tags.includes(String(record.resource.etag))) throw conditionNotMet();
+}
+
+/**
+ * An event as a caller with the given role sees it: a free/busy reader sees only when it is
+ * busy, and without private access a private event shows only its times.
+ */
+const READER = roleRank('reader');
+const WRITER = roleRank('writer');
+
+export function eventView(resource: JsonObject, role: Role): JsonObject {
+  const rank = roleRank(role);
+  const limited = rank < READER || (rank < WRITER && resource.visibility === 'private');
+  if (!limited) return resource;
+  const out: JsonObject = {};
+  for (const key of ['kind', 'etag', 'id', 'status', 'start', 'end', 'recurringEventId', 'originalStartTime'])
+    if (resource[key] !== undefined) out[key] = resource[key] as Json;
+  if (resource.visibility !== undefined) out.visibility = resource.visibility;
+  return out;
+}
+
+/** What a client wrote of an event, without the server's bookkeeping; compares versions. */
+function content(resource: JsonObject): string {
+  const { etag: _etag, updated: _updated, sequence: _sequence, ...rest } = resource;
+  return JSON.stringify(rest);
+}
+
+/** The organizer of an event the calendar itself organizes. */
+export function calendarOrganizer(calendar: CalendarRecord): JsonObject {
+  const name = calendar.resource.summary;
+  return {
+    email: calendar.id,
+    ...(typeof name === 'string' && !calendar.primary ? { displayName: name } : {}),
+  };
+}
+
+export interface StoreEventOptions {
+  calendar: CalendarRecord;
+  id: string;
+  /** The client's fields, already reduced to the writable ones. */
+  fields: JsonObject;
+  previous?: EventRecord;
+  /** The organizer; by default the calendar. */
+  organizer?: JsonObject;
+}
+
+/**
+ * Writes an event: the server-assigned fields are set here only, so every write gets a new
+ * etag and `updated`, and `sequence` grows when what the client sees changed.
+ */
+export function storeEvent(context: Context, options: StoreEventOptions): EventRecord {
+  const { store, user } = context;
+  const { state } = store;
+  const { calendar, id, previous } = options;
+  // The id is the record's, never the body's (an update cannot rename an event).
+  const { id: _id, ...fields } = options.fields;
+  const before = previous?.resource;
+  // An exception (a changed instance) stays the instance of its recurring event.
+  const recurringEventId = typeof before?.recurringEventId === 'string' ? before.recurringEventId : undefined;
+  if (recurringEventId) delete fields.recurrence;
+  else checkRecurrence(fields, String(calendar.resource.timeZone ?? 'UTC'));
+  const time = now(state);
+  const revision = nextRevision(state);
+  const organizer =
+    options.organizer ??
+    (isObject(before?.organizer) ? before.organizer : undefined) ??
+    calendarOrganizer(calendar);
+  const resource: JsonObject = {
+    kind: 'calendar#event',
+    etag: etagFor(state, revision),
+    id,
+    status: 'confirmed',
+    htmlLink: `https://www.google.com/calendar/event?eid=${Buffer.from(`${id} ${calendar.id}`).toString('base64url')}`,
+    created: typeof before?.created === 'string' ? before.created : time,
+    updated: time,
+    creator: isObject(before?.creator) ? before.creator : { email: user.email },
+    reminders: { useDefault: true },
+    eventType: 'default',
+    ...fields,
+    organizer,
+    iCalUID:
+      typeof fields.iCalUID === 'string'
+        ? fields.iCalUID
+        : typeof before?.iCalUID === 'string'
+          ? before.iCalUID
+          : `${id}@google.com`,
+    sequence: 0,
+  };
+  if (recurringEventId) {
+    resource.recurringEventId = recurringEventId;
+    if (isObject(before?.originalStartTime)) resource.originalStartTime = before.originalStartTime;
+  }
+  const current = typeof before?.sequence === 'number' ? before.sequence : 0;
+  const grown = before && content(before) !== content(resource) ? current + 1 : current;
+  resource.sequence = Math.max(grown, typeof fields.sequence === 'number' ? fields.sequence : 0);
+  const events = state.events[calendar.id] ?? {};
+  state.events[calendar.id] = events;
+  const record: EventRecord = { id, seq: previous?.seq ?? state.nextSeq++, revision, resource };
+  events[id] = record;
+  store.eventWritten(calendar.id, events, record);
+  store.touch(`events:${calendar.id}`);
+  return record;
+}
+
+/** Marks an event deleted: it stays for sync and showDeleted as `status: cancelled`. */
+export function cancelEvent(context: Context, calendarId: string, record: EventRecord): void {
+  const { state } = context.store;
+  context.store.touch(`events:${calendarId}`);
+  // An instance of a recurring event that was not stored yet becomes a cancelled exception.
+  const events = state.events[calendarId] ?? {};
+  state.events[calendarId] = events;
+  events[record.id] = record;
+  record.revision = nextRevision(state);
+  record.resource = {
+    ...record.resource,
+    status: 'cancelled',
+    etag: etagFor(state, record.revision),
+    updated: now(state),
+  };
+  context.store.eventWritten(calendarId, events, record);
+}

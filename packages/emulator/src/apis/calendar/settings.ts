@@ -1,0 +1,57 @@
+/** settings.list, settings.get and colors.get: read-only, from the spec's examples. */
+
+import { type Context, type Handler, maxResults, text } from '../../core/context.js';
+import { notFound } from '../../core/errors.js';
+import { own } from '../../core/own.js';
+import { etagFor } from '../../core/state.js';
+import { fingerprint, paginate, readSyncToken } from './tokens.js';
+
+function setting(context: Context, id: string, value: string) {
+  return {
+    kind: 'calendar#setting',
+    etag: etagFor(context.store.state, context.user.settingsRevision),
+    id,
+    value,
+  };
+}
+
+export const settingsHandlers: Record<string, Handler> = {
+  'settings.list'(context) {
+    const { store, user, request } = context;
+    const scope = `settings:${user.email}`;
+    const syncToken = text(request.query, 'syncToken');
+    const since = syncToken !== undefined ? readSyncToken(store.state, syncToken, scope) : undefined;
+    const pageToken = text(request.query, 'pageToken');
+    const page = paginate({
+      state: store.state,
+      scope,
+      items: Object.entries(user.settings),
+      revisionOf: () => user.settingsRevision,
+      keyOf: ([id]) => [id],
+      maxResults: maxResults(context),
+      ...(pageToken !== undefined ? { pageToken } : {}),
+      ...(since !== undefined ? { since } : {}),
+      fingerprint: fingerprint(request.query, ['syncToken']),
+    });
+    return {
+      body: {
+        kind: 'calendar#settings',
+        etag: etagFor(store.state, user.settingsRevision),
+        items: page.items.map(([id, value]) => setting(context, id, value)),
+        ...(page.nextPageToken ? { nextPageToken: page.nextPageToken } : {}),
+        ...(page.nextSyncToken ? { nextSyncToken: page.nextSyncToken } : {}),
+      },
+    };
+  },
+
+  'settings.get'(context) {
+    const id = context.request.path.setting as string;
+    const value = own(context.user.settings, id);
+    if (value === undefined) throw notFound(`No setting ${id}`);
+    return { body: setting(context, id, value) };
+  },
+
+  'colors.get'(context) {
+    return { body: context.store.defaults.colors };
+  },
+};

@@ -1,0 +1,303 @@
+/**
+ * The state with the lookups and resource shapes the handlers share: users and their primary
+ * calendars, access to a calendar by its sharing rules, the Calendar, CalendarListEntry and
+ * AclRule answers, and the changes of a request (for push notifications).
+ */
+import { randomBytes } from 'node:crypto';
+import { forbidden, notFound } from '../../core/errors.js';
+import { own } from '../../core/own.js';
+import type { JsonObject } from '../../core/spec.js';
+import {
+  type AclRecord,
+  type CalendarRecord,
+  type EventRecord,
+  emptyState,
+  etagFor,
+  type ListEntryRecord,
+  nextRevision,
+  type State,
+  type UserRecord,
+} from '../../core/state.js';
+import type { Defaults } from './defaults.js';
+import { EventOrderIndex, EventTimeIndex } from './event-index.js';
+
+/** The access roles of AclRule, weakest first. */
+export const ROLES = [
+  'none',
+  'freeBusyReader',
+  'reader',
+  'writerWithoutPrivateAccess',
+  'writer',
+  'owner',
+] as const;
+export type Role = (typeof ROLES)[number];
+
+export const roleRank = (role: unknown): number => ROLES.indexOf(role as Role);
+
+/** What a watch channel watches: `events:<calendarId>`, `acl:<calendarId>`, `calendarList:<email>`, `settings:<email>`. */
+export type ChangeState = 'exists' | 'not_exists';
+
+const NO_CHANGES: ReadonlyMap<string, ChangeState> = new Map();
+
+export class Store {
+  state: State = emptyState();
+  /** The watched resources written by the current request, and whether they still exist. */
+  readonly changes = new Map<string, ChangeState>();
+
+  /**
+   * Whether a resource (`events:<calendarId>`...) has a channel watching it: changes of others
+   * are not recorded. Every change is, unless the emulator says who watches (the notifier).
+   */
+  watched: (key: string) => boolean = () => true;
+
+  /**
+   * The time index of each calendar's events, keyed by the events object itself: an object
+   * replaced (reset, loaded state, deleted calendar) leaves its index unused and collected.
+   */
+  private readonly timeIndexes = new WeakMap<Record<string, EventRecord>, EventTimeIndex>();
+
+  /** The order index of each calendar's events, kept like the time indexes. */
+  private readonly orderIndexes = new WeakMap<Record<string, EventRecord>, EventOrderIndex>();
+
+  /** Off, events.list sorts every event of the calendar for every page and scans them all for a time window (the benchmark's and the tests' comparison). */
+  useIndexes = true;
+
+  constructor(readonly defaults: Defaults) {}
+
+  /** The time index of a calendar's events, built on first use. */
+  timeIndex(events: Record<string, EventRecord>): EventTimeIndex {
+    let index = this.timeIndexes.get(events);
+    if (!index) {
+      index = new EventTimeIndex(events);
+      this.timeIndexes.set(events, index);
+    }
+    return index;
+  }
+
+  /** The order index of a calendar's events (events.list without a time window), built on first use. */
+  orderIndex(events: Record<string, EventRecord>): EventOrderIndex {
+    let index = this.orderIndexes.get(events);
+    if (!index) {
+      index = new EventOrderIndex(events);
+      this.orderIndexes.set(events, index);
+    }
+    return index;
+  }
+
+  /**
+   * Calendar id to the ids of the events written since the database last committed them, when
+   * the state is kept in one (apis/calendar/storage.ts).
+   */
+  eventWrites: Map<string, Set<string>> | undefined;
+
+  /**
+   * Tells the indexes (those built) and the database that an event was written; every event
+   * write calls it.
+   */
+  eventWritten(calendarId: string, events: Record<string, EventRecord>, record: EventRecord): void {
+    this.timeIndexes.get(events)?.update(record.id, record.resource);
+    this.orderIndexes.get(events)?.update(record.id, record);
+    if (this.eventWrites) {
+      const ids = this.eventWrites.get(calendarId);
+      if (ids) ids.add(record.id);
+      else this.eventWrites.set(calendarId, new Set([record.id]));
+    }
+  }
+
+  /** Records that a watched resource changed (or is gone) in this request. */
+  touch(key: string, change: ChangeState = 'exists'): void {
+    if (!this.watched(key)) return;
+    if (this.changes.get(key) !== 'not_exists') this.changes.set(key, change);
+  }
+
+  /** Forgets the changes recorded (no channel is open to hear of them). */
+  dropChanges(): void {
+    // Clearing a Map makes it a new table: only when there is something to clear.
+    if (this.changes.size > 0) this.changes.clear();
+  }
+
+  /** The changes recorded since the last call. */
+  drainChanges(): ReadonlyMap<string, ChangeState> {
+    if (this.changes.size === 0) return NO_CHANGES;
+    const out = new Map(this.changes);
+    this.changes.clear();
+    return out;
+  }
+
+  /** The user of an email, created on first sight with a primary calendar and settings. */
+  user(email: string): UserRecord {
+    const existing = own(this.state.users, email);
+    if (existing) return existing;
+    const state = this.state;
+    const user: UserRecord = {
+      email,
+      settings: { ...this.defaults.settings },
+      settingsRevision: nextRevision(state),
+    };
+    state.users[email] = user;
+    const timeZone = user.settings.timezone ?? 'UTC';
+    state.calendars[email] = {
+      id: email,
+      owner: email,
+      primary: true,
+      revision: nextRevision(state),
+      resource: { summary: email, timeZone },
+    };
+    state.events[email] = {};
+    state.calendarList[email] = {};
+    this.addOwnerRule(email, email);
+    this.addToList(email, email, {});
+    return user;
+  }
+
+  /** The owner's own rule, present on every calendar from its creation. */
+  addOwnerRule(calendarId: string, owner: string): void {
+    const rules = this.state.acl[calendarId] ?? {};
+    this.state.acl[calendarId] = rules;
+    rules[`user:${owner}`] = {
+      id: `user:${owner}`,
+      revision: nextRevision(this.state),
+      deleted: false,
+      resource: { role: 'owner', scope: { type: 'user', value: owner } },
+    };
+  }
+
+  /**
+   * The user's role on a calendar: owner for its owner, else the strongest of the rules that
+   * name the user, the user's domain or everyone (`default`); `none` without one.
+   */
+  roleOf(email: string, calendar: CalendarRecord): Role {
+    if (calendar.owner === email) return 'owner';
+    const rules = this.state.acl[calendar.id] ?? {};
+    const domain = email.slice(email.lastIndexOf('@') + 1);
+    let best = 0;
+    for (const id of [`user:${email}`, `domain:${domain}`, 'default']) {
+      const rule = rules[id];
+      if (rule && !rule.deleted) best = Math.max(best, roleRank(rule.resource.role));
+    }
+    return ROLES[best] ?? 'none';
+  }
+
+  /**
+   * A calendar the user may use with at least the role `need`, `primary` meaning theirs.
+   * A calendar the user cannot see at all is 404 (Google hides it, never 403); one they see
+   * with too weak a role is Google's 403 `forbidden`.
+   */
+  calendar(user: UserRecord, calendarId: string, need: Role = 'freeBusyReader'): CalendarRecord {
+    const id = calendarId === 'primary' ? user.email : calendarId;
+    const calendar = own(this.state.calendars, id);
+    if (!calendar) throw notFound();
+    const role = this.roleOf(user.email, calendar);
+    if (role === 'none') throw notFound();
+    if (roleRank(role) < roleRank(need))
+      throw forbidden(
+        `You need to have ${need === 'writerWithoutPrivateAccess' ? 'writer' : need} access to this calendar.`,
+      );
+    return calendar;
+  }
+
+  aclResource(rule: AclRecord): JsonObject {
+    return {
+      kind: 'calendar#aclRule',
+      etag: etagFor(this.state, rule.revision),
+      id: rule.id,
+      ...rule.resource,
+      ...(rule.deleted ? { role: 'none' } : {}),
+    };
+  }
+
+  /**
+   * After a sharing change: the entries of other users who list the calendar answer with the
+   * new access role (their revision moves, for sync), and leave the list when no access is left.
+   */
+  sharingChanged(calendar: CalendarRecord): void {
+    for (const [email, list] of Object.entries(this.state.calendarList)) {
+      const entry = list[calendar.id];
+      if (!entry || entry.deleted || email === calendar.owner) continue;
+      entry.revision = nextRevision(this.state);
+      if (this.roleOf(email, calendar) === 'none') entry.deleted = true;
+      this.touch(`calendarList:${email}`);
+    }
+  }
+
+  newSecondaryId(): string {
+    return `c_${randomBytes(12).toString('hex')}@group.calendar.google.com`;
+  }
+
+  calendarResource(calendar: CalendarRecord): JsonObject {
+    return {
+      kind: 'calendar#calendar',
+      etag: etagFor(this.state, calendar.revision),
+      id: calendar.id,
+      ...calendar.resource,
+      dataOwner: calendar.owner,
+    };
+  }
+
+  /** Puts a calendar on a user's list (again), with a palette color picked by position. */
+  addToList(email: string, calendarId: string, settings: JsonObject): ListEntryRecord {
+    const list = this.state.calendarList[email] ?? {};
+    this.state.calendarList[email] = list;
+    const palette = Object.keys((this.defaults.colors.calendar as JsonObject | undefined) ?? {});
+    const colorId = palette[Object.keys(list).length % Math.max(palette.length, 1)];
+    const entry: ListEntryRecord = {
+      calendarId,
+      revision: nextRevision(this.state),
+      deleted: false,
+      resource: { ...(colorId ? { colorId } : {}), hidden: false, selected: true, ...settings },
+    };
+    list[calendarId] = this.withColors(entry);
+    this.touch(`calendarList:${email}`);
+    return entry;
+  }
+
+  /** Sets the RGB colors of an entry from its colorId, as the service does. */
+  withColors(entry: ListEntryRecord): ListEntryRecord {
+    const colorId = entry.resource.colorId;
+    const palette = this.defaults.colors.calendar as Record<
+      string,
+      { background?: string; foreground?: string }
+    >;
+    const color = typeof colorId === 'string' ? palette?.[colorId] : undefined;
+    if (color?.background && color.foreground) {
+      entry.resource.backgroundColor = color.background;
+      entry.resource.foregroundColor = color.foreground;
+    }
+    return entry;
+  }
+
+  /** The revision an entry's answer depends on: its own, or its calendar's if later. */
+  entryRevision(entry: ListEntryRecord): number {
+    return Math.max(entry.revision, this.state.calendars[entry.calendarId]?.revision ?? 0);
+  }
+
+  listEntryResource(email: string, entry: ListEntryRecord): JsonObject {
+    const calendar = this.state.calendars[entry.calendarId];
+    const base: JsonObject = {
+      kind: 'calendar#calendarListEntry',
+      etag: etagFor(this.state, this.entryRevision(entry)),
+      id: entry.calendarId,
+    };
+    const role = calendar ? this.roleOf(email, calendar) : 'none';
+    if (entry.deleted || !calendar || role === 'none') return { ...base, deleted: true };
+    const { summary, timeZone, location } = calendar.resource;
+    return {
+      ...base,
+      ...(summary !== undefined ? { summary } : {}),
+      ...(timeZone !== undefined ? { timeZone } : {}),
+      ...(location !== undefined ? { location } : {}),
+      ...entry.resource,
+      accessRole: role,
+      ...(calendar.primary && calendar.owner === email ? { primary: true } : {}),
+      defaultReminders: Array.isArray(entry.resource.defaultReminders) ? entry.resource.defaultReminders : [],
+    };
+  }
+
+  /** A user's entry for a calendar that is on their list (not removed). */
+  listEntry(user: UserRecord, calendarId: string): ListEntryRecord {
+    const id = calendarId === 'primary' ? user.email : calendarId;
+    const entry = own(this.state.calendarList[user.email], id);
+    if (!entry || entry.deleted) throw notFound();
+    return entry;
+  }
+}

@@ -1,0 +1,18 @@
+/** The x-sync rule shared by the syncable lists. */
+
+import type { Context } from '../../core/context.js';
+import { badRequest } from '../../core/errors.js';
+
+/** Refuses the parameters x-sync says cannot go with a sync token. */
+export function refuseWithSync(context: Context): void {
+  const sync = context.op.sync;
+  if (!sync) return;
+  for (const name of sync.incompatibleParameters) {
+    if (context.request.query[name] !== undefined)
+      throw badRequest(
+        'invalid',
+        `${name} cannot be combined with ${sync.syncTokenParameter}; list without ${name} to sync incrementally`,
+        name,
+      );
+  }
+}

@@ -1,0 +1,170 @@
+/**
+ * conversion.get and conversion.getByCustomerId, both deprecated (they still answer): the
+ * conversions of one engine account whose conversion date (UTC) is within `startDate` to
+ * `endDate`, both included, narrowed by the optional filters, in a stable order (conversion
+ * time, then dsConversionId), one slice of `rowCount` from `startRow`. Removed conversions
+ * are listed too, with `state: REMOVED`.
+ *
+ * Every answer says the operation is deprecated in two headers, from the spec's
+ * `x-deprecation`: `Deprecation` (RFC 9745, the start of the quarter) and
+ * `X-Emulator-Deprecation` (the migration, in words).
+ */
+
+import type { Context, Handler } from '../../core/context.js';
+import { invalidParameter } from '../../core/errors.js';
+import { storedItems } from '../../core/json.js';
+import { own } from '../../core/own.js';
+import { follow, isObject, type JsonObject, pointerToken } from '../../core/spec.js';
+import { CONVERSION_LIST_KIND } from './conversions.js';
+import {
+  advertiserOfPath,
+  type EngineAccountPlace,
+  findCustomer,
+  findEngineAccount,
+  readWorld,
+  type SearchAds360State,
+  unknownId,
+} from './state.js';
+
+/** The header with the migration of a deprecated operation, in words. */
+export const DEPRECATION_NOTE_HEADER = 'x-emulator-deprecation';
+
+/** The two deprecation headers of an operation marked deprecated, from its x-deprecation. */
+export function deprecationHeaders(context: Context): Record<string, string> {
+  const { op, spec } = context;
+  if (!op.deprecated) return {};
+  const operation = follow(
+    spec.document,
+    `#/paths/${pointerToken(op.path)}/${op.method.toLowerCase()}`,
+    op.where,
+  );
+  const deprecation = isObject(operation) ? operation['x-deprecation'] : undefined;
+  const since =
+    isObject(deprecation) && typeof deprecation.since === 'string' ? deprecation.since : undefined;
+  const replacement =
+    isObject(deprecation) && isObject(deprecation.replacement) ? deprecation.replacement : {};
+  const quarter = since ? /^(\d{4})-Q([1-4])$/.exec(since) : null;
+  const headers: Record<string, string> = {
+    deprecation: quarter ? `@${Date.UTC(Number(quarter[1]), (Number(quarter[2]) - 1) * 3, 1) / 1000}` : '?1',
+  };
+  const migration = typeof replacement.migration === 'string' ? ` ${replacement.migration}` : '';
+  headers[DEPRECATION_NOTE_HEADER] =
+    `${op.id} is deprecated${since ? ` since ${since}` : ''}.${migration}`.replace(/\s+/g, ' ');
+  return headers;
+}
+
+/** A `yyyymmdd` integer as the first millisecond of that day (UTC); a day that does not exist is 400. */
+function dayStart(name: string, value: number): number {
+  const year = Math.floor(value / 10000);
+  const month = Math.floor(value / 100) % 100;
+  const day = value % 100;
+  const time = Date.UTC(year, month - 1, day);
+  const date = new Date(time);
+  if (date.getUTCFullYear() !== year || date.getUTCMonth() !== month - 1 || date.getUTCDate() !== day)
+    throw invalidParameter(name, `${value} is not a day written as yyyymmdd`);
+  return time;
+}
+
+const DAY = 24 * 60 * 60 * 1000;
+
+/** The slice of the engine account's conversions the query asks for. */
+function listConversions(
+  context: Context,
+  world: SearchAds360State,
+  place: EngineAccountPlace,
+  filters: string[],
+): JsonObject[] {
+  const { query } = context.request;
+  const start = dayStart('startDate', Number(query.startDate));
+  const end = dayStart('endDate', Number(query.endDate));
+  if (start > end)
+    throw invalidParameter('startDate', `startDate ${query.startDate} is after endDate ${query.endDate}`);
+  const wanted = filters.flatMap((name) =>
+    typeof query[name] === 'string' ? [[name, query[name]] as const] : [],
+  );
+  const all = Object.values(own(world.conversions, place.advertiser.id) ?? {}).filter((conversion) => {
+    if (conversion.engineAccountId !== place.engineAccount.id) return false;
+    const time = Number(conversion.conversionTimestamp);
+    if (time < start || time >= end + DAY) return false;
+    return wanted.every(([name, value]) => conversion[name] === value);
+  });
+  // Keys read once per conversion, not once per comparison (a BigInt each time cost most of a read).
+  const keyed = all.map((conversion) => ({
+    conversion,
+    time: Number(conversion.conversionTimestamp),
+    id: BigInt(String(conversion.dsConversionId)),
+  }));
+  keyed.sort((a, b) => a.time - b.time || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  const startRow = Number(query.startRow);
+  return keyed.slice(startRow, startRow + Number(query.rowCount)).map((entry) => entry.conversion);
+}
+
+const answer = (context: Context, conversions: JsonObject[]) => ({
+  body: {
+    kind: CONVERSION_LIST_KIND,
+    // Google leaves an empty list out, as the spec's empty saved-column list does. Stored
+    // conversions are replaced, never changed, so their kept JSON is answered (json.ts).
+    ...(conversions.length > 0 ? { conversion: storedItems(conversions) } : {}),
+  },
+  headers: deprecationHeaders(context),
+});
+
+const get: Handler = (context) => {
+  const world = readWorld(context.store.state, context.spec);
+  const { agencyId, advertiserId, engineAccountId } = context.request.path as Record<string, string>;
+  const open = context.openIds === true;
+  const { agency, advertiser } = advertiserOfPath(world, agencyId as string, advertiserId as string, open);
+  // Default mode: an engine account no one named yet holds no conversions (nothing is written).
+  const engineAccount =
+    own(advertiser.engineAccounts, engineAccountId as string) ??
+    (open && (advertiser.createdOnFirstUse || !findEngineAccount(world, engineAccountId as string))
+      ? { id: engineAccountId as string, entities: [], clicks: {} }
+      : undefined);
+  if (!engineAccount)
+    throw unknownId(
+      'engineAccountId',
+      `Engine account ${engineAccountId} is not found for advertiser ${advertiserId}.`,
+    );
+  const conversions = listConversions(context, world, { agency, advertiser, engineAccount }, [
+    'campaignId',
+    'adGroupId',
+    'adId',
+    'criterionId',
+    'customerId',
+  ]);
+  return answer(context, conversions);
+};
+
+const getByCustomerId: Handler = (context) => {
+  const world = readWorld(context.store.state, context.spec);
+  const customerId = context.request.path.customerId as string;
+  const place: EngineAccountPlace | undefined =
+    findCustomer(world, customerId) ??
+    // Default mode: a customer id no one named yet has no conversions (nothing is written).
+    (context.openIds
+      ? {
+          agency: { id: '', advertisers: {} },
+          advertiser: { id: '', floodlightActivities: [], savedColumns: [], engineAccounts: {} },
+          engineAccount: { id: '', customerId, entities: [], clicks: {} },
+        }
+      : undefined);
+  if (!place) throw unknownId('customerId', `Customer id ${customerId} is not found.`);
+  // The previous platform's ids check the account: ids of another account match no conversion.
+  const { query } = context.request;
+  const mismatch =
+    (query.agencyId !== undefined && query.agencyId !== place.agency.id) ||
+    (query.advertiserId !== undefined && query.advertiserId !== place.advertiser.id) ||
+    (query.engineAccountId !== undefined && query.engineAccountId !== place.engineAccount.id);
+  const conversions = listConversions(context, world, place, [
+    'campaignId',
+    'adGroupId',
+    'adId',
+    'criterionId',
+  ]);
+  return answer(context, mismatch ? [] : conversions);
+};
+
+export const conversionReadHandlers: Record<string, Handler> = {
+  'conversion.get': get,
+  'conversion.getByCustomerId': getByCustomerId,
+};

@@ -1,0 +1,178 @@
+/**
+ * The Search Ads 360 part of the state: the entities (agencies > advertisers > engine
+ * accounts > campaigns, ad groups, ads, keywords, product groups; Floodlight activities,
+ * saved columns and known clicks per advertiser; customer ids of the new platform on the
+ * engine accounts) and what clients wrote (conversions, availabilities). Plain JSON, like
+ * the rest of the state.
+ *
+ * A state without this part (a fresh or reset emulator, a state dumped before it existed)
+ * knows the entities of the spec's own examples (examples.ts). Reads use that world as it
+ * is; the first write copies it into the state (`writableWorld`).
+ */
+
+import { ApiError } from '../../core/errors.js';
+import { own } from '../../core/own.js';
+import type { ApiSpec } from '../../core/spec.js';
+import type { State } from '../../core/state.js';
+
+/** What holds the state (the emulator's store): Search Ads 360 writes its part into it. */
+export interface StateHolder {
+  state: State;
+}
+
+import { exampleWorld } from './examples.js';
+
+import type {
+  AdvertiserRecord,
+  AgencyRecord,
+  ClickRecord,
+  EngineAccountRecord,
+  SearchAds360State,
+} from './records.js';
+
+export type {
+  AdvertiserRecord,
+  AgencyRecord,
+  ClickRecord,
+  EngineAccountRecord,
+  EntityRecord,
+  EntityType,
+  FloodlightActivityRecord,
+  SavedColumnRecord,
+  SearchAds360State,
+} from './records.js';
+export { AD_GROUP_CHILDREN } from './records.js';
+
+export const emptyWorld = (): SearchAds360State => ({
+  agencies: {},
+  conversions: {},
+  availabilities: {},
+  nextDsConversionId: '1',
+});
+
+/** The key of a conversion within its advertiser: the timestamp has no colon, so the pair is unambiguous. */
+export const conversionKey = (conversionTimestamp: string, conversionId: string): string =>
+  `${conversionTimestamp}:${conversionId}`;
+
+/** The Search Ads 360 world to read: the state's, or the spec examples' while nothing was written. */
+export function readWorld(state: State, spec: ApiSpec): SearchAds360State {
+  return state.searchads360 ?? exampleWorld(spec);
+}
+
+/** The Search Ads 360 world to write to, put into the state first if it is not there yet. */
+export function writableWorld(store: StateHolder, spec: ApiSpec): SearchAds360State {
+  store.state.searchads360 ??= structuredClone(exampleWorld(spec));
+  return store.state.searchads360;
+}
+
+/** Where an advertiser lives. */
+export interface AdvertiserPlace {
+  agency: AgencyRecord;
+  advertiser: AdvertiserRecord;
+}
+
+export function findAdvertiser(world: SearchAds360State, advertiserId: string): AdvertiserPlace | undefined {
+  for (const agency of Object.values(world.agencies)) {
+    const advertiser = own(agency.advertisers, advertiserId);
+    if (advertiser) return { agency, advertiser };
+  }
+  return undefined;
+}
+
+export interface EngineAccountPlace extends AdvertiserPlace {
+  engineAccount: EngineAccountRecord;
+}
+
+export function findEngineAccount(
+  world: SearchAds360State,
+  engineAccountId: string,
+): EngineAccountPlace | undefined {
+  for (const agency of Object.values(world.agencies))
+    for (const advertiser of Object.values(agency.advertisers)) {
+      const engineAccount = own(advertiser.engineAccounts, engineAccountId);
+      if (engineAccount) return { agency, advertiser, engineAccount };
+    }
+  return undefined;
+}
+
+/** The engine account a customer id of the new platform stands for. */
+export function findCustomer(world: SearchAds360State, customerId: string): EngineAccountPlace | undefined {
+  for (const agency of Object.values(world.agencies))
+    for (const advertiser of Object.values(agency.advertisers))
+      for (const engineAccount of Object.values(advertiser.engineAccounts))
+        if (engineAccount.customerId === customerId) return { agency, advertiser, engineAccount };
+  return undefined;
+}
+
+/** The engine account of an advertiser that knows a click id. */
+export function findClick(
+  advertiser: AdvertiserRecord,
+  clickId: string,
+): { engineAccount: EngineAccountRecord; click: ClickRecord } | undefined {
+  for (const engineAccount of Object.values(advertiser.engineAccounts)) {
+    const click = own(engineAccount.clicks, clickId);
+    if (click) return { engineAccount, click };
+  }
+  return undefined;
+}
+
+/** The 404 of a path that names an unknown id, with the parameter as location. */
+export function unknownId(parameter: string, message: string): ApiError {
+  return new ApiError(404, [
+    { domain: 'global', reason: 'notFound', message, location: parameter, locationType: 'parameter' },
+  ]);
+}
+
+/** An advertiser that holds nothing, for reads of ids no one named yet in default mode. */
+const emptyAdvertiser = (id: string): AdvertiserRecord => ({
+  id,
+  floodlightActivities: [],
+  savedColumns: [],
+  engineAccounts: {},
+});
+
+/**
+ * The agency and advertiser of a path (`/agency/{agencyId}/advertiser/{advertiserId}/...`), or
+ * 404. With `open` (default mode), ids no one named yet read as an empty advertiser, without
+ * writing anything; an advertiser of another agency stays unknown.
+ */
+export function advertiserOfPath(
+  world: SearchAds360State,
+  agencyId: string,
+  advertiserId: string,
+  open = false,
+): AdvertiserPlace {
+  const agency = own(world.agencies, agencyId);
+  const advertiser = own(agency?.advertisers, advertiserId);
+  if (agency && advertiser) return { agency, advertiser };
+  if (open && !findAdvertiser(world, advertiserId))
+    return { agency: agency ?? { id: agencyId, advertisers: {} }, advertiser: emptyAdvertiser(advertiserId) };
+  if (!agency) throw unknownId('agencyId', `Agency ${agencyId} is not found.`);
+  throw unknownId('advertiserId', `Advertiser ${advertiserId} is not found in agency ${agencyId}.`);
+}
+
+/**
+ * Default mode: the agencies and advertisers that rows of a batch name and no one named yet
+ * are created (the advertiser marked `createdOnFirstUse`), and the world to check the rows
+ * against is answered: the state's, once anything was created. An advertiser id that stands
+ * under another agency is left alone, to be refused as unknown.
+ */
+export function worldWithRowAdvertisers(
+  store: StateHolder,
+  spec: ApiSpec,
+  rows: readonly (Record<string, unknown> | undefined)[],
+): SearchAds360State {
+  let world = readWorld(store.state, spec);
+  for (const row of rows) {
+    const agencyId =
+      typeof row?.agencyId === 'string' && /^\d+$/.test(row.agencyId) ? row.agencyId : undefined;
+    const advertiserId =
+      typeof row?.advertiserId === 'string' && /^\d+$/.test(row.advertiserId) ? row.advertiserId : undefined;
+    if (!agencyId || !advertiserId || findAdvertiser(world, advertiserId)) continue;
+    world = writableWorld(store, spec);
+    const agency = own(world.agencies, agencyId) ?? { id: agencyId, advertisers: {} };
+    world.agencies[agencyId] = agency;
+    agency.advertisers[advertiserId] = { ...emptyAdvertiser(advertiserId), createdOnFirstUse: true };
+  }
+  return world;
+}

@@ -1,0 +1,608 @@
+/**
+ * The emulator's HTTP server: each API at its live base path (`/calendar/v3`,
+ * `/doubleclicksearch/v2`), and the control plane under `/__emulator`. A request is routed by
+ * its API's spec, authenticated,
+ * charged its quota, validated against the spec and handed to its operation's handler; every
+ * refusal is Google's error envelope.
+ */
+import {
+  createServer,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+  STATUS_CODES,
+} from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { readDefaults } from '../apis/calendar/defaults.js';
+import { Store } from '../apis/calendar/store.js';
+import type { ApiModule } from './api-module.js';
+import type { Context, Reply } from './context.js';
+import { CONTROL_PREFIX, handleControl } from './control.js';
+import { ApiError, methodNotAllowed, notImplemented, pathNotFound } from './errors.js';
+import { bodyBytes, releaseBytes } from './json.js';
+import { Notifier, type NotifierOptions } from './notifier.js';
+import { type FieldMask, PartialAnswers } from './partial.js';
+import { QUOTA_COST_HEADER, QUOTA_USED_HEADER, QuotaMeter } from './quota.js';
+import { createServices, type Service, type Services } from './services.js';
+import type { ApiName, ApiSpec, JsonObject, OperationSpec } from './spec.js';
+import type { State, UserRecord } from './state.js';
+import { createStateChecker } from './state-file.js';
+import { Persistence, type PersistOptions, type StateMark } from './storage.js';
+import { AccessPolicy, type RateLimitOptions } from './strict.js';
+import { parseTarget, type Target } from './target.js';
+import { readBearer, type ScopeMap, type UserMap } from './users.js';
+import { type RawRequest, validateRequest } from './validate.js';
+
+const MAX_BODY_BYTES = 10 * 1024 * 1024;
+/**
+ * The control plane takes a whole state (PUT /__emulator/state): the emulator must load any
+ * state it dumped, and 100,000 events dump to about 90 MB. V8's longest string is 512 MiB.
+ */
+const MAX_CONTROL_BODY_BYTES = 512 * 1024 * 1024;
+
+/** One answer, as seen by `onResponse`: for tests that check every answer against the spec. */
+export interface Exchange {
+  method: string;
+  path: string;
+  /** The operation the request was routed to; undefined for unknown paths, 405s and control calls. */
+  operationId?: string;
+  status: number;
+  headers: Record<string, string>;
+  body?: unknown;
+  /** A body that is not JSON, as sent (the ID-mapping CSV). */
+  text?: string;
+}
+
+export interface EmulatorOptions {
+  /** The Calendar spec; loaded from @gspec/specs when not given. */
+  spec?: ApiSpec;
+  /** The Search Ads 360 spec; loaded from @gspec/specs when not given. */
+  searchAdsSpec?: ApiSpec;
+  /** Token to email; other tokens still work (see users.ts), except in strict mode. */
+  users?: UserMap;
+  /**
+   * Strict mode (strict.ts): only the tokens of `users` are accepted (others are 401), and each
+   * operation needs one of its spec's scopes among the token's `scopes` (else 403).
+   */
+  strict?: boolean;
+  /** Token to the OAuth scopes it was granted (full or short names); a token not in it has all. */
+  scopes?: ScopeMap;
+  /** Quota units per user and API in any rolling window (a minute unless `windowMs`); over it, 403 or 429. */
+  rateLimit?: RateLimitOptions;
+  onResponse?: (exchange: Exchange) => void;
+  /** One line per request, when set. */
+  log?: (line: string) => void;
+  /** Push notification delivery: retry delays and timeout. */
+  notifications?: Omit<NotifierOptions, 'log'>;
+  /**
+   * Keeps the state in this database file (core/storage.ts): loaded now when it holds a state
+   * (a file that fails to load throws PersistError), and every request that changes the state
+   * is answered once the change is committed.
+   */
+  persist?: string | PersistOptions;
+}
+
+/** An operation called in-process (`emulator.invoke`), as an HTTP request would carry it. */
+export interface InvokeInput {
+  path?: Record<string, string>;
+  query?: Record<string, string | number | boolean>;
+  body?: unknown;
+}
+
+export interface InvokeResult {
+  status: number;
+  body?: JsonObject;
+  /** A body that is not JSON (the ID-mapping CSV). */
+  text?: string;
+}
+
+export interface Emulator {
+  server: Server;
+  /** The Calendar spec. */
+  spec: ApiSpec;
+  /** Every API served: Calendar and Search Ads 360. */
+  services: Services;
+  store: Store;
+  quota: QuotaMeter;
+  notifier: Notifier;
+  /** With the `persist` option: the database, and `commit()` to save in-process changes (`invoke`). */
+  persistence?: Persistence;
+  /**
+   * Runs an operation as the user `email`, in-process, validated and handled as over HTTP
+   * (no quota charged); a refusal throws the ApiError the request would get.
+   */
+  invoke(email: string, operationId: string, input?: InvokeInput): InvokeResult;
+  /** Checks a dumped state (as `PUT /__emulator/state` does) and returns it; throws StateFileError. */
+  checkState(value: unknown): State;
+  listen(port: number, host?: string): Promise<string>;
+  close(): Promise<void>;
+}
+
+interface Answer {
+  status: number;
+  headers: Record<string, string>;
+  body?: unknown;
+  text?: { contentType: string; body: string };
+  operationId?: string;
+}
+
+/** The body of a request, or why it could not be read (answered once the request is routed). */
+interface ReadBody {
+  text: string | undefined;
+  error?: unknown;
+}
+
+const NO_BODY: ReadBody = { text: undefined };
+
+/** Without Content-Length or Transfer-Encoding an HTTP/1.1 request has no body. */
+const hasBody = (request: IncomingMessage): boolean =>
+  request.headers['content-length'] !== undefined || request.headers['transfer-encoding'] !== undefined;
+
+async function readBody(request: IncomingMessage, limit: number): Promise<string | undefined> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  // Events rather than `for await`: the async iterator cost more than the rest of reading.
+  await new Promise<void>((resolve, reject) => {
+    request.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      // Past the limit the rest is read and dropped: refusing mid-body would reset the
+      // connection under a client still sending, which would then never see the 413.
+      if (size <= limit) chunks.push(chunk);
+    });
+    request.once('end', resolve);
+    request.once('error', reject);
+    // A client gone before the end of its body: nothing will be answered to anyone.
+    request.once('close', () => {
+      if (!request.complete) reject(new Error('the client closed the connection before the end of the body'));
+    });
+  });
+  if (size > limit)
+    throw new ApiError(413, [
+      {
+        domain: 'global',
+        reason: 'uploadTooLarge',
+        message: `The request body is larger than ${limit} bytes`,
+      },
+    ]);
+  if (chunks.length === 0) return undefined;
+  return (chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks)).toString('utf8');
+}
+
+/**
+ * The emulator of the APIs of `modules` (src/apis/index.ts lists them; `createEmulator` in
+ * src/emulator.ts serves them all).
+ */
+export function createEmulatorOf(modules: readonly ApiModule[], options: EmulatorOptions = {}): Emulator {
+  const given: Partial<Record<ApiName, ApiSpec>> = {};
+  if (options.spec) given.calendar = options.spec;
+  if (options.searchAdsSpec) given.searchads360 = options.searchAdsSpec;
+  const services = createServices(modules, given);
+  const calendar = services.list.find((s) => s.name === 'calendar') as Service;
+  const spec = calendar.spec;
+  const store = new Store(readDefaults(spec));
+  const quota = new QuotaMeter();
+  const users = options.users ?? {};
+  const access = new AccessPolicy(services, {
+    users,
+    ...(options.strict ? { strict: true } : {}),
+    ...(options.scopes ? { scopes: options.scopes } : {}),
+    ...(options.rateLimit ? { rateLimit: options.rateLimit } : {}),
+  });
+  const notifier = new Notifier({ ...options.notifications, ...(options.log ? { log: options.log } : {}) });
+  // Only changes a channel watches are recorded (most writes have no one to tell).
+  store.watched = (key) => notifier.watches(key);
+  const control = {
+    services,
+    store,
+    quota,
+    ...(access.limiter ? { limiter: access.limiter } : {}),
+    onReset: () => {
+      notifier.reset();
+      store.changes.clear();
+    },
+    checkState: createStateChecker(spec, services.list.find((s) => s.name === 'searchads360')?.spec),
+  };
+  // Partial responses and conditional reads, per API (each has its own schemas).
+  const partials = new Map(services.list.map((s) => [s, new PartialAnswers(s.spec.document)]));
+  const persistence = options.persist
+    ? new Persistence(
+        store,
+        services.list.map((s) => s.module.storage(store)),
+        {
+          ...(options.log ? { onError: options.log } : {}),
+          ...(typeof options.persist === 'string' ? { file: options.persist } : options.persist),
+        },
+      )
+    : undefined;
+
+  /** The checked mask of a `fields` value (undefined when there is none); a bad one is a 400. */
+  function checkMask(service: Service, op: OperationSpec, fields: string | null): FieldMask | undefined {
+    return fields ? partials.get(service)?.mask(op, fields) : undefined;
+  }
+
+  /**
+   * Validates a request of an operation and runs its handler; refusals throw ApiError. With
+   * `mask`, the request's `fields` is checked after the other parameters and left there.
+   */
+  function run(
+    service: Service,
+    op: OperationSpec,
+    user: UserRecord,
+    raw: RawRequest,
+    origin: string,
+    mask?: { value: FieldMask | undefined },
+  ): Reply {
+    const { spec, tools } = service;
+    const handler = service.handlers[op.id];
+    const valid = validateRequest(op, raw, tools, handler?.batchList ? { batchList: handler.batchList } : {});
+    // A `fields` mask is checked with the other parameters, before the handler: a refused
+    // mask never lets a write happen.
+    if (mask) mask.value = checkMask(service, op, raw.query.get('fields'));
+    if (!handler) throw notImplemented(op.id);
+    const context: Context = {
+      spec,
+      tools,
+      store,
+      user,
+      op,
+      request: valid,
+      notifier,
+      origin,
+      // Search Ads 360 ids no seed names are created on first use unless strict (decision 0035).
+      openIds: !access.strict,
+    };
+    // Changes made before the handler (a new user's calendar list) are told before it runs,
+    // so that a channel the handler opens hears only of later ones. With no channel open
+    // (most of the time) there is no one to tell.
+    if (notifier.channels.size > 0) notifier.dispatch(store.drainChanges());
+    else store.dropChanges();
+    try {
+      return handler(context);
+    } finally {
+      // Notifications go out after the answer, whatever the handler wrote before any refusal.
+      if (notifier.channels.size > 0) {
+        const changes = store.drainChanges();
+        if (changes.size > 0) setImmediate(() => notifier.dispatch(changes));
+      } else store.dropChanges();
+    }
+  }
+
+  function invoke(email: string, operationId: string, input: InvokeInput = {}): InvokeResult {
+    const found = services.operation(operationId);
+    if (!found) throw new Error(`no operation ${operationId} in the specs`);
+    const { service, op } = found;
+    const query = new URLSearchParams();
+    for (const [key, value] of Object.entries(input.query ?? {})) query.append(key, String(value));
+    const mask: { value: FieldMask | undefined } = { value: undefined };
+    const reply = run(
+      service,
+      op,
+      store.user(email),
+      {
+        pathParams: input.path ?? {},
+        query,
+        headers: {},
+        body: input.body === undefined ? undefined : JSON.stringify(input.body),
+        contentType: 'application/json',
+      },
+      'http://127.0.0.1',
+      query.has('fields') ? mask : undefined,
+    );
+    const status = reply.status ?? op.successStatus;
+    if (status === 204) return { status };
+    if (reply.text) return { status, text: reply.text.body };
+    const body = mask.value
+      ? (PartialAnswers.trim(mask.value, status, reply.body) as JsonObject | undefined)
+      : reply.body;
+    return { status, ...(body !== undefined ? { body } : {}) };
+  }
+
+  /**
+   * Answers an API request, its body read (or the reason it could not be); nothing in it
+   * awaits, so what changes in the state while it runs is this request's.
+   */
+  function answerApi(
+    request: IncomingMessage,
+    target: Target,
+    service: Service,
+    body: ReadBody,
+    effect: { wrote: boolean },
+  ): Answer {
+    const method = request.method ?? 'GET';
+    const route = service.router.route(method, target.pathname.slice(service.spec.basePath.length));
+    if (route.kind === 'noPath') throw pathNotFound(target.pathname);
+    if (route.kind === 'noMethod') throw methodNotAllowed(method, target.pathname, route.allowed);
+    const op = route.operation;
+    const headers: Record<string, string> = {};
+    let before: StateMark | undefined;
+    try {
+      if (body.error !== undefined) throw body.error;
+      before = persistence?.mark();
+      const query = target.query();
+      const token = readBearer(request.headers.authorization, query.get('access_token'));
+      // Strict mode and the rate limit refuse before the request is charged or validated.
+      const user = store.user(access.admit(token, service.name, op));
+      const used = quota.charge(user.email, op.id, op.quotaCost);
+      headers[QUOTA_COST_HEADER] = String(op.quotaCost);
+      headers[QUOTA_USED_HEADER] = String(used);
+      const raw: RawRequest = {
+        pathParams: route.pathParams,
+        query,
+        headers: request.headers,
+        body: body.text,
+        contentType: request.headers['content-type'],
+      };
+      const origin = `http://${request.headers.host ?? '127.0.0.1'}`;
+      // Partial responses and conditional reads: nothing to do for requests with neither.
+      const fields = query.get('fields');
+      const ifNoneMatch = request.headers['if-none-match'];
+      const partial = fields || ifNoneMatch !== undefined ? partials.get(service) : undefined;
+      const mask: { value: FieldMask | undefined } = { value: undefined };
+      const reply = run(service, op, user, raw, origin, fields ? mask : undefined);
+      const status = reply.status ?? op.successStatus;
+      if (reply.headers) Object.assign(headers, reply.headers);
+      const answer: Answer = { status, headers, operationId: op.id };
+      if (status !== 204) {
+        if (reply.text) answer.text = reply.text;
+        else answer.body = reply.body;
+      }
+      if (partial && ifNoneMatch !== undefined && partial.notModified(op, ifNoneMatch, status, answer.body)) {
+        answer.status = 304;
+        headers.etag = String((answer.body as JsonObject).etag);
+        delete answer.body;
+      } else if (mask.value) answer.body = PartialAnswers.trim(mask.value, status, answer.body);
+      return answer;
+    } catch (error) {
+      if (error instanceof ApiError)
+        throw Object.assign(error, { operationId: op.id, quotaHeaders: headers });
+      throw error;
+    } finally {
+      if (before) effect.wrote = persistence?.changedSince(before) ?? false;
+    }
+  }
+
+  function answer(request: IncomingMessage, body: ReadBody, effect: { wrote: boolean }): Answer {
+    const method = request.method ?? 'GET';
+    const target = parseTarget(request.url ?? '/');
+    try {
+      if (method === 'OPTIONS')
+        return {
+          status: 204,
+          headers: {
+            'access-control-allow-methods': 'GET, POST, PUT, PATCH, DELETE',
+            'access-control-allow-headers': String(request.headers['access-control-request-headers'] ?? '*'),
+          },
+        };
+      const { pathname } = target;
+      if (pathname === CONTROL_PREFIX || pathname.startsWith(`${CONTROL_PREFIX}/`)) {
+        if (body.error !== undefined) throw body.error;
+        const before = persistence?.mark();
+        try {
+          const result = handleControl(control, method, pathname, body.text);
+          return { status: result.status, headers: {}, body: result.body };
+        } finally {
+          if (before) effect.wrote = persistence?.changedSince(before) ?? false;
+        }
+      }
+      const service = services.forPath(pathname);
+      if (service) return answerApi(request, target, service, body, effect);
+      throw pathNotFound(pathname);
+    } catch (error) {
+      if (error instanceof ApiError) {
+        const extra = error as ApiError & { operationId?: string; quotaHeaders?: Record<string, string> };
+        return {
+          status: error.status,
+          headers: { ...extra.quotaHeaders, ...error.headers },
+          body: error.body,
+          ...(extra.operationId ? { operationId: extra.operationId } : {}),
+        };
+      }
+      const message = `The emulator failed: ${(error as Error).message}`;
+      options.log?.(`${method} ${target.pathname}: ${(error as Error).stack ?? message}`);
+      return {
+        status: 500,
+        headers: {},
+        body: new ApiError(500, [{ domain: 'global', reason: 'backendError', message }]).body,
+      };
+    }
+  }
+
+  function send(request: IncomingMessage, response: ServerResponse, result: Answer): void {
+    // The answer's own headers object (each answer has a new one), with CORS unless it says otherwise.
+    const { headers } = result;
+    headers['access-control-allow-origin'] ??= String(request.headers.origin ?? '*');
+    headers['access-control-expose-headers'] ??= '*';
+    // Bytes, encoded once: their length is the Content-Length, and the socket copies them as
+    // they are (encoding a large string on every write cost more than building the answer).
+    let bytes: Buffer | undefined;
+    if (result.text) {
+      bytes = Buffer.from(result.text.body);
+      headers['content-type'] = result.text.contentType;
+    } else if (result.body !== undefined) {
+      bytes = bodyBytes(result.body);
+      headers['content-type'] = 'application/json; charset=UTF-8';
+    }
+    if (bytes) headers['content-length'] = String(bytes.length);
+    response.writeHead(result.status, headers);
+    if (bytes) {
+      const written = bytes;
+      // Once the socket has the bytes, their buffer serves the next answers.
+      response.end(written, () => releaseBytes(written));
+    } else response.end();
+    const url = request.url ?? '/';
+    options.log?.(
+      `${request.method} ${url} ${result.status}${result.operationId ? ` ${result.operationId}` : ''}`,
+    );
+    options.onResponse?.({
+      method: request.method ?? 'GET',
+      path: url,
+      ...(result.operationId ? { operationId: result.operationId } : {}),
+      status: result.status,
+      headers,
+      ...(result.text ? { text: result.text.body } : result.body !== undefined ? { body: result.body } : {}),
+    });
+  }
+
+  /**
+   * The answer of a request that wrote in a commit that failed: Google's 503, with the quota
+   * headers it was charged. The change stays in memory and the next commit that works keeps it.
+   */
+  function unsaved(error: unknown, result: Answer): Answer {
+    const failure = new ApiError(503, [
+      {
+        domain: 'global',
+        reason: 'backendError',
+        message: `${(error as Error).message}. The change is applied in memory but not saved; the next successful save keeps it.`,
+      },
+    ]);
+    const quotaHeaders = Object.entries(result.headers).filter(([name]) =>
+      name.startsWith('x-emulator-quota-'),
+    );
+    return {
+      status: failure.status,
+      headers: Object.fromEntries(quotaHeaders),
+      body: failure.body,
+      ...(result.operationId ? { operationId: result.operationId } : {}),
+    };
+  }
+
+  /**
+   * Answers go out at the end of the event loop's turn, all those of the requests that arrived
+   * together at once. Under load this is most of the throughput: each write to a client that
+   * waits in its own turn has to wake it, and on a busy machine waking costs more than
+   * building the answer; answers written together wake it once (decision 0033). An answer waits
+   * at most for the other requests of the same turn.
+   */
+  const ready: [IncomingMessage, ServerResponse, Answer, boolean][] = [];
+
+  function later(request: IncomingMessage, response: ServerResponse, result: Answer, wrote: boolean): void {
+    if (ready.length === 0) setImmediate(sendReady);
+    ready.push([request, response, result, wrote]);
+  }
+
+  /**
+   * With --persist, the answers of a turn go out once one commit holds what they show (group
+   * commit): the writes of that turn, and for a read the changes of others it shows (their etags
+   * and sync tokens must survive a restart). When the commit fails, each request that wrote is
+   * answered 503; a read that only showed the change is answered as it is.
+   */
+  function sendReady(): void {
+    const answers = ready.splice(0);
+    let failure: unknown;
+    if (persistence) {
+      try {
+        persistence.commit();
+      } catch (error) {
+        failure = error;
+      }
+    }
+    for (const [request, response, given, wrote] of answers) {
+      const result = failure !== undefined && wrote ? unsaved(failure, given) : given;
+      try {
+        send(request, response, result);
+      } catch (error) {
+        // One answer that cannot be sent (a header refused) must not hold back the others.
+        unexpected(response, error);
+      }
+    }
+  }
+
+  /** Answers a request whose body is read, and sends the answer with those of its turn. */
+  function respond(request: IncomingMessage, response: ServerResponse, body: ReadBody): void {
+    const effect = { wrote: false };
+    let result: Answer;
+    try {
+      result = answer(request, body, effect);
+    } catch (error) {
+      unexpected(response, error);
+      return;
+    }
+    later(request, response, result, effect.wrote);
+  }
+
+  /** A failure outside every handler's own refusals: a 500 in the envelope, if still possible. */
+  function unexpected(response: ServerResponse, error: unknown): void {
+    options.log?.(`unexpected: ${(error as Error).stack}`);
+    if (response.headersSent) {
+      response.end();
+      return;
+    }
+    const body = JSON.stringify(
+      new ApiError(500, [
+        {
+          domain: 'global',
+          reason: 'backendError',
+          message: `The emulator failed: ${(error as Error).message}`,
+        },
+      ]).body,
+    );
+    response.writeHead(500, { 'content-type': 'application/json; charset=UTF-8' }).end(body);
+  }
+
+  const server = createServer((request, response) => {
+    // A request without a body (most reads) is answered at once, without a turn of the loop.
+    if (!hasBody(request)) {
+      respond(request, response, NO_BODY);
+      return;
+    }
+    const control = request.url?.startsWith(CONTROL_PREFIX) ?? false;
+    readBody(request, control ? MAX_CONTROL_BODY_BYTES : MAX_BODY_BYTES).then(
+      (text) => respond(request, response, { text }),
+      (error: unknown) => respond(request, response, { text: undefined, error }),
+    );
+  });
+  // What Node's HTTP parser refuses before any handler runs (headers over its 16 KB limit,
+  // malformed requests) is answered in the envelope too, and the connection closed.
+  server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
+    if (!socket.writable || error.code === 'ECONNRESET') {
+      socket.destroy();
+      return;
+    }
+    const status =
+      error.code === 'HPE_HEADER_OVERFLOW' ? 431 : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
+    const reason =
+      status === 431 ? 'requestHeadersTooLarge' : status === 408 ? 'requestTimeout' : 'badRequest';
+    const message =
+      status === 431
+        ? 'The request line and headers are larger than the server accepts'
+        : status === 408
+          ? 'The request was not received in time'
+          : `The request is not valid HTTP (${error.code ?? error.message})`;
+    const body = JSON.stringify(new ApiError(status, [{ domain: 'global', reason, message }]).body);
+    socket.end(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=UTF-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  });
+
+  return {
+    server,
+    spec,
+    services,
+    store,
+    quota,
+    notifier,
+    ...(persistence ? { persistence } : {}),
+    invoke,
+    checkState: control.checkState,
+    listen(port, host = '127.0.0.1') {
+      return new Promise((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(port, host, () => {
+          server.off('error', reject);
+          const address = server.address() as AddressInfo;
+          const shown = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+          resolve(`http://${shown}:${address.port}`);
+        });
+      });
+    },
+    async close() {
+      notifier.reset();
+      await new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      });
+      // In-process changes (invoke) are saved too; a failure was told to onError already.
+      persistence?.close();
+    },
+  };
+}

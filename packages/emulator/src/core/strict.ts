@@ -1,0 +1,289 @@
+/**
+ * Strict mode and the rate limit: the checks a request passes after it is routed and its bearer
+ * token read, before it is charged, validated and handled.
+ *
+ * - Strict mode (`--strict`) accepts only the tokens of the users map (`--users`, the seed's
+ *   users); any other token is `401 authError`. A token is allowed an operation when it was
+ *   granted one of the scopes the spec lists for it (`security`); else `403
+ *   insufficientPermissions`. A token whose entry names no scopes has them all.
+ * - The rate limit (`--rate-limit N`, with or without strict mode) lets each user spend N quota
+ *   units (`x-quota-cost`) per API in any rolling minute. Over it, Calendar answers `403
+ *   rateLimitExceeded` and Search Ads 360 `429 rateLimitExceeded` (with `Retry-After`), as
+ *   the live services do; `status` makes both answer 403 or both 429.
+ *
+ * Refused requests cost nothing: Google does not charge a request it refuses at the door, and a
+ * client that backs off must see the window empty again.
+ */
+
+import type { RateLimitStatus } from './api-module.js';
+import { ApiError, authError } from './errors.js';
+import type { Services } from './services.js';
+import type { ApiName, OperationSpec } from './spec.js';
+import { emailForToken, expandScope, type ScopeMap, type UserMap } from './users.js';
+
+export type { RateLimitStatus } from './api-module.js';
+
+export interface RateLimitOptions {
+  /** Quota units a user may spend per API in any window; at least the dearest operation's cost. */
+  units: number;
+  /** The window's length in ms; a minute by default. Tests shorten it. */
+  windowMs?: number;
+  /** The status of every API's refusal; by default each API answers as its live service does. */
+  status?: RateLimitStatus;
+}
+
+export interface AccessOptions {
+  /** Only the tokens of `users`, with their scopes enforced. */
+  strict?: boolean;
+  /** Token to email: the known tokens of strict mode. */
+  users?: UserMap;
+  /** Token to granted scopes (full or short names); a token not in it has every scope. */
+  scopes?: ScopeMap;
+  rateLimit?: RateLimitOptions;
+}
+
+/** Options of strict mode or the rate limit that cannot work; the message names the option. */
+export class AccessConfigError extends Error {
+  override name = 'AccessConfigError';
+  constructor(
+    /** The option at fault, such as `rateLimit.units`. */
+    readonly option: string,
+    /** What is wrong with it. */
+    readonly detail: string,
+  ) {
+    super(`${option}: ${detail}`);
+  }
+}
+
+export const MINUTE_MS = 60_000;
+
+/** What `GET /__emulator/quota` tells of the rate limit. */
+export interface RateLimitReport {
+  units: number;
+  windowMs: number;
+  status: Record<ApiName, RateLimitStatus>;
+  /** Units each user has spent in the window that ends now, per API; users with none are left out. */
+  used: Record<ApiName, Record<string, number>>;
+}
+
+interface Spend {
+  at: number;
+  units: number;
+}
+
+/** `12 s`, `1.5 s`, `300 ms`, `1 minute`: a duration for a message. */
+function duration(ms: number): string {
+  if (ms === MINUTE_MS) return '1 minute';
+  if (ms < 1000) return `${Math.ceil(ms)} ms`;
+  const seconds = Math.ceil(ms / 100) / 10;
+  return `${seconds} s`;
+}
+
+/**
+ * Quota units spent per user and API in a rolling window: a spend counts until `windowMs` after
+ * it was made, so the window frees up unit by unit rather than all at once at a boundary, and
+ * the wait before a call fits is exact.
+ */
+export class RateLimiter {
+  readonly units: number;
+  readonly windowMs: number;
+  readonly status: Record<ApiName, RateLimitStatus>;
+  private spends = new Map<string, { api: ApiName; email: string; log: Spend[] }>();
+
+  /** `live`: how each API answers over the limit as its live service does (the modules say). */
+  constructor(options: RateLimitOptions, live: Readonly<Record<ApiName, RateLimitStatus>>) {
+    this.units = options.units;
+    this.windowMs = options.windowMs ?? MINUTE_MS;
+    const chosen = options.status;
+    this.status = Object.fromEntries(
+      Object.entries(live).map(([api, status]) => [api, chosen ?? status]),
+    ) as Record<ApiName, RateLimitStatus>;
+  }
+
+  /** The user's spends still in the window at `now`, oldest first (older ones dropped). */
+  private log(api: ApiName, email: string, now: number): Spend[] {
+    const key = `${api} ${email}`;
+    let entry = this.spends.get(key);
+    if (!entry) {
+      entry = { api, email, log: [] };
+      this.spends.set(key, entry);
+    }
+    const { log } = entry;
+    let expired = 0;
+    while (expired < log.length && (log[expired] as Spend).at + this.windowMs <= now) expired += 1;
+    if (expired > 0) log.splice(0, expired);
+    return log;
+  }
+
+  /** Units the user has spent on the API in the window that ends at `now`. */
+  used(api: ApiName, email: string, now = Date.now()): number {
+    return this.log(api, email, now).reduce((sum, spend) => sum + spend.units, 0);
+  }
+
+  /** Milliseconds until `cost` more units fit the user's window; 0 when they fit now. */
+  wait(api: ApiName, email: string, cost: number, now = Date.now()): number {
+    const log = this.log(api, email, now);
+    let over = log.reduce((sum, spend) => sum + spend.units, 0) + cost - this.units;
+    if (over <= 0) return 0;
+    for (const spend of log) {
+      over -= spend.units;
+      if (over <= 0) return spend.at + this.windowMs - now;
+    }
+    // Dearer than the whole window: it never fits (the options refuse such a limit).
+    return Number.POSITIVE_INFINITY;
+  }
+
+  /** Spends `cost` units of the user's window, or throws the API's rate-limit refusal. */
+  charge(api: ApiName, email: string, cost: number, now = Date.now()): void {
+    if (cost <= 0) return;
+    const wait = this.wait(api, email, cost, now);
+    if (wait > 0) throw this.refusal(api, email, cost, wait, now);
+    this.log(api, email, now).push({ at: now, units: cost });
+  }
+
+  private refusal(api: ApiName, email: string, cost: number, wait: number, now: number): ApiError {
+    // Every served API has its status (the modules'); 429 is the field's answer for any other.
+    const status = this.status[api] ?? 429;
+    // Both services' reason for a user over its request rate, as a 403 or a 429.
+    const message = `Rate Limit Exceeded. The emulator's rate limit is ${this.units} quota units per user per ${duration(
+      this.windowMs,
+    )}; ${email} has spent ${this.used(api, email, now)} of them and this request costs ${cost}. Retry in ${duration(wait)} or later.`;
+    // Retry-After is documented for 429 only, and Google's 403 usage-limit answers never carry it.
+    const headers: Record<string, string> =
+      status === 429 ? { 'retry-after': String(Math.max(1, Math.ceil(wait / 1000))) } : {};
+    return new ApiError(
+      status,
+      [{ domain: 'usageLimits', reason: 'rateLimitExceeded', message }],
+      message,
+      headers,
+    );
+  }
+
+  snapshot(now = Date.now()): RateLimitReport {
+    const used = Object.fromEntries(
+      Object.keys(this.status).map((api) => [api, {}]),
+    ) as RateLimitReport['used'];
+    for (const [key, { api, email }] of [...this.spends]) {
+      const units = this.used(api, email, now);
+      const byUser = used[api];
+      if (units > 0 && byUser) byUser[email] = units;
+      else this.spends.delete(key);
+    }
+    return { units: this.units, windowMs: this.windowMs, status: { ...this.status }, used };
+  }
+
+  reset(): void {
+    this.spends.clear();
+  }
+}
+
+const isStringArray = (value: unknown): value is string[] =>
+  Array.isArray(value) && value.every((item) => typeof item === 'string');
+
+/** Checks the rate limit's options against the served operations; throws AccessConfigError. */
+function checkRateLimit(options: RateLimitOptions, services: Services): void {
+  let dearest: OperationSpec | undefined;
+  for (const service of services.list)
+    for (const op of service.spec.operations) if (!dearest || op.quotaCost > dearest.quotaCost) dearest = op;
+  const least = Math.max(1, dearest?.quotaCost ?? 1);
+  if (!Number.isSafeInteger(options.units) || options.units < least)
+    throw new AccessConfigError(
+      'rateLimit.units',
+      `expected a whole number of quota units of at least ${least}${
+        dearest && dearest.quotaCost === least
+          ? ` (the cost of ${dearest.id}, which could never run with less)`
+          : ''
+      }, found ${JSON.stringify(options.units)}`,
+    );
+  if (options.windowMs !== undefined && !(Number.isFinite(options.windowMs) && options.windowMs > 0))
+    throw new AccessConfigError(
+      'rateLimit.windowMs',
+      `expected a positive number of milliseconds, found ${JSON.stringify(options.windowMs)}`,
+    );
+  if (options.status !== undefined && options.status !== 403 && options.status !== 429)
+    throw new AccessConfigError(
+      'rateLimit.status',
+      `expected 403 or 429, found ${JSON.stringify(options.status)}`,
+    );
+}
+
+/**
+ * The checks of strict mode and the rate limit, for every API request that carries a token.
+ * The users and scopes maps are read at each request, so a caller may add tokens later.
+ */
+export class AccessPolicy {
+  readonly strict: boolean;
+  readonly limiter: RateLimiter | undefined;
+  private readonly users: UserMap;
+  private readonly scopes: ScopeMap;
+
+  constructor(services: Services, options: AccessOptions = {}) {
+    this.strict = options.strict === true;
+    this.users = options.users ?? {};
+    this.scopes = options.scopes ?? {};
+    for (const [token, granted] of Object.entries(this.scopes))
+      if (!isStringArray(granted))
+        throw new AccessConfigError(
+          `scopes["${token}"]`,
+          `expected an array of scopes, found ${JSON.stringify(granted)}`,
+        );
+    if (options.rateLimit) checkRateLimit(options.rateLimit, services);
+    this.limiter = options.rateLimit
+      ? new RateLimiter(
+          options.rateLimit,
+          Object.fromEntries(services.list.map((s) => [s.name, s.module.rateLimitStatus])) as Record<
+            ApiName,
+            RateLimitStatus
+          >,
+        )
+      : undefined;
+  }
+
+  /**
+   * The email of the request's token once strict mode and the rate limit let the request
+   * through, its units spent; else throws their refusal (401, 403 or 429).
+   */
+  admit(token: string, api: ApiName, op: OperationSpec, now = Date.now()): string {
+    if (this.strict) {
+      if (!Object.hasOwn(this.users, token))
+        throw authError(
+          "Request had invalid authentication credentials. The emulator runs in strict mode, which accepts only the bearer tokens of its users file (--users) and of the seed's users; this token is not one of them.",
+        );
+      this.checkScopes(token, op);
+    }
+    const email = emailForToken(token, this.users);
+    this.limiter?.charge(api, email, op.quotaCost, now);
+    return email;
+  }
+
+  /** The scopes granted to a token, in full; undefined when it has every scope. */
+  granted(token: string): string[] | undefined {
+    return Object.hasOwn(this.scopes, token) ? (this.scopes[token] ?? []).map(expandScope) : undefined;
+  }
+
+  private checkScopes(token: string, op: OperationSpec): void {
+    const granted = this.granted(token);
+    // An operation the spec secures with no scope takes any token.
+    if (granted === undefined || op.scopes.length === 0 || op.scopes.some((s) => granted.includes(s))) return;
+    const message = `Request had insufficient authentication scopes. ${op.id} needs any one of ${op.scopes.join(
+      ', ',
+    )}; the token was granted ${granted.length > 0 ? granted.join(', ') : 'no scope'}.`;
+    throw new ApiError(403, [{ domain: 'global', reason: 'insufficientPermissions', message }], message, {
+      // As Google's answer: the scopes that would do, for a client that asks for them again.
+      'www-authenticate': `Bearer realm="https://accounts.google.com/", error="insufficient_scope", scope="${op.scopes.join(' ')}"`,
+    });
+  }
+}
+
+/**
+ * The granted scopes that allow no operation of the served APIs, each with how many tokens
+ * have it: a misspelt scope, or one of another API (which a real token may well carry).
+ */
+export function unusedScopes(services: Services, scopes: ScopeMap): { scope: string; tokens: number }[] {
+  const accepted = new Set(services.list.flatMap((s) => s.spec.operations.flatMap((op) => op.scopes)));
+  const count = new Map<string, number>();
+  for (const granted of Object.values(scopes))
+    for (const scope of new Set(granted.map(expandScope)))
+      if (!accepted.has(scope)) count.set(scope, (count.get(scope) ?? 0) + 1);
+  return [...count].map(([scope, tokens]) => ({ scope, tokens }));
+}
