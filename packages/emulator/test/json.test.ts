@@ -1,5 +1,6 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { bodyBytes, isStoredItems, releaseBytes, storedItems } from '../src/core/json.ts';
+import { bodyBytes, isStoredItems, jsonChunks, releaseBytes, storedItems } from '../src/core/json.ts';
 
 const stringifyBody = (body: unknown) => bodyBytes(body).toString('utf8');
 
@@ -68,5 +69,38 @@ describe('bodyBytes', () => {
     const first = bodyBytes(body);
     const second = bodyBytes(body);
     expect(first.buffer).not.toBe(second.buffer);
+  });
+});
+
+describe('jsonChunks (the state dump in pieces)', () => {
+  it('joins to exactly what JSON.stringify writes, at any depth and piece size', () => {
+    fc.assert(
+      fc.property(
+        fc.jsonValue(),
+        fc.integer({ min: 0, max: 5 }),
+        fc.integer({ min: 1, max: 64 }),
+        (value, depth, size) => {
+          expect(jsonChunks(value, depth, size).join('')).toBe(JSON.stringify(value));
+        },
+      ),
+      { seed: 20261125, numRuns: 500 },
+    );
+  });
+
+  it('leaves out what JSON.stringify leaves out, and uses toJSON', () => {
+    const value = { a: undefined, b: () => 1, c: new Date(0), d: { e: undefined, f: [undefined] } };
+    expect(jsonChunks(value).join('')).toBe(JSON.stringify(value));
+  });
+
+  it('cuts a large value into pieces of about the size asked', () => {
+    const state = {
+      events: Object.fromEntries(
+        Array.from({ length: 2000 }, (_, i) => [`e${i}`, { summary: 'x'.repeat(100) }]),
+      ),
+    };
+    const chunks = jsonChunks(state, 3, 1 << 14);
+    expect(chunks.length).toBeGreaterThan(10);
+    for (const chunk of chunks.slice(0, -1)) expect(chunk.length).toBeLessThan((1 << 14) + 200);
+    expect(JSON.parse(chunks.join(''))).toEqual(state);
   });
 });

@@ -5,6 +5,7 @@
 
 import type { Store } from '../apis/calendar/store.js';
 import { ApiError } from './errors.js';
+import { jsonChunks } from './json.js';
 import type { QuotaMeter } from './quota.js';
 import type { Services } from './services.js';
 import { emptyState, type State } from './state.js';
@@ -27,6 +28,8 @@ export interface ControlDeps {
 export interface ControlAnswer {
   status: number;
   body?: unknown;
+  /** A JSON body in pieces, sent one after another (the state dump). */
+  chunks?: string[];
 }
 
 const problem = (status: number, reason: string, message: string) =>
@@ -65,7 +68,7 @@ export function handleControl(
       deps.onReset();
       return { status: 204 };
     case 'GET /state':
-      return { status: 200, body: deps.store.state };
+      return { status: 200, chunks: jsonChunks(deps.store.state) };
     case 'PUT /state':
     case 'POST /state': {
       let value: unknown;

@@ -13,6 +13,7 @@ import {
   STATUS_CODES,
 } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { Readable } from 'node:stream';
 import { readDefaults } from '../apis/calendar/defaults.js';
 import { Store } from '../apis/calendar/store.js';
 import type { ApiModule } from './api-module.js';
@@ -123,6 +124,8 @@ interface Answer {
   headers: Record<string, string>;
   body?: unknown;
   text?: { contentType: string; body: string };
+  /** A JSON body in pieces (the state dump), written one after another as the socket drains. */
+  chunks?: string[];
   operationId?: string;
 }
 
@@ -379,7 +382,11 @@ export function createEmulatorOf(modules: readonly ApiModule[], options: Emulato
         const before = persistence?.mark();
         try {
           const result = handleControl(control, method, pathname, body.text);
-          return { status: result.status, headers: {}, body: result.body };
+          return {
+            status: result.status,
+            headers: {},
+            ...(result.chunks ? { chunks: result.chunks } : { body: result.body }),
+          };
         } finally {
           if (before) effect.wrote = persistence?.changedSince(before) ?? false;
         }
@@ -423,8 +430,14 @@ export function createEmulatorOf(modules: readonly ApiModule[], options: Emulato
       headers['content-type'] = 'application/json; charset=UTF-8';
     }
     if (bytes) headers['content-length'] = String(bytes.length);
+    const { chunks } = result;
+    if (chunks) {
+      headers['content-type'] = 'application/json; charset=UTF-8';
+      headers['content-length'] = String(chunks.reduce((sum, chunk) => sum + Buffer.byteLength(chunk), 0));
+    }
     response.writeHead(result.status, headers);
-    if (bytes) {
+    if (chunks) Readable.from(chunks).pipe(response);
+    else if (bytes) {
       const written = bytes;
       // Once the socket has the bytes, their buffer serves the next answers.
       response.end(written, () => releaseBytes(written));
