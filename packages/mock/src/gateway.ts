@@ -6,17 +6,25 @@
  */
 import './lazy-deps.js';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import {
   applyFieldMask,
   CheckedMasks,
+  corsHeaders,
+  createPathRouter,
   type FieldMask,
   FieldMaskError,
   fieldMaskErrorItem,
   googleError,
+  HttpRefusal,
   ifNoneMatchHits,
+  isJsonContentType,
+  listen,
+  preflightHeaders,
+  readBearer,
+  readBody,
+  unsupportedMediaType,
 } from '@gspec/server-kit';
 import { createLogger } from '@stoplight/prism-core';
 import { createInstance, type IHttpConfig, type IHttpRequest } from '@stoplight/prism-http';
@@ -29,12 +37,10 @@ import {
   fromFindings,
   fromPrismProblem,
   type GoogleErrorBody,
-  MISSING_CREDENTIAL,
   type NameLookup,
   type PrismProblem,
   simpleError,
 } from './google-errors.js';
-import { createRouter } from './router.js';
 import { resolveStaticFile, sendStaticFile } from './static.js';
 
 const PASS: FaultStep = { kind: 'pass' };
@@ -57,8 +63,6 @@ export interface Gateway {
   listen(port: number, host?: string): Promise<string>;
   close(): Promise<void>;
 }
-
-const MAX_BODY_BYTES = 10 * 1024 * 1024;
 
 class HttpError extends Error {
   constructor(
@@ -123,57 +127,27 @@ export function readCredentials(
   authorization: string | undefined,
   accessToken: string | null,
 ): { authorization?: string; problem?: string } {
-  if (authorization !== undefined) {
-    const match = /^\s*(\S+)(?:\s+(.*))?$/.exec(authorization);
-    const scheme = match?.[1];
-    const token = match?.[2]?.trim();
-    if (!scheme)
-      return { problem: 'The Authorization header is empty. Expected "Authorization: Bearer <token>".' };
-    if (scheme.toLowerCase() !== 'bearer') {
-      return {
-        problem:
-          token === undefined
-            ? `The Authorization header has no scheme. Expected an OAuth 2 access token as "Authorization: Bearer <token>".`
-            : `The Authorization header uses the ${scheme} scheme; this API takes only an OAuth 2 access token as "Authorization: Bearer <token>".`,
-      };
-    }
-    if (!token) return { problem: 'The bearer token is empty. Expected "Authorization: Bearer <token>".' };
-    return { authorization: scheme === 'Bearer' ? authorization : `Bearer ${token}` };
-  }
-  if (accessToken) return { authorization: `Bearer ${accessToken}` };
-  return { problem: MISSING_CREDENTIAL };
+  const credential = readBearer(authorization, accessToken);
+  if (credential.problem !== undefined) return { problem: credential.problem };
+  const rewritten = `Bearer ${credential.token}`;
+  return { authorization: rewritten === authorization ? authorization : rewritten };
 }
 
-async function readBody(request: IncomingMessage): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of request) {
-    size += (chunk as Buffer).length;
-    if (size > MAX_BODY_BYTES) {
-      throw new HttpError(
-        413,
-        simpleError(413, 'uploadTooLarge', `The request body is larger than ${MAX_BODY_BYTES} bytes`),
-      );
-    }
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks);
-}
-
+/**
+ * The request's JSON body (every operation of both APIs takes JSON): a body with another
+ * Content-Type is refused with 415 as the emulator refuses it, one that is not JSON with 400.
+ */
 function parseBody(raw: Buffer, contentType: string | undefined): unknown {
   if (raw.length === 0) return undefined;
-  const text = raw.toString('utf8');
-  if (contentType && /^application\/([\w.+-]+\+)?json\b/i.test(contentType)) {
-    try {
-      return JSON.parse(text);
-    } catch (error) {
-      throw new HttpError(
-        400,
-        simpleError(400, 'parseError', `The request body is not valid JSON: ${(error as Error).message}`),
-      );
-    }
+  if (contentType && !isJsonContentType(contentType)) throw unsupportedMediaType(contentType);
+  try {
+    return JSON.parse(raw.toString('utf8'));
+  } catch (error) {
+    throw new HttpError(
+      400,
+      simpleError(400, 'parseError', `The request body is not valid JSON: ${(error as Error).message}`),
+    );
   }
-  return text;
 }
 
 function queryRecord(params: URLSearchParams): Record<string, string | string[]> {
@@ -201,9 +175,8 @@ function serialize(body: unknown, contentType: string | undefined): string | und
   return JSON.stringify(body);
 }
 
-function setCors(request: IncomingMessage, response: ServerResponse): void {
-  response.setHeader('access-control-allow-origin', request.headers.origin ?? '*');
-  response.setHeader('access-control-expose-headers', '*');
+function setCors(request: IncomingMessage, response: ServerResponse, headers = corsHeaders(request)): void {
+  for (const [name, value] of Object.entries(headers)) response.setHeader(name, value);
   response.setHeader('vary', 'origin');
 }
 
@@ -370,7 +343,7 @@ export function createGateway(options: GatewayOptions): Gateway {
   const faults = options.faults ? new FaultInjector(options.faults) : undefined;
   const routes = [...options.apis]
     .sort((a, b) => b.basePath.length - a.basePath.length)
-    .map((api) => ({ api, router: createRouter(api.operations), names: parameterNames(api) }));
+    .map((api) => ({ api, router: createPathRouter(api.operations), names: parameterNames(api) }));
   const docsDir = options.docsDir ? path.resolve(options.docsDir) : undefined;
   const masks = new CheckedMasks(MAX_MASKS);
 
@@ -504,15 +477,16 @@ export function createGateway(options: GatewayOptions): Gateway {
     response: ServerResponse,
     url: URL,
   ): Promise<void> {
-    // The body is read whole before answering, so that a keep-alive connection stays usable.
-    const raw = await readBody(request);
     let answer: Answer;
     let operationId: string | undefined;
     try {
+      // The body is read whole before answering, so that a keep-alive connection stays usable.
+      const raw = await readBody(request);
       ({ answer, operationId } = await answerApi(route, request, url, raw));
     } catch (error) {
-      if (!(error instanceof HttpError)) throw error;
-      answer = jsonAnswer(error.status, error.body);
+      if (error instanceof HttpRefusal) answer = jsonAnswer(error.status, error.body, error.headers);
+      else if (error instanceof HttpError) answer = jsonAnswer(error.status, error.body);
+      else throw error;
     }
     const delay = operationId && faults ? faults.latency(operationId) : 0;
     if (delay > 0) await sleep(delay);
@@ -549,12 +523,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     const url = new URL(request.url ?? '/', 'http://localhost');
     setCors(request, response);
     if (request.method === 'OPTIONS' && request.headers['access-control-request-method']) {
-      response.setHeader('access-control-allow-methods', 'GET, POST, PUT, PATCH, DELETE, OPTIONS');
-      response.setHeader(
-        'access-control-allow-headers',
-        request.headers['access-control-request-headers'] ?? '*',
-      );
-      response.setHeader('access-control-max-age', '600');
+      setCors(request, response, preflightHeaders(request));
       response.statusCode = 204;
       response.end();
       return;
@@ -623,16 +592,7 @@ export function createGateway(options: GatewayOptions): Gateway {
   return {
     server,
     listen(port, host = '127.0.0.1') {
-      return new Promise((resolve, reject) => {
-        const onError = (error: Error) => reject(error);
-        server.once('error', onError);
-        server.listen(port, host, () => {
-          server.off('error', onError);
-          const address = server.address() as AddressInfo;
-          const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-          resolve(`http://${shownHost}:${address.port}`);
-        });
-      });
+      return listen(server, port, host);
     },
     close() {
       return new Promise((resolve, reject) => {

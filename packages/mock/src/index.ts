@@ -15,4 +15,4 @@ export {
   type GoogleErrorItem,
   googleError,
 } from './google-errors.js';
-export { createRouter, type RouteResult, type Router } from './router.js';
+export { createRouter, type RouteResult, type Router } from './routes.js';

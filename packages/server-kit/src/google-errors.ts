@@ -27,6 +27,8 @@ export const CANONICAL_STATUS: Readonly<Record<number, string>> = {
   410: 'FAILED_PRECONDITION',
   412: 'FAILED_PRECONDITION',
   413: 'INVALID_ARGUMENT',
+  // No canonical code is for 415; the body cannot be read as the method's message: invalid.
+  415: 'INVALID_ARGUMENT',
   429: 'RESOURCE_EXHAUSTED',
   500: 'INTERNAL',
   501: 'UNIMPLEMENTED',

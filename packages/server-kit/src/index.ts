@@ -28,4 +28,22 @@ export {
   type GoogleErrorItem,
   googleError,
 } from './google-errors.js';
+export {
+  authRefusal,
+  corsHeaders,
+  createPathRouter,
+  HttpRefusal,
+  isJsonContentType,
+  listen,
+  MAX_BODY_BYTES,
+  MISSING_CREDENTIAL,
+  type PathRouter,
+  preflightHeaders,
+  type RoutedOperation,
+  type RouteResult,
+  readBearer,
+  readBody,
+  unsupportedMediaType,
+  WWW_AUTHENTICATE,
+} from './http.js';
 export { startedByNpm, stopOnSignals } from './signals.js';

@@ -76,6 +76,7 @@ export const SKIP = {
   stateless: 'needs a stateful target',
   mockOnly: 'Prefer is a mock feature',
   liveReadOnly: 'writes on the live services need CONTRACT_ALLOW_WRITES=1',
+  localOnly: 'the HTTP layer of the local servers (413 and 415 are theirs, not documented answers)',
   liveOwnCalendarOnly:
     'on the live services the suite writes only inside the secondary calendar it creates itself',
   liveNoConversions: 'the suite never touches conversions on the live services',

@@ -2,7 +2,14 @@
  * Google's JSON error envelope and the errors the emulator answers with. Handlers throw an
  * ApiError; the server turns it into the envelope, so every refusal looks like Google's.
  */
-import { type GoogleErrorBody, type GoogleErrorItem, googleError } from '@gspec/server-kit';
+import {
+  authRefusal,
+  type GoogleErrorBody,
+  type GoogleErrorItem,
+  googleError,
+  type HttpRefusal,
+  MISSING_CREDENTIAL,
+} from '@gspec/server-kit';
 
 export type { GoogleErrorBody, GoogleErrorItem } from '@gspec/server-kit';
 
@@ -53,20 +60,13 @@ export const fullSyncRequired = (): ApiError =>
 export const alreadyDeleted = (): ApiError =>
   new ApiError(410, [item('deleted', 'Resource has been deleted')]);
 
-export const MISSING_CREDENTIAL =
-  'Request is missing required authentication credential. Expected an OAuth 2 access token as "Authorization: Bearer <token>".';
+export { MISSING_CREDENTIAL, WWW_AUTHENTICATE } from '@gspec/server-kit';
 
-export const WWW_AUTHENTICATE = 'Bearer realm="https://accounts.google.com/", error="invalid_token"';
+/** A refusal of the shared HTTP layer (server-kit) as the emulator throws it. */
+export const fromRefusal = (refusal: HttpRefusal): ApiError =>
+  new ApiError(refusal.status, refusal.body.error.errors, refusal.body.error.message, refusal.headers);
 
-export const authError = (message = MISSING_CREDENTIAL): ApiError =>
-  new ApiError(
-    401,
-    [item('authError', message, { location: 'Authorization', locationType: 'header' })],
-    message,
-    {
-      'www-authenticate': WWW_AUTHENTICATE,
-    },
-  );
+export const authError = (message = MISSING_CREDENTIAL): ApiError => fromRefusal(authRefusal(message));
 
 export const notImplemented = (operationId: string): ApiError =>
   new ApiError(501, [

@@ -12,14 +12,21 @@ import {
   type ServerResponse,
   STATUS_CODES,
 } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
+import {
+  corsHeaders,
+  HttpRefusal,
+  listen,
+  MAX_BODY_BYTES,
+  preflightHeaders,
+  readBody,
+} from '@gspec/server-kit';
 import { readDefaults } from '../apis/calendar/defaults.js';
 import { Store } from '../apis/calendar/store.js';
 import type { ApiModule } from './api-module.js';
 import type { Context, Reply } from './context.js';
 import { CONTROL_PREFIX, handleControl } from './control.js';
-import { ApiError, methodNotAllowed, notImplemented, pathNotFound } from './errors.js';
+import { ApiError, fromRefusal, methodNotAllowed, notImplemented, pathNotFound } from './errors.js';
 import { bodyBytes, releaseBytes } from './json.js';
 import { Notifier, type NotifierOptions } from './notifier.js';
 import { type FieldMask, PartialAnswers } from './partial.js';
@@ -34,7 +41,6 @@ import { parseTarget, type Target } from './target.js';
 import { readBearer, type ScopeMap, type UserMap } from './users.js';
 import { type RawRequest, validateRequest } from './validate.js';
 
-const MAX_BODY_BYTES = 10 * 1024 * 1024;
 /**
  * The control plane takes a whole state (PUT /__emulator/state): the emulator must load any
  * state it dumped, and 100,000 events dump to about 90 MB. V8's longest string is 512 MiB.
@@ -140,36 +146,6 @@ const NO_BODY: ReadBody = { text: undefined };
 /** Without Content-Length or Transfer-Encoding an HTTP/1.1 request has no body. */
 const hasBody = (request: IncomingMessage): boolean =>
   request.headers['content-length'] !== undefined || request.headers['transfer-encoding'] !== undefined;
-
-async function readBody(request: IncomingMessage, limit: number): Promise<string | undefined> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  // Events rather than `for await`: the async iterator cost more than the rest of reading.
-  await new Promise<void>((resolve, reject) => {
-    request.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      // Past the limit the rest is read and dropped: refusing mid-body would reset the
-      // connection under a client still sending, which would then never see the 413.
-      if (size <= limit) chunks.push(chunk);
-    });
-    request.once('end', resolve);
-    request.once('error', reject);
-    // A client gone before the end of its body: nothing will be answered to anyone.
-    request.once('close', () => {
-      if (!request.complete) reject(new Error('the client closed the connection before the end of the body'));
-    });
-  });
-  if (size > limit)
-    throw new ApiError(413, [
-      {
-        domain: 'global',
-        reason: 'uploadTooLarge',
-        message: `The request body is larger than ${limit} bytes`,
-      },
-    ]);
-  if (chunks.length === 0) return undefined;
-  return (chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks)).toString('utf8');
-}
 
 /**
  * The emulator of the APIs of `modules` (src/apis/index.ts lists them; `createEmulator` in
@@ -371,10 +347,7 @@ export function createEmulatorOf(modules: readonly ApiModule[], options: Emulato
       if (method === 'OPTIONS')
         return {
           status: 204,
-          headers: {
-            'access-control-allow-methods': 'GET, POST, PUT, PATCH, DELETE',
-            'access-control-allow-headers': String(request.headers['access-control-request-headers'] ?? '*'),
-          },
+          headers: preflightHeaders(request),
         };
       const { pathname } = target;
       if (pathname === CONTROL_PREFIX || pathname.startsWith(`${CONTROL_PREFIX}/`)) {
@@ -417,8 +390,7 @@ export function createEmulatorOf(modules: readonly ApiModule[], options: Emulato
   function send(request: IncomingMessage, response: ServerResponse, result: Answer): void {
     // The answer's own headers object (each answer has a new one), with CORS unless it says otherwise.
     const { headers } = result;
-    headers['access-control-allow-origin'] ??= String(request.headers.origin ?? '*');
-    headers['access-control-expose-headers'] ??= '*';
+    for (const [name, value] of Object.entries(corsHeaders(request))) headers[name] ??= value;
     // Bytes, encoded once: their length is the Content-Length, and the socket copies them as
     // they are (encoding a large string on every write cost more than building the answer).
     let bytes: Buffer | undefined;
@@ -560,8 +532,12 @@ export function createEmulatorOf(modules: readonly ApiModule[], options: Emulato
     }
     const control = request.url?.startsWith(CONTROL_PREFIX) ?? false;
     readBody(request, control ? MAX_CONTROL_BODY_BYTES : MAX_BODY_BYTES).then(
-      (text) => respond(request, response, { text }),
-      (error: unknown) => respond(request, response, { text: undefined, error }),
+      (bytes) => respond(request, response, { text: bytes.length > 0 ? bytes.toString('utf8') : undefined }),
+      (error: unknown) =>
+        respond(request, response, {
+          text: undefined,
+          error: error instanceof HttpRefusal ? fromRefusal(error) : error,
+        }),
     );
   });
   // What Node's HTTP parser refuses before any handler runs (headers over its 16 KB limit,
@@ -598,15 +574,7 @@ export function createEmulatorOf(modules: readonly ApiModule[], options: Emulato
     invoke,
     checkState: control.checkState,
     listen(port, host = '127.0.0.1') {
-      return new Promise((resolve, reject) => {
-        server.once('error', reject);
-        server.listen(port, host, () => {
-          server.off('error', reject);
-          const address = server.address() as AddressInfo;
-          const shown = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-          resolve(`http://${shown}:${address.port}`);
-        });
-      });
+      return listen(server, port, host);
     },
     async close() {
       notifier.reset();

@@ -3,9 +3,9 @@
  * router and handlers. The state (store), users, quota and control plane are shared, so a
  * dump holds both APIs and one token is one user in both.
  */
+import { createPathRouter, type PathRouter } from '@gspec/server-kit';
 import { type ApiModule, checkHandlers, missingHandlers } from './api-module.js';
 import type { Handler } from './context.js';
-import { createRouter, type Router } from './router.js';
 import { createSchemaTools, type SchemaTools } from './schemas.js';
 import { type ApiName, type ApiSpec, loadApiSpec, type OperationSpec, SpecError } from './spec.js';
 
@@ -14,7 +14,7 @@ export interface Service {
   module: ApiModule;
   spec: ApiSpec;
   tools: SchemaTools;
-  router: Router;
+  router: PathRouter<OperationSpec>;
   handlers: Readonly<Record<string, Handler>>;
   /** The operations of the spec without a handler; they answer 501. */
   notImplemented: string[];
@@ -27,7 +27,7 @@ export function createService(module: ApiModule, spec: ApiSpec, handlers = modul
     module,
     spec,
     tools: createSchemaTools(spec),
-    router: createRouter(spec.operations),
+    router: createPathRouter(spec.operations),
     handlers,
     notImplemented: missingHandlers(spec, handlers),
   };

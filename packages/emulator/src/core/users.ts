@@ -8,7 +8,8 @@
  */
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { authError, MISSING_CREDENTIAL } from './errors.js';
+import { readBearer as readCredential } from '@gspec/server-kit';
+import { authError } from './errors.js';
 
 export type UserMap = Record<string, string>;
 
@@ -132,21 +133,7 @@ export function emailForToken(token: string, users: UserMap): string {
  * message says what is wrong.
  */
 export function readBearer(authorization: string | undefined, accessToken: string | null): string {
-  if (authorization !== undefined) {
-    const match = /^\s*(\S+)(?:\s+(.*))?$/.exec(authorization);
-    const scheme = match?.[1];
-    const token = match?.[2]?.trim();
-    if (!scheme)
-      throw authError('The Authorization header is empty. Expected "Authorization: Bearer <token>".');
-    if (scheme.toLowerCase() !== 'bearer')
-      throw authError(
-        token === undefined
-          ? 'The Authorization header has no scheme. Expected "Authorization: Bearer <token>".'
-          : `The Authorization header uses the ${scheme} scheme; this API takes only an OAuth 2 access token as "Authorization: Bearer <token>".`,
-      );
-    if (!token) throw authError('The bearer token is empty. Expected "Authorization: Bearer <token>".');
-    return token;
-  }
-  if (accessToken) return accessToken;
-  throw authError(MISSING_CREDENTIAL);
+  const credential = readCredential(authorization, accessToken);
+  if (credential.problem !== undefined) throw authError(credential.problem);
+  return credential.token;
 }

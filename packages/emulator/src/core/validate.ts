@@ -5,9 +5,9 @@
  * type their schema asks for first, so `maxResults=abc` is refused as invalid, not as a string.
  */
 
-import { DATE_TIME_NEEDS_OFFSET } from '@gspec/server-kit';
+import { DATE_TIME_NEEDS_OFFSET, isJsonContentType, unsupportedMediaType } from '@gspec/server-kit';
 import type { ErrorObject } from 'ajv';
-import { ApiError, type GoogleErrorItem } from './errors.js';
+import { ApiError, fromRefusal, type GoogleErrorItem } from './errors.js';
 import type { SchemaTools } from './schemas.js';
 import { isObject, type Json, type JsonObject, type OperationSpec } from './spec.js';
 
@@ -220,16 +220,8 @@ export function validateRequest(
         ]);
       return out;
     }
-    if (raw.contentType && !/^application\/([\w.+-]+\+)?json\b/i.test(raw.contentType))
-      throw new ApiError(415, [
-        {
-          domain: 'global',
-          reason: 'unsupportedMediaType',
-          message: `The request body must be application/json, not ${raw.contentType}`,
-          location: 'Content-Type',
-          locationType: 'header',
-        },
-      ]);
+    if (raw.contentType && !isJsonContentType(raw.contentType))
+      throw fromRefusal(unsupportedMediaType(raw.contentType));
     let body: unknown;
     try {
       body = JSON.parse(raw.body);
