@@ -22,6 +22,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { type ChildRun, freePort, startProcess, stopAll } from '@gspec/scripts/child-process';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { composeProgram, readmeBlock, readmeBlocks } from './support/readme.ts';
 
@@ -443,11 +444,28 @@ describe('the README examples', () => {
     await stopServer(mock, origin);
   });
 
+  it("the README's files name the JSON Schemas the packages ship, and are valid against them, as an editor checks them", async () => {
+    for (const [readme, block, file] of [
+      ['packages/emulator/README.md', 'seed-file', 'seed.json'],
+      ['packages/emulator/README.md', 'strict-users', 'users.json'],
+      ['packages/mock/README.md', 'faults-file', 'faults.json'],
+    ] as const) {
+      writeReadmeFile(readme, block, file);
+      const value = JSON.parse(readFileSync(path.join(project, file), 'utf8')) as { $schema: string };
+      // The path as an editor resolves it: from the file, into the installed package.
+      const schema = JSON.parse(readFileSync(path.resolve(project, value.$schema), 'utf8'));
+      const validate = new Ajv2020({ strict: false, allErrors: true, validateFormats: false }).compile(
+        schema,
+      );
+      expect([file, validate(value), validate.errors ?? []]).toEqual([file, true, []]);
+      // An editor would flag a mistake: an unknown field.
+      expect(validate({ ...value, unknownField: true })).toBe(false);
+    }
+  });
+
   it("the emulator's --persist: what was written is there after a restart", async () => {
-    writeFileSync(
-      path.join(project, 'seed.json'),
-      JSON.stringify({ users: [{ email: 'ana@example.com', tokens: ['token-ana'] }] }),
-    );
+    // The README's seed file (users with their tokens, calendars and events).
+    writeReadmeFile('packages/emulator/README.md', 'seed-file', 'seed.json');
     const auth = { authorization: 'Bearer token-ana', 'content-type': 'application/json' };
     const first = npxFromReadme('packages/emulator/README.md', 'persist', 'gspec-emulator');
     let origin = await first.ready;

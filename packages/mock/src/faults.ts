@@ -91,6 +91,92 @@ const REASON_MESSAGES: Record<string, string> = {
 
 const MAX_LATENCY_MS = 600_000;
 
+const NAME = { type: 'string', minLength: 1 };
+const ERROR_STATUS = { type: 'integer', minimum: 400, maximum: 599 };
+const ANY_STATUS = { type: 'integer', minimum: 100, maximum: 599 };
+const ERROR_STEP = {
+  oneOf: [
+    { ...ERROR_STATUS, description: 'An injected error with this status and what Google sends with it.' },
+    {
+      type: 'object',
+      description: 'A spec example of the operation, of its success status unless status says.',
+      required: ['example'],
+      additionalProperties: false,
+      properties: { example: NAME, status: ANY_STATUS },
+    },
+    {
+      type: 'object',
+      description: "An injected error; reason, message and domain default to Google's for the status.",
+      required: ['status'],
+      additionalProperties: false,
+      properties: {
+        status: ERROR_STATUS,
+        reason: NAME,
+        message: NAME,
+        domain: NAME,
+        retryAfter: {
+          description: 'The Retry-After header: whole seconds, or an HTTP date.',
+          anyOf: [{ type: 'integer', minimum: 0 }, { type: 'string' }],
+        },
+      },
+    },
+  ],
+};
+const MILLISECONDS = { type: 'number', minimum: 0, maximum: MAX_LATENCY_MS };
+
+/**
+ * The fault file's shape, published as dist/schemas/faults.schema.json for editors. parseFaults
+ * checks the same with messages of its own, and then what only the specs can tell (operation
+ * ids, documented statuses, example names); a test holds the two to the same verdicts on shape.
+ */
+export const FAULTS_SCHEMA = {
+  $schema: 'https://json-schema.org/draft/2020-12/schema',
+  title: 'gspec mock fault file (--faults)',
+  description: 'Latency, errors and scripted answers per operation, to test a client against the mock.',
+  type: 'object',
+  required: ['operations'],
+  additionalProperties: false,
+  properties: {
+    $schema: { type: 'string', description: 'Where an editor finds this schema; ignored by the mock.' },
+    seed: { type: 'integer', description: 'Fixes the random draws (latency ranges, error rates).' },
+    operations: {
+      type: 'object',
+      description: 'Rules by operationId (events.list, conversion.insert), and "*" for every operation.',
+      additionalProperties: {
+        type: 'object',
+        additionalProperties: false,
+        properties: {
+          latencyMs: {
+            description: 'Added before every answer: milliseconds, or a range [min, max] drawn per call.',
+            anyOf: [MILLISECONDS, { type: 'array', items: MILLISECONDS, minItems: 2, maxItems: 2 }],
+          },
+          errorRate: {
+            type: 'number',
+            minimum: 0,
+            maximum: 1,
+            description: 'The share of calls answered with error.',
+          },
+          error: { ...ERROR_STEP, description: 'The error of errorRate; 503 unless given.' },
+          sequence: {
+            type: 'array',
+            minItems: 1,
+            description: 'The answers of the first calls, in order: "pass", an error or an example.',
+            items: { anyOf: [{ const: 'pass' }, ERROR_STEP] },
+          },
+          repeat: { type: 'boolean', description: 'Play sequence over and over.' },
+          respond: {
+            type: 'object',
+            description: 'The example or status answered when the request asks for none.',
+            minProperties: 1,
+            additionalProperties: false,
+            properties: { status: ANY_STATUS, example: NAME },
+          },
+        },
+      },
+    },
+  },
+};
+
 /** The statuses an operation documents, and the example names under each. */
 function documented(operation: IHttpOperation): Map<number, Set<string>> {
   const out = new Map<number, Set<string>>();

@@ -1,5 +1,6 @@
 export { loadApis, type MockApi, MockSetupError, resolveSpecDir } from './apis.js';
 export {
+  FAULTS_SCHEMA,
   type FaultConfig,
   FaultConfigError,
   FaultInjector,

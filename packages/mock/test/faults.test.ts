@@ -5,8 +5,10 @@
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
+  FAULTS_SCHEMA,
   FaultConfigError,
   FaultInjector,
   type FaultStep,
@@ -322,5 +324,64 @@ describe('the README', () => {
 
   it('shows at least the full example of the fault file', () => {
     expect(blocks.length).toBeGreaterThanOrEqual(2);
+  });
+});
+
+describe('faults.schema.json (published) and parseFaults give the same verdicts on shape', () => {
+  const file = path.resolve(import.meta.dirname, '../dist/schemas/faults.schema.json');
+  const schema = JSON.parse(readFileSync(file, 'utf8'));
+  // A validator that knows nothing but the published file, as an editor.
+  const validate = new Ajv2020({ strict: false, allErrors: true }).compile(schema);
+  const parses = (value: unknown) => {
+    try {
+      parseFaults(value, apis, 'faults.json', fixedSeed);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+
+  it('the built file is FAULTS_SCHEMA, and the package exports it', () => {
+    expect(schema).toEqual(FAULTS_SCHEMA);
+    const manifest = JSON.parse(readFileSync(path.resolve(import.meta.dirname, '../package.json'), 'utf8'));
+    expect(manifest.exports['./schemas/*.json']).toBe('./dist/schemas/*.json');
+  });
+
+  it("takes the README's fault file, and with $schema too", () => {
+    const readme = readFileSync(path.resolve(import.meta.dirname, '../README.md'), 'utf8');
+    const block = /<!-- consumer-test: faults-file -->\s*```json\n([\s\S]*?)```/.exec(readme)?.[1];
+    const value = JSON.parse(block ?? 'null');
+    expect([validate(value), parses(value)]).toEqual([true, true]);
+    const named = { $schema: './node_modules/@gspec/mock/dist/schemas/faults.schema.json', ...value };
+    expect([validate(named), parses(named)]).toEqual([true, true]);
+  });
+
+  it.each<[string, unknown]>([
+    ['no operations', { seed: 1 }],
+    ['an unknown field', { operations: {}, retries: 3 }],
+    ['a seed that is not whole', { seed: 1.5, operations: {} }],
+    ['a rule that is not an object', { operations: { 'events.list': 503 } }],
+    ['an unknown rule field', { operations: { 'events.list': { delay: 5 } } }],
+    ['an error rate over 1', { operations: { 'events.list': { errorRate: 2 } } }],
+    ['a latency range of three', { operations: { 'events.list': { latencyMs: [1, 2, 3] } } }],
+    ['a negative latency', { operations: { 'events.list': { latencyMs: -1 } } }],
+    ['an empty sequence', { operations: { 'events.list': { sequence: [] } } }],
+    ['a step that is a word', { operations: { 'events.list': { sequence: ['ok'] } } }],
+    [
+      'an injected success status',
+      { operations: { 'events.list': { sequence: [{ status: 200, reason: 'x' }] } } },
+    ],
+    ['an empty reason', { operations: { 'events.list': { sequence: [{ status: 503, reason: '' }] } } }],
+    ['a step without status or example', { operations: { 'events.list': { sequence: [{ reason: 'x' }] } } }],
+    ['repeat that is not a boolean', { operations: { 'events.list': { sequence: [503], repeat: 'yes' } } }],
+    ['an empty respond', { operations: { 'events.list': { respond: {} } } }],
+    ['a respond with an unknown field', { operations: { 'events.list': { respond: { code: 404 } } } }],
+    ['a good rule', { operations: { 'events.list': { latencyMs: [1, 5], errorRate: 0.5, error: 429 } } }],
+    [
+      'a good example step',
+      { operations: { 'events.list': { sequence: [{ status: 410, example: 'fullSyncRequired' }] } } },
+    ],
+  ])('%s', (_name, value) => {
+    expect(validate(value)).toBe(parses(value));
   });
 });

@@ -67,10 +67,12 @@ export interface Seed {
 
 const EMAIL = { type: 'string', pattern: '^[^\\s@]+@[^\\s@]+\\.[^\\s@]+$' };
 
-const SEED_SCHEMA = {
+/** The seed file's shape (published as dist/schemas/seed.schema.json, see config-schemas.ts). */
+export const SEED_SCHEMA = {
   type: 'object',
   additionalProperties: false,
   properties: {
+    $schema: { type: 'string', description: 'Where an editor finds this schema; ignored by the emulator.' },
     users: {
       type: 'array',
       items: {

@@ -21,7 +21,8 @@ const resource = (name: string) => ({ $ref: `${SPEC_ID}#/components/schemas/${na
 const record = (value: object) => ({ type: 'object', additionalProperties: value });
 const count = { type: 'integer', minimum: 0 };
 
-const STATE_SCHEMA = {
+/** A dumped state's shape (published as dist/schemas/state.schema.json, see config-schemas.ts). */
+export const STATE_SCHEMA = {
   type: 'object',
   required: [
     'version',
@@ -36,6 +37,7 @@ const STATE_SCHEMA = {
   ],
   additionalProperties: false,
   properties: {
+    $schema: { type: 'string', description: 'Where an editor finds this schema; ignored by the emulator.' },
     version: { const: 1 },
     epoch: { type: 'string', pattern: '^[0-9a-f]{1,12}$' },
     revision: count,
@@ -116,7 +118,8 @@ export function createStateChecker(
   return (value) => {
     if (!validate(value))
       throw new StateFileError(`invalid state: ${(validate.errors ?? []).slice(0, 5).map(where).join('; ')}`);
-    const state = value as unknown as State;
+    const state = value as unknown as State & { $schema?: string };
+    delete state.$schema;
     state.acl ??= {};
     for (const [id, calendar] of Object.entries(state.calendars)) {
       if (calendar.id !== id)

@@ -56,6 +56,34 @@ export function parseScopes(value: unknown, where: string): string[] {
 }
 
 /**
+ * The users file's shape, published as dist/schemas/users.schema.json (config-schemas.ts) for
+ * editors; parseUsersFile checks the same with messages of its own, and a test holds the two
+ * to the same verdicts.
+ */
+export const USERS_SCHEMA = {
+  type: 'object',
+  description: 'Bearer token to the user it stands for: an email, or an email and the OAuth scopes granted.',
+  properties: {
+    $schema: { type: 'string', description: 'Where an editor finds this schema; not a token.' },
+  },
+  propertyNames: { pattern: '^\\S+$', not: { const: '__proto__' } },
+  additionalProperties: {
+    oneOf: [
+      { type: 'string', pattern: EMAIL.source },
+      {
+        type: 'object',
+        required: ['email'],
+        additionalProperties: false,
+        properties: {
+          email: { type: 'string', pattern: EMAIL.source },
+          scopes: { type: 'array', items: { type: 'string', pattern: '^\\S+$' } },
+        },
+      },
+    ],
+  },
+};
+
+/**
  * Checks a users document: token to email, or token to `{"email", "scopes"}`; the error names
  * the entry at fault.
  */
@@ -67,6 +95,8 @@ export function parseUsersFile(value: unknown, source = 'users'): UsersFile {
   const users: UserMap = {};
   const scopes: ScopeMap = {};
   for (const [token, entry] of Object.entries(value)) {
+    // Where an editor finds USERS_SCHEMA; not a token.
+    if (token === '$schema' && typeof entry === 'string') continue;
     if (token.trim() === '' || /\s/.test(token))
       throw new UsersFileError(
         `${source}: ${JSON.stringify(token)}: a token cannot be empty or contain spaces`,
