@@ -57,15 +57,12 @@ const apiOf = (file: string) => /^apis\/([^/]+)\//.exec(file)?.[1];
 const CORE_INTO_APIS = [
   'core/api-module.ts -> apis/calendar/store.ts',
   'core/context.ts -> apis/calendar/store.ts',
-  'core/control.ts -> apis/calendar/store.ts',
-  'core/notifier.ts -> apis/calendar/store.ts',
   'core/seed.ts -> apis/searchads360/seed.ts',
   'core/seed.ts -> apis/searchads360/state-schema.ts',
   'core/server.ts -> apis/calendar/defaults.ts',
   'core/server.ts -> apis/calendar/store.ts',
   'core/state-file.ts -> apis/searchads360/state-schema.ts',
   'core/state.ts -> apis/searchads360/records.ts',
-  'core/storage.ts -> apis/calendar/store.ts',
 ];
 
 describe('the layout of src/', () => {

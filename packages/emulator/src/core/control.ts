@@ -3,12 +3,11 @@
  * reach it by mistake): health, reset, dump and load the state, quota use.
  */
 
-import type { Store } from '../apis/calendar/store.js';
 import { ApiError } from './errors.js';
 import { jsonChunks } from './json.js';
 import type { QuotaMeter } from './quota.js';
 import type { Services } from './services.js';
-import { emptyState, type State } from './state.js';
+import { emptyState, type State, type StateHolder } from './state.js';
 import type { StateFileError } from './state-file.js';
 import type { RateLimiter } from './strict.js';
 
@@ -16,7 +15,7 @@ export const CONTROL_PREFIX = '/__emulator';
 
 export interface ControlDeps {
   services: Services;
-  store: Store;
+  store: StateHolder;
   quota: QuotaMeter;
   /** The rate limit, when one is set: reported with the quota and emptied with it. */
   limiter?: Pick<RateLimiter, 'snapshot' | 'reset'>;

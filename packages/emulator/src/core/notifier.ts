@@ -11,7 +11,6 @@
  * status drops the message, as Google does. An expired or stopped channel sends nothing more.
  */
 import { createHash } from 'node:crypto';
-import type { ChangeState } from '../apis/calendar/store.js';
 
 export interface NotifierOptions {
   /** The waits before each new attempt of a failed delivery; its length is the number of retries. */
@@ -39,6 +38,9 @@ export interface Channel extends ChannelRequest {
   stopped: boolean;
   queue: Promise<void>;
 }
+
+/** Whether a watched resource still exists after a change (`not_exists`: deleted). */
+export type ChangeState = 'exists' | 'not_exists';
 
 export type ResourceState = 'sync' | ChangeState;
 

@@ -78,6 +78,11 @@ export interface State {
   searchads360?: SearchAds360State;
 }
 
+/** What holds the state and may replace it (a reset, a load): the emulator's store. */
+export interface StateHolder {
+  state: State;
+}
+
 export function newEpoch(): string {
   return randomBytes(4).toString('hex');
 }

@@ -17,8 +17,7 @@
  */
 import { closeSync, openSync, readSync } from 'node:fs';
 import Database from 'libsql';
-import type { Store } from '../apis/calendar/store.js';
-import type { State } from './state.js';
+import type { State, StateHolder } from './state.js';
 
 export type SyncMode = 'normal' | 'full';
 
@@ -157,7 +156,7 @@ export class Persistence {
    * left as it is.
    */
   constructor(
-    private readonly store: Store,
+    private readonly store: StateHolder,
     private readonly slices: readonly StorageSlice[],
     options: PersistOptions,
   ) {

@@ -3,8 +3,10 @@
  * calendars, access to a calendar by its sharing rules, the Calendar, CalendarListEntry and
  * AclRule answers, and the changes of a request (for push notifications).
  */
+
 import { randomBytes } from 'node:crypto';
 import { forbidden, notFound } from '../../core/errors.js';
+import type { ChangeState } from '../../core/notifier.js';
 import { own } from '../../core/own.js';
 import type { JsonObject } from '../../core/spec.js';
 import {
@@ -35,7 +37,7 @@ export type Role = (typeof ROLES)[number];
 export const roleRank = (role: unknown): number => ROLES.indexOf(role as Role);
 
 /** What a watch channel watches: `events:<calendarId>`, `acl:<calendarId>`, `calendarList:<email>`, `settings:<email>`. */
-export type ChangeState = 'exists' | 'not_exists';
+export type { ChangeState };
 
 const NO_CHANGES: ReadonlyMap<string, ChangeState> = new Map();
 
