@@ -5,29 +5,18 @@
  * charged its quota, validated against the spec and handed to its operation's handler; every
  * refusal is Google's error envelope.
  */
-import {
-  createServer,
-  type IncomingMessage,
-  type Server,
-  type ServerResponse,
-  STATUS_CODES,
-} from 'node:http';
-import { Readable } from 'node:stream';
-import {
-  corsHeaders,
-  HttpRefusal,
-  listen,
-  MAX_BODY_BYTES,
-  preflightHeaders,
-  readBody,
-} from '@gspec/server-kit';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { HttpRefusal, listen, MAX_BODY_BYTES, preflightHeaders, readBody } from '@gspec/server-kit';
 import { readDefaults } from '../apis/calendar/defaults.js';
 import { Store } from '../apis/calendar/store.js';
+import { type Answer, AnswerWriter, answerClientError, type Exchange } from './answers.js';
 import type { ApiModule } from './api-module.js';
+
+export type { Exchange } from './answers.js';
+
 import type { Context, Reply } from './context.js';
 import { CONTROL_PREFIX, handleControl } from './control.js';
 import { ApiError, fromRefusal, methodNotAllowed, notImplemented, pathNotFound } from './errors.js';
-import { bodyBytes, releaseBytes } from './json.js';
 import { Notifier, type NotifierOptions } from './notifier.js';
 import { type FieldMask, PartialAnswers } from './partial.js';
 import { QUOTA_COST_HEADER, QUOTA_USED_HEADER, QuotaMeter } from './quota.js';
@@ -46,19 +35,6 @@ import { type RawRequest, validateRequest } from './validate.js';
  * state it dumped, and 100,000 events dump to about 90 MB. V8's longest string is 512 MiB.
  */
 const MAX_CONTROL_BODY_BYTES = 512 * 1024 * 1024;
-
-/** One answer, as seen by `onResponse`: for tests that check every answer against the spec. */
-export interface Exchange {
-  method: string;
-  path: string;
-  /** The operation the request was routed to; undefined for unknown paths, 405s and control calls. */
-  operationId?: string;
-  status: number;
-  headers: Record<string, string>;
-  body?: unknown;
-  /** A body that is not JSON, as sent (the ID-mapping CSV). */
-  text?: string;
-}
 
 export interface EmulatorOptions {
   /** The Calendar spec; loaded from @gspec/specs when not given. */
@@ -123,16 +99,6 @@ export interface Emulator {
   checkState(value: unknown): State;
   listen(port: number, host?: string): Promise<string>;
   close(): Promise<void>;
-}
-
-interface Answer {
-  status: number;
-  headers: Record<string, string>;
-  body?: unknown;
-  text?: { contentType: string; body: string };
-  /** A JSON body in pieces (the state dump), written one after another as the socket drains. */
-  chunks?: string[];
-  operationId?: string;
 }
 
 /** The body of a request, or why it could not be read (answered once the request is routed). */
@@ -387,110 +353,11 @@ export function createEmulatorOf(modules: readonly ApiModule[], options: Emulato
     }
   }
 
-  function send(request: IncomingMessage, response: ServerResponse, result: Answer): void {
-    // The answer's own headers object (each answer has a new one), with CORS unless it says otherwise.
-    const { headers } = result;
-    for (const [name, value] of Object.entries(corsHeaders(request))) headers[name] ??= value;
-    // Bytes, encoded once: their length is the Content-Length, and the socket copies them as
-    // they are (encoding a large string on every write cost more than building the answer).
-    let bytes: Buffer | undefined;
-    if (result.text) {
-      bytes = Buffer.from(result.text.body);
-      headers['content-type'] = result.text.contentType;
-    } else if (result.body !== undefined) {
-      bytes = bodyBytes(result.body);
-      headers['content-type'] = 'application/json; charset=UTF-8';
-    }
-    if (bytes) headers['content-length'] = String(bytes.length);
-    const { chunks } = result;
-    if (chunks) {
-      headers['content-type'] = 'application/json; charset=UTF-8';
-      headers['content-length'] = String(chunks.reduce((sum, chunk) => sum + Buffer.byteLength(chunk), 0));
-    }
-    response.writeHead(result.status, headers);
-    if (chunks) Readable.from(chunks).pipe(response);
-    else if (bytes) {
-      const written = bytes;
-      // Once the socket has the bytes, their buffer serves the next answers.
-      response.end(written, () => releaseBytes(written));
-    } else response.end();
-    const url = request.url ?? '/';
-    options.log?.(
-      `${request.method} ${url} ${result.status}${result.operationId ? ` ${result.operationId}` : ''}`,
-    );
-    options.onResponse?.({
-      method: request.method ?? 'GET',
-      path: url,
-      ...(result.operationId ? { operationId: result.operationId } : {}),
-      status: result.status,
-      headers,
-      ...(result.text ? { text: result.text.body } : result.body !== undefined ? { body: result.body } : {}),
-    });
-  }
-
-  /**
-   * The answer of a request that wrote in a commit that failed: Google's 503, with the quota
-   * headers it was charged. The change stays in memory and the next commit that works keeps it.
-   */
-  function unsaved(error: unknown, result: Answer): Answer {
-    const failure = new ApiError(503, [
-      {
-        domain: 'global',
-        reason: 'backendError',
-        message: `${(error as Error).message}. The change is applied in memory but not saved; the next successful save keeps it.`,
-      },
-    ]);
-    const quotaHeaders = Object.entries(result.headers).filter(([name]) =>
-      name.startsWith('x-emulator-quota-'),
-    );
-    return {
-      status: failure.status,
-      headers: Object.fromEntries(quotaHeaders),
-      body: failure.body,
-      ...(result.operationId ? { operationId: result.operationId } : {}),
-    };
-  }
-
-  /**
-   * Answers go out at the end of the event loop's turn, all those of the requests that arrived
-   * together at once. Under load this is most of the throughput: each write to a client that
-   * waits in its own turn has to wake it, and on a busy machine waking costs more than
-   * building the answer; answers written together wake it once (decision 0033). An answer waits
-   * at most for the other requests of the same turn.
-   */
-  const ready: [IncomingMessage, ServerResponse, Answer, boolean][] = [];
-
-  function later(request: IncomingMessage, response: ServerResponse, result: Answer, wrote: boolean): void {
-    if (ready.length === 0) setImmediate(sendReady);
-    ready.push([request, response, result, wrote]);
-  }
-
-  /**
-   * With --persist, the answers of a turn go out once one commit holds what they show (group
-   * commit): the writes of that turn, and for a read the changes of others it shows (their etags
-   * and sync tokens must survive a restart). When the commit fails, each request that wrote is
-   * answered 503; a read that only showed the change is answered as it is.
-   */
-  function sendReady(): void {
-    const answers = ready.splice(0);
-    let failure: unknown;
-    if (persistence) {
-      try {
-        persistence.commit();
-      } catch (error) {
-        failure = error;
-      }
-    }
-    for (const [request, response, given, wrote] of answers) {
-      const result = failure !== undefined && wrote ? unsaved(failure, given) : given;
-      try {
-        send(request, response, result);
-      } catch (error) {
-        // One answer that cannot be sent (a header refused) must not hold back the others.
-        unexpected(response, error);
-      }
-    }
-  }
+  const writer = new AnswerWriter({
+    ...(options.log ? { log: options.log } : {}),
+    ...(options.onResponse ? { onResponse: options.onResponse } : {}),
+    ...(persistence ? { commit: () => persistence.commit() } : {}),
+  });
 
   /** Answers a request whose body is read, and sends the answer with those of its turn. */
   function respond(request: IncomingMessage, response: ServerResponse, body: ReadBody): void {
@@ -499,29 +366,10 @@ export function createEmulatorOf(modules: readonly ApiModule[], options: Emulato
     try {
       result = answer(request, body, effect);
     } catch (error) {
-      unexpected(response, error);
+      writer.unexpected(response, error);
       return;
     }
-    later(request, response, result, effect.wrote);
-  }
-
-  /** A failure outside every handler's own refusals: a 500 in the envelope, if still possible. */
-  function unexpected(response: ServerResponse, error: unknown): void {
-    options.log?.(`unexpected: ${(error as Error).stack}`);
-    if (response.headersSent) {
-      response.end();
-      return;
-    }
-    const body = JSON.stringify(
-      new ApiError(500, [
-        {
-          domain: 'global',
-          reason: 'backendError',
-          message: `The emulator failed: ${(error as Error).message}`,
-        },
-      ]).body,
-    );
-    response.writeHead(500, { 'content-type': 'application/json; charset=UTF-8' }).end(body);
+    writer.later(request, response, result, effect.wrote);
   }
 
   const server = createServer((request, response) => {
@@ -540,28 +388,7 @@ export function createEmulatorOf(modules: readonly ApiModule[], options: Emulato
         }),
     );
   });
-  // What Node's HTTP parser refuses before any handler runs (headers over its 16 KB limit,
-  // malformed requests) is answered in the envelope too, and the connection closed.
-  server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
-    if (!socket.writable || error.code === 'ECONNRESET') {
-      socket.destroy();
-      return;
-    }
-    const status =
-      error.code === 'HPE_HEADER_OVERFLOW' ? 431 : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
-    const reason =
-      status === 431 ? 'requestHeadersTooLarge' : status === 408 ? 'requestTimeout' : 'badRequest';
-    const message =
-      status === 431
-        ? 'The request line and headers are larger than the server accepts'
-        : status === 408
-          ? 'The request was not received in time'
-          : `The request is not valid HTTP (${error.code ?? error.message})`;
-    const body = JSON.stringify(new ApiError(status, [{ domain: 'global', reason, message }]).body);
-    socket.end(
-      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=UTF-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-    );
-  });
+  server.on('clientError', answerClientError);
 
   return {
     server,
