@@ -11,24 +11,23 @@ import { readDefaults } from '../apis/calendar/defaults.js';
 import { Store } from '../apis/calendar/store.js';
 import { type Answer, AnswerWriter, answerClientError, type Exchange } from './answers.js';
 import type { ApiModule } from './api-module.js';
+import { type InvokeInput, type InvokeResult, Operations, type ReadBody } from './operations.js';
 
 export type { Exchange } from './answers.js';
+export type { InvokeInput, InvokeResult } from './operations.js';
 
-import type { Context, Reply } from './context.js';
 import { CONTROL_PREFIX, handleControl } from './control.js';
-import { ApiError, fromRefusal, methodNotAllowed, notImplemented, pathNotFound } from './errors.js';
+import { ApiError, fromRefusal, pathNotFound } from './errors.js';
 import { Notifier, type NotifierOptions } from './notifier.js';
-import { type FieldMask, PartialAnswers } from './partial.js';
-import { QUOTA_COST_HEADER, QUOTA_USED_HEADER, QuotaMeter } from './quota.js';
+import { QuotaMeter } from './quota.js';
 import { createServices, type Service, type Services } from './services.js';
-import type { ApiName, ApiSpec, JsonObject, OperationSpec } from './spec.js';
-import type { State, UserRecord } from './state.js';
+import type { ApiName, ApiSpec } from './spec.js';
+import type { State } from './state.js';
 import { createStateChecker } from './state-file.js';
-import { Persistence, type PersistOptions, type StateMark } from './storage.js';
+import { Persistence, type PersistOptions } from './storage.js';
 import { AccessPolicy, type RateLimitOptions } from './strict.js';
-import { parseTarget, type Target } from './target.js';
-import { readBearer, type ScopeMap, type UserMap } from './users.js';
-import { type RawRequest, validateRequest } from './validate.js';
+import { parseTarget } from './target.js';
+import type { ScopeMap, UserMap } from './users.js';
 
 /**
  * The control plane takes a whole state (PUT /__emulator/state): the emulator must load any
@@ -65,20 +64,6 @@ export interface EmulatorOptions {
   persist?: string | PersistOptions;
 }
 
-/** An operation called in-process (`emulator.invoke`), as an HTTP request would carry it. */
-export interface InvokeInput {
-  path?: Record<string, string>;
-  query?: Record<string, string | number | boolean>;
-  body?: unknown;
-}
-
-export interface InvokeResult {
-  status: number;
-  body?: JsonObject;
-  /** A body that is not JSON (the ID-mapping CSV). */
-  text?: string;
-}
-
 export interface Emulator {
   server: Server;
   /** The Calendar spec. */
@@ -99,12 +84,6 @@ export interface Emulator {
   checkState(value: unknown): State;
   listen(port: number, host?: string): Promise<string>;
   close(): Promise<void>;
-}
-
-/** The body of a request, or why it could not be read (answered once the request is routed). */
-interface ReadBody {
-  text: string | undefined;
-  error?: unknown;
 }
 
 const NO_BODY: ReadBody = { text: undefined };
@@ -147,8 +126,6 @@ export function createEmulatorOf(modules: readonly ApiModule[], options: Emulato
     },
     checkState: createStateChecker(spec, services.list.find((s) => s.name === 'searchads360')?.spec),
   };
-  // Partial responses and conditional reads, per API (each has its own schemas).
-  const partials = new Map(services.list.map((s) => [s, new PartialAnswers(s.spec.document)]));
   const persistence = options.persist
     ? new Persistence(
         store,
@@ -160,151 +137,15 @@ export function createEmulatorOf(modules: readonly ApiModule[], options: Emulato
       )
     : undefined;
 
-  /** The checked mask of a `fields` value (undefined when there is none); a bad one is a 400. */
-  function checkMask(service: Service, op: OperationSpec, fields: string | null): FieldMask | undefined {
-    return fields ? partials.get(service)?.mask(op, fields) : undefined;
-  }
-
-  /**
-   * Validates a request of an operation and runs its handler; refusals throw ApiError. With
-   * `mask`, the request's `fields` is checked after the other parameters and left there.
-   */
-  function run(
-    service: Service,
-    op: OperationSpec,
-    user: UserRecord,
-    raw: RawRequest,
-    origin: string,
-    mask?: { value: FieldMask | undefined },
-  ): Reply {
-    const { spec, tools } = service;
-    const handler = service.handlers[op.id];
-    const valid = validateRequest(op, raw, tools, handler?.batchList ? { batchList: handler.batchList } : {});
-    // A `fields` mask is checked with the other parameters, before the handler: a refused
-    // mask never lets a write happen.
-    if (mask) mask.value = checkMask(service, op, raw.query.get('fields'));
-    if (!handler) throw notImplemented(op.id);
-    const context: Context = {
-      spec,
-      tools,
-      store,
-      user,
-      op,
-      request: valid,
-      notifier,
-      origin,
-      // Search Ads 360 ids no seed names are created on first use unless strict (decision 0035).
-      openIds: !access.strict,
-    };
-    // Changes made before the handler (a new user's calendar list) are told before it runs,
-    // so that a channel the handler opens hears only of later ones. With no channel open
-    // (most of the time) there is no one to tell.
-    if (notifier.channels.size > 0) notifier.dispatch(store.drainChanges());
-    else store.dropChanges();
-    try {
-      return handler(context);
-    } finally {
-      // Notifications go out after the answer, whatever the handler wrote before any refusal.
-      if (notifier.channels.size > 0) {
-        const changes = store.drainChanges();
-        if (changes.size > 0) setImmediate(() => notifier.dispatch(changes));
-      } else store.dropChanges();
-    }
-  }
-
-  function invoke(email: string, operationId: string, input: InvokeInput = {}): InvokeResult {
-    const found = services.operation(operationId);
-    if (!found) throw new Error(`no operation ${operationId} in the specs`);
-    const { service, op } = found;
-    const query = new URLSearchParams();
-    for (const [key, value] of Object.entries(input.query ?? {})) query.append(key, String(value));
-    const mask: { value: FieldMask | undefined } = { value: undefined };
-    const reply = run(
-      service,
-      op,
-      store.user(email),
-      {
-        pathParams: input.path ?? {},
-        query,
-        headers: {},
-        body: input.body === undefined ? undefined : JSON.stringify(input.body),
-        contentType: 'application/json',
-      },
-      'http://127.0.0.1',
-      query.has('fields') ? mask : undefined,
-    );
-    const status = reply.status ?? op.successStatus;
-    if (status === 204) return { status };
-    if (reply.text) return { status, text: reply.text.body };
-    const body = mask.value
-      ? (PartialAnswers.trim(mask.value, status, reply.body) as JsonObject | undefined)
-      : reply.body;
-    return { status, ...(body !== undefined ? { body } : {}) };
-  }
-
-  /**
-   * Answers an API request, its body read (or the reason it could not be); nothing in it
-   * awaits, so what changes in the state while it runs is this request's.
-   */
-  function answerApi(
-    request: IncomingMessage,
-    target: Target,
-    service: Service,
-    body: ReadBody,
-    effect: { wrote: boolean },
-  ): Answer {
-    const method = request.method ?? 'GET';
-    const route = service.router.route(method, target.pathname.slice(service.spec.basePath.length));
-    if (route.kind === 'noPath') throw pathNotFound(target.pathname);
-    if (route.kind === 'noMethod') throw methodNotAllowed(method, target.pathname, route.allowed);
-    const op = route.operation;
-    const headers: Record<string, string> = {};
-    let before: StateMark | undefined;
-    try {
-      if (body.error !== undefined) throw body.error;
-      before = persistence?.mark();
-      const query = target.query();
-      const token = readBearer(request.headers.authorization, query.get('access_token'));
-      // Strict mode and the rate limit refuse before the request is charged or validated.
-      const user = store.user(access.admit(token, service.name, op));
-      const used = quota.charge(user.email, op.id, op.quotaCost);
-      headers[QUOTA_COST_HEADER] = String(op.quotaCost);
-      headers[QUOTA_USED_HEADER] = String(used);
-      const raw: RawRequest = {
-        pathParams: route.pathParams,
-        query,
-        headers: request.headers,
-        body: body.text,
-        contentType: request.headers['content-type'],
-      };
-      const origin = `http://${request.headers.host ?? '127.0.0.1'}`;
-      // Partial responses and conditional reads: nothing to do for requests with neither.
-      const fields = query.get('fields');
-      const ifNoneMatch = request.headers['if-none-match'];
-      const partial = fields || ifNoneMatch !== undefined ? partials.get(service) : undefined;
-      const mask: { value: FieldMask | undefined } = { value: undefined };
-      const reply = run(service, op, user, raw, origin, fields ? mask : undefined);
-      const status = reply.status ?? op.successStatus;
-      if (reply.headers) Object.assign(headers, reply.headers);
-      const answer: Answer = { status, headers, operationId: op.id };
-      if (status !== 204) {
-        if (reply.text) answer.text = reply.text;
-        else answer.body = reply.body;
-      }
-      if (partial && ifNoneMatch !== undefined && partial.notModified(op, ifNoneMatch, status, answer.body)) {
-        answer.status = 304;
-        headers.etag = String((answer.body as JsonObject).etag);
-        delete answer.body;
-      } else if (mask.value) answer.body = PartialAnswers.trim(mask.value, status, answer.body);
-      return answer;
-    } catch (error) {
-      if (error instanceof ApiError)
-        throw Object.assign(error, { operationId: op.id, quotaHeaders: headers });
-      throw error;
-    } finally {
-      if (before) effect.wrote = persistence?.changedSince(before) ?? false;
-    }
-  }
+  const operations = new Operations({
+    services,
+    store,
+    quota,
+    access,
+    notifier,
+    ...(persistence ? { persistence } : {}),
+  });
+  const invoke = operations.invoke.bind(operations);
 
   function answer(request: IncomingMessage, body: ReadBody, effect: { wrote: boolean }): Answer {
     const method = request.method ?? 'GET';
@@ -331,7 +172,7 @@ export function createEmulatorOf(modules: readonly ApiModule[], options: Emulato
         }
       }
       const service = services.forPath(pathname);
-      if (service) return answerApi(request, target, service, body, effect);
+      if (service) return operations.answer(request, target, service, body, effect);
       throw pathNotFound(pathname);
     } catch (error) {
       if (error instanceof ApiError) {
