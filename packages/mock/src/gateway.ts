@@ -16,7 +16,6 @@ import {
   type FieldMask,
   FieldMaskError,
   fieldMaskErrorItem,
-  googleError,
   HttpRefusal,
   ifNoneMatchHits,
   isJsonContentType,
@@ -64,15 +63,6 @@ export interface Gateway {
   close(): Promise<void>;
 }
 
-class HttpError extends Error {
-  constructor(
-    readonly status: number,
-    readonly body: GoogleErrorBody,
-  ) {
-    super(body.error.message);
-  }
-}
-
 /** Mock preferences: the `Prefer` header as in Prism, or `__code`/`__example` query parameters. */
 export function readPreferences(
   prefer: string | undefined,
@@ -98,18 +88,13 @@ export function readPreferences(
   const out: { code?: number; exampleKey?: string; dynamic?: boolean } = {};
   if (values.code !== undefined) {
     if (!/^[1-5][0-9]{2}$/.test(values.code)) {
-      throw new HttpError(
-        400,
-        simpleError(
-          400,
-          'invalid',
-          `Invalid mock preference code=${values.code}: expected an HTTP status such as 404`,
-          {
-            location: where,
-            locationType: prefer ? 'header' : 'parameter',
-          },
-        ),
-      );
+      throw new HttpRefusal(400, {
+        domain: 'global',
+        reason: 'invalid',
+        message: `Invalid mock preference code=${values.code}: expected an HTTP status such as 404`,
+        location: where,
+        locationType: prefer ? 'header' : 'parameter',
+      });
     }
     out.code = Number(values.code);
   }
@@ -143,10 +128,11 @@ function parseBody(raw: Buffer, contentType: string | undefined): unknown {
   try {
     return JSON.parse(raw.toString('utf8'));
   } catch (error) {
-    throw new HttpError(
-      400,
-      simpleError(400, 'parseError', `The request body is not valid JSON: ${(error as Error).message}`),
-    );
+    throw new HttpRefusal(400, {
+      domain: 'global',
+      reason: 'parseError',
+      message: `The request body is not valid JSON: ${(error as Error).message}`,
+    });
   }
 }
 
@@ -353,8 +339,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       // Prism's operations come dereferenced: a reference left is not followed.
       return masks.get(`${operationId}\n${text}`, text, successSchema(operation), () => undefined);
     } catch (error) {
-      if (error instanceof FieldMaskError)
-        throw new HttpError(400, googleError(400, [fieldMaskErrorItem(error)]));
+      if (error instanceof FieldMaskError) throw new HttpRefusal(400, fieldMaskErrorItem(error));
       throw error;
     }
   }
@@ -444,7 +429,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       try {
         mask = maskOf(operation, operationId, fields);
       } catch (error) {
-        if (error instanceof HttpError) return { answer: refusal(error.body), operationId };
+        if (error instanceof HttpRefusal) return { answer: refusal(error.body), operationId };
         throw error;
       }
     }
@@ -484,9 +469,8 @@ export function createGateway(options: GatewayOptions): Gateway {
       const raw = await readBody(request);
       ({ answer, operationId } = await answerApi(route, request, url, raw));
     } catch (error) {
-      if (error instanceof HttpRefusal) answer = jsonAnswer(error.status, error.body, error.headers);
-      else if (error instanceof HttpError) answer = jsonAnswer(error.status, error.body);
-      else throw error;
+      if (!(error instanceof HttpRefusal)) throw error;
+      answer = jsonAnswer(error.status, error.body, error.headers);
     }
     const delay = operationId && faults ? faults.latency(operationId) : 0;
     if (delay > 0) await sleep(delay);
@@ -574,8 +558,11 @@ export function createGateway(options: GatewayOptions): Gateway {
       });
     }
     handle(request, response).catch((error: unknown) => {
-      if (error instanceof HttpError) {
-        if (!response.headersSent) sendJson(response, error.status, error.body);
+      if (error instanceof HttpRefusal) {
+        if (!response.headersSent) {
+          for (const [name, value] of Object.entries(error.headers)) response.setHeader(name, value);
+          sendJson(response, error.status, error.body);
+        }
         return;
       }
       log(
