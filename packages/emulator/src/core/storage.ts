@@ -238,21 +238,25 @@ export class Persistence {
     return this.readOnlyReason !== undefined;
   }
 
+  /** The core's and each slice's migrations, with the schema version the database is at. */
+  private schemaVersions(): { name: string; migrations: readonly string[]; version: number }[] {
+    const read = this.db.prepare('SELECT version FROM emulator_schema WHERE slice = ?').raw();
+    return [{ name: 'emulator', migrations: CORE_MIGRATIONS as readonly string[] }, ...this.slices].map(
+      ({ name, migrations }) => ({
+        name,
+        migrations,
+        version: (read.get(name) as [number] | undefined)?.[0] ?? 0,
+      }),
+    );
+  }
+
   /** A read-only database must already be at this emulator's schema: it cannot be migrated. */
   private checkSchema(): void {
-    for (const part of [
-      { name: 'emulator', migrations: CORE_MIGRATIONS as readonly string[] },
-      ...this.slices,
-    ]) {
-      const row = this.db
-        .prepare('SELECT version FROM emulator_schema WHERE slice = ?')
-        .raw()
-        .get(part.name) as [number] | undefined;
-      if ((row?.[0] ?? 0) !== part.migrations.length)
+    for (const { name, migrations, version } of this.schemaVersions())
+      if (version !== migrations.length)
         throw new PersistError(
-          `${this.file}: read-only, and its ${part.name} tables are at schema version ${row?.[0] ?? 0}, not ${part.migrations.length}`,
+          `${this.file}: read-only, and its ${name} tables are at schema version ${version}, not ${migrations.length}`,
         );
-    }
   }
 
   private statement(sql: string): Database.Statement<SqlValue[]> {
@@ -268,29 +272,23 @@ export class Persistence {
     this.db.exec(
       'CREATE TABLE IF NOT EXISTS emulator_schema (slice TEXT PRIMARY KEY, version INTEGER NOT NULL) STRICT',
     );
-    const parts = [{ name: 'emulator', migrations: CORE_MIGRATIONS as readonly string[] }, ...this.slices];
-    for (const part of parts) {
-      const row = this.db
-        .prepare('SELECT version FROM emulator_schema WHERE slice = ?')
-        .raw()
-        .get(part.name) as [number] | undefined;
-      const version = row?.[0] ?? 0;
-      if (version > part.migrations.length)
+    for (const { name, migrations, version } of this.schemaVersions()) {
+      if (version > migrations.length)
         throw new PersistError(
-          `${this.file}: written by a newer emulator (${part.name} schema version ${version}; this one knows up to ${part.migrations.length})`,
+          `${this.file}: written by a newer emulator (${name} schema version ${version}; this one knows up to ${migrations.length})`,
         );
-      if (version === part.migrations.length) continue;
+      if (version === migrations.length) continue;
       this.db.exec('BEGIN');
       try {
-        for (const sql of part.migrations.slice(version)) this.db.exec(sql);
+        for (const sql of migrations.slice(version)) this.db.exec(sql);
         this.db
           .prepare('INSERT OR REPLACE INTO emulator_schema (slice, version) VALUES (?, ?)')
-          .run(part.name, part.migrations.length);
+          .run(name, migrations.length);
         this.db.exec('COMMIT');
       } catch (error) {
         if (this.db.inTransaction) this.db.exec('ROLLBACK');
         throw new PersistError(
-          `${this.file}: cannot bring the ${part.name} tables up to date (${message(error)})`,
+          `${this.file}: cannot bring the ${name} tables up to date (${message(error)})`,
         );
       }
     }
