@@ -24,6 +24,21 @@ export function machineLine(): string {
   return `${os.cpus().length} × ${cpu.trim()}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}, ${os.platform()} ${os.arch()}`;
 }
 
+/** The median of the values (the mean of the middle two for an even count). */
+export function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2
+    ? (sorted[mid] as number)
+    : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+}
+
+/** The p-th percentile of the values by nearest rank (the smallest value with p% at or under it). */
+export function percentile(values: readonly number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] as number;
+}
+
 /** A horizontal bar chart in plain text, for a Markdown code block. */
 export function barChart(rows: [label: string, value: number][], unit = '', width = 40): string {
   const max = Math.max(...rows.map(([, v]) => v), Number.MIN_VALUE);

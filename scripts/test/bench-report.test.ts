@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { barChart, writeBenchSection } from '../lib/bench-report.ts';
+import { barChart, median, percentile, writeBenchSection } from '../lib/bench-report.ts';
 
 describe('writeBenchSection', () => {
   it('adds a section, then replaces only that section on the next run', () => {
@@ -34,5 +34,32 @@ describe('writeBenchSection', () => {
         4,
       ),
     ).toBe('ours   █ 10 KB\ntheirs ████ 40 KB');
+  });
+});
+
+describe('median and percentile', () => {
+  it.each([
+    [[3, 1, 2], 2],
+    [[4, 1, 3, 2], 2.5],
+    [[7], 7],
+  ])('the median of %j is %d', (values, expected) => {
+    expect(median(values)).toBe(expected);
+  });
+
+  it.each([
+    [50, 5],
+    [99, 10],
+    [100, 10],
+    [10, 1],
+    [1, 1],
+  ])('the %d-th percentile of 1..10 by nearest rank is %d', (p, expected) => {
+    expect(percentile([10, 9, 8, 7, 6, 5, 4, 3, 2, 1], p)).toBe(expected);
+  });
+
+  it('leaves the values in their order', () => {
+    const values = [3, 1, 2];
+    median(values);
+    percentile(values, 50);
+    expect(values).toEqual([3, 1, 2]);
   });
 });

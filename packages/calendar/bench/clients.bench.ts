@@ -21,7 +21,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { calendar_v3 } from '@googleapis/calendar';
-import { barChart, writeBenchSection } from '@gspec/scripts/bench-report';
+import { barChart, median, writeBenchSection } from '@gspec/scripts/bench-report';
 import { startServer } from '@gspec/scripts/child-process';
 import { build } from 'esbuild';
 import { createCalendar } from '../src/index.ts';
@@ -34,13 +34,6 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 60);
 const PER_ROUND = Number(process.env.BENCH_PER_ROUND ?? 100);
 const WARMUP = 300;
 
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2
-    ? (sorted[mid] as number)
-    : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
-}
 const round = (value: number, digits = 2) => Number(value.toFixed(digits));
 
 /** The bench server (bench/server.ts), ready once it prints its port; killed on every path. */

@@ -14,7 +14,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { barChart, writeBenchSection } from '@gspec/scripts/bench-report';
+import { barChart, median, writeBenchSection } from '@gspec/scripts/bench-report';
 
 const here = path.join(import.meta.dirname, 'types');
 const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
@@ -60,13 +60,6 @@ function check(side: Side): Figures {
   };
 }
 
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2
-    ? (sorted[mid] as number)
-    : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
-}
 const round = (value: number, digits = 2) => Number(value.toFixed(digits));
 
 const runs: Record<Side, Figures[]> = { ours: [], theirs: [] };

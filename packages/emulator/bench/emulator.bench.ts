@@ -22,7 +22,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { barChart, writeBenchSection } from '@gspec/scripts/bench-report';
+import { barChart, median, percentile, writeBenchSection } from '@gspec/scripts/bench-report';
 import { startServer } from '@gspec/scripts/child-process';
 import autocannon, { type Result } from 'autocannon';
 import { createEmulator } from '../src/index.ts';
@@ -73,17 +73,6 @@ function load(origin: string, what: Load, seconds: number): Promise<Result> {
   });
 }
 
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2
-    ? (sorted[mid] as number)
-    : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
-};
-const percentile = (values: number[], p: number) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] as number;
-};
 const round2 = (n: number) => Math.round(n * 100) / 100;
 const mb = (bytes: number) => Math.round((bytes / 2 ** 20) * 10) / 10;
 

@@ -17,7 +17,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import { barChart, writeBenchSection } from '@gspec/scripts/bench-report';
+import { barChart, percentile, writeBenchSection } from '@gspec/scripts/bench-report';
 import { type ChildRun, startServer } from '@gspec/scripts/child-process';
 import autocannon from 'autocannon';
 import { createEmulator } from '../src/index.ts';
@@ -33,10 +33,6 @@ const USER = 'big@example.com';
 const GOALS = { p50Ms: 2, p99Ms: 10, share: 0.5, restartMs: 3000 };
 
 const round2 = (n: number) => Math.round(n * 100) / 100;
-const percentile = (values: number[], p: number) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] as number;
-};
 
 const body = (i: number) =>
   JSON.stringify({

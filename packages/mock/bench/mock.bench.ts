@@ -16,7 +16,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import path from 'node:path';
-import { barChart, writeBenchSection } from '@gspec/scripts/bench-report';
+import { barChart, median, writeBenchSection } from '@gspec/scripts/bench-report';
 import { startProcess } from '@gspec/scripts/child-process';
 import autocannon, { type Result } from 'autocannon';
 
@@ -109,14 +109,6 @@ async function start(target: Target): Promise<Running> {
 function load(url: string, connections: number, seconds: number): Promise<Result> {
   return autocannon({ url, connections, duration: seconds, headers: AUTH, timeout: 10 });
 }
-
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2
-    ? (sorted[mid] as number)
-    : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
-};
 
 /** Resident memory of a process in MB, from /proc (Linux) or ps. */
 function rssMb(pid: number): number {
