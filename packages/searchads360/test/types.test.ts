@@ -4,8 +4,8 @@
  * error says, what is struck through and what completion offers.
  */
 import path from 'node:path';
-import { listOperations, requiredArguments } from '@gspec/scripts/operations';
-import { argumentChecks, createTypeProbe, HERE } from '@gspec/scripts/type-probe';
+import { describeEveryOperation } from '@gspec/scripts/operation-type-tests';
+import { createTypeProbe, HERE } from '@gspec/scripts/type-probe';
 import { loadSpec } from '@gspec/specs';
 import { describe, expect, it } from 'vitest';
 
@@ -104,26 +104,8 @@ describe('deprecated operations', () => {
   });
 });
 
-describe('every operation of the spec', () => {
-  const doc = loadSpec('searchads360');
-  const checks = argumentChecks(
-    probe,
-    { module: '@gspec/searchads360', create: 'createSearchAds360' },
-    listOperations(doc).map((op) => ({ operationId: op.operationId, members: requiredArguments(doc, op) })),
-  );
-
-  it.each(checks.filter((c) => !c.without).map((c) => [c.operationId, c] as const))(
-    '%s takes a value of its argument type',
-    (_id, check) => {
-      expect(check.errors).toEqual([]);
-    },
-  );
-
-  it.each(checks.filter((c) => c.without).map((c) => [c.operationId, c.without, c] as const))(
-    '%s requires %s: leaving it out is an error naming it',
-    (_id, member, check) => {
-      expect(check.errors).toHaveLength(1);
-      expect(check.errors[0]).toContain(`'${member}'`);
-    },
-  );
-});
+describeEveryOperation(
+  probe,
+  { module: '@gspec/searchads360', create: 'createSearchAds360' },
+  loadSpec('searchads360'),
+);
