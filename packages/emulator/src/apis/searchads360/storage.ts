@@ -10,7 +10,7 @@
 
 import type { JsonObject } from '../../core/spec.js';
 import type { State } from '../../core/state.js';
-import { type StorageSlice, slot } from '../../core/storage.js';
+import { type Rows, type StorageSlice, slot } from '../../core/storage.js';
 import type { AgencyRecord, SearchAds360State } from './state.js';
 
 const MIGRATIONS = [
@@ -47,7 +47,7 @@ export function searchAds360Storage(): StorageSlice {
   let writing: JsonObject[] = [];
   let writingWorld: string | undefined;
 
-  function write(rows: Parameters<StorageSlice['writeAll']>[0], world: SearchAds360State, all: boolean) {
+  function write(rows: Rows, world: SearchAds360State, all: boolean) {
     const text = worldText(world);
     if (all || text !== savedWorld) rows.run(PUT_WORLD, text);
     writingWorld = text;
