@@ -13,7 +13,7 @@ import { readFileSync } from 'node:fs';
 import { commandHelp, readCommandLine, serverOptions, startedByNpm, stopOnSignals } from '@gspec/server-kit';
 import { LIVE_RATE_LIMIT_STATUS } from './apis/index.js';
 import { CONTROL_PREFIX } from './core/control.js';
-import { applySeed, readSeedFile, type Seed, SeedError, seedScopeMap, seedUserMap } from './core/seed.js';
+import { applySeed, type Seed, SeedError, seedScopeMap, seedUserMap } from './core/seed.js';
 import type { Emulator } from './core/server.js';
 import { SpecError } from './core/spec.js';
 import { StateFileError } from './core/state-file.js';
@@ -25,7 +25,7 @@ import {
   unusedScopes,
 } from './core/strict.js';
 import { readUsersFile, type ScopeMap, type UserMap, UsersFileError } from './core/users.js';
-import { createEmulator } from './emulator.js';
+import { createEmulator, readSeedFile } from './emulator.js';
 
 const { port, host, verbose, 'outlive-npm': outliveNpm } = serverOptions(4011);
 const OPTIONS = {

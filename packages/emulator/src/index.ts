@@ -1,6 +1,8 @@
 export { DEPRECATED_BEHAVIOR_HEADER } from './apis/calendar/events.js';
 export { notImplementedOperations } from './apis/calendar/handlers.js';
 export { MAX_INSTANCES } from './apis/calendar/recurrence.js';
+export type { CalendarSeed, CalendarSeedUser, SeedCalendar } from './apis/calendar/seed.js';
+export { type CalendarSpec, loadCalendarSpec, readCalendarSpec } from './apis/calendar/spec.js';
 export { API_MODULES, LIVE_RATE_LIMIT_STATUS } from './apis/index.js';
 export { DEPRECATION_NOTE_HEADER } from './apis/searchads360/conversion-reads.js';
 export type {
@@ -14,17 +16,14 @@ export type {
   SeedEntity,
 } from './apis/searchads360/seed.js';
 export type { SearchAds360State } from './apis/searchads360/state.js';
-export type { ApiModule } from './core/api-module.js';
+export type { AnyApiModule, ApiModule } from './core/api-module.js';
 export { CONTROL_PREFIX } from './core/control.js';
 export type { GoogleErrorBody, GoogleErrorItem } from './core/errors.js';
 export type { Channel, Notifier, NotifierOptions } from './core/notifier.js';
 export { QUOTA_COST_HEADER, QUOTA_USED_HEADER, type QuotaReport } from './core/quota.js';
 export {
   applySeed,
-  parseSeed,
-  readSeedFile,
   type Seed,
-  type SeedCalendar,
   SeedError,
   type SeedUser,
   seedScopeMap,
@@ -38,13 +37,7 @@ export {
   type InvokeInput,
   type InvokeResult,
 } from './core/server.js';
-export {
-  type CalendarSpec,
-  loadCalendarSpec,
-  type OperationSpec,
-  readCalendarSpec,
-  SpecError,
-} from './core/spec.js';
+export { type ApiSpec, loadApiSpec, type OperationSpec, SpecError } from './core/spec.js';
 export type { State } from './core/state.js';
 export {
   PersistError,
@@ -70,4 +63,4 @@ export {
   type UsersFile,
   UsersFileError,
 } from './core/users.js';
-export { createEmulator } from './emulator.js';
+export { createEmulator, parseSeed, readSeedFile } from './emulator.js';

@@ -8,10 +8,11 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
+import { API_MODULES } from '../src/apis/index.ts';
 import { CONFIG_FILES, type ConfigFile, configSchema } from '../src/core/config-schemas.ts';
-import { parseSeed } from '../src/core/seed.ts';
 import { loadApiSpec } from '../src/core/spec.ts';
 import { parseUsersFile } from '../src/core/users.ts';
+import { parseSeed } from '../src/emulator.ts';
 import { timedEvent, useEmulator } from './support/harness.ts';
 import { example } from './support/searchads360.ts';
 
@@ -37,7 +38,7 @@ describe('the published schemas', () => {
     '%s: the built file is the schema the emulator checks with, standing alone',
     (file) => {
       const schema = published(file);
-      expect(schema).toEqual(configSchema(file, specs));
+      expect(schema).toEqual(configSchema(file, API_MODULES, specs));
       expect(schema.$schema).toBe('https://json-schema.org/draft/2020-12/schema');
       // No reference leads out of the file.
       const refs = JSON.stringify(schema).match(/"\$ref":"[^"]*"/g) ?? [];

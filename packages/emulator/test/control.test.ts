@@ -1,6 +1,7 @@
 /** The control plane: health, reset, dump and load of the state, quota. */
 import { describe, expect, it } from 'vitest';
 import { notImplementedOperations } from '../src/apis/calendar/handlers.ts';
+import { calendarState } from '../src/apis/calendar/records.ts';
 import { spec, timedEvent, useEmulator } from './support/harness.ts';
 
 const emu = useEmulator({ users: { 'token-ana': 'ana@example.com', 'token-bo': 'bo@example.com' } });
@@ -64,7 +65,9 @@ describe('control plane', () => {
       body: text,
     });
     expect(loaded.status).toBe(204);
-    expect(Object.keys(emu.emulator.store.state.events['ana@example.com'] ?? {})).toHaveLength(20_000);
+    expect(Object.keys(calendarState(emu.emulator.store.state).events['ana@example.com'] ?? {})).toHaveLength(
+      20_000,
+    );
   });
 
   it("a state dumped before sharing rules existed loads with the owners' rules", async () => {

@@ -1,5 +1,6 @@
 /** freebusy.query computed from events: what counts as busy, time zones, and calendars one cannot see. */
 import { beforeEach, describe, expect, it } from 'vitest';
+import { calendarStoreOf } from '../src/apis/calendar/index.ts';
 import { timedEvent, useEmulator } from './support/harness.ts';
 import { random } from './support/random.ts';
 
@@ -136,13 +137,13 @@ describe('freebusy.query with the time index', () => {
   const iso = (ms: number) => new Date(ms).toISOString();
 
   async function busy(calendarId: string, window: { timeMin: string; timeMax: string }, indexed: boolean) {
-    emu.emulator.store.useIndexes = indexed;
+    calendarStoreOf(emu.emulator.services).useIndexes = indexed;
     try {
       const reply = await emu.call('POST', '/freeBusy', { body: { ...window, items: [{ id: calendarId }] } });
       expect(reply.status).toBe(200);
       return reply.body.calendars[calendarId];
     } finally {
-      emu.emulator.store.useIndexes = true;
+      calendarStoreOf(emu.emulator.services).useIndexes = true;
     }
   }
 

@@ -2,8 +2,9 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { applySeed, parseSeed } from '../src/core/seed.ts';
+import { applySeed } from '../src/core/seed.ts';
 import { readApiSpec } from '../src/core/spec.ts';
+import { parseSeed } from '../src/emulator.ts';
 import { spec, timedEvent, useEmulator } from './support/harness.ts';
 
 const emu = useEmulator();

@@ -108,7 +108,7 @@ describe('--persist survives kill -9', () => {
   beforeAll(async () => {
     requireBuiltCli();
     // A state of a few MB, written in-process into the database the CLI then keeps.
-    const emulator = createEmulator({ spec, persist: file });
+    const emulator = createEmulator({ specs: { calendar: spec }, persist: file });
     const padding = 'x'.repeat(600);
     for (let i = 0; i < INITIAL_EVENTS; i++)
       emulator.invoke(USER, 'events.insert', {

@@ -14,6 +14,8 @@ import { stopAll } from '@gspec/scripts/child-process';
 import Database from 'libsql';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { notImplementedOperations } from '../src/apis/calendar/handlers.ts';
+import { calendarState } from '../src/apis/calendar/records.ts';
+import { worldOf } from '../src/apis/searchads360/state.ts';
 import type { Emulator, EmulatorOptions } from '../src/core/server.ts';
 import { PersistError } from '../src/core/storage.ts';
 import { createEmulator } from '../src/emulator.ts';
@@ -50,7 +52,7 @@ async function start(
 ) {
   const emulator = createEmulator({
     ...options,
-    spec,
+    specs: { calendar: spec },
     persist: { file, ...(onError ? { onError } : {}) },
     onResponse: (exchange) => violations.push(...check(exchange)),
   });
@@ -260,12 +262,12 @@ describe('persist: round trip', () => {
       body: example('ConversionBatchInsert'),
     });
     expect(inserted.status).toBe(200);
-    const world = structuredClone(first.emulator.store.state.searchads360);
+    const world = structuredClone(worldOf(first.emulator.store.state));
     expect(Object.keys(world?.conversions ?? {})).not.toHaveLength(0);
     expect(stored(file)).toBeUndefined(); // nothing committed yet: invoke is in-process
     await first.stop();
     const second = await start(file);
-    expect(second.emulator.store.state.searchads360).toEqual(world);
+    expect(worldOf(second.emulator.store.state)).toEqual(world);
     // A second write adds its rows to those stored.
     const batch = example('ConversionBatchInsert') as { conversion: { conversionId: string }[] };
     const again = second.emulator.invoke('ana@example.com', 'conversion.insert', {
@@ -277,7 +279,7 @@ describe('persist: round trip', () => {
     expect(again.status).toBe(200);
     expect((await second.call('GET', '/users/me/settings')).status).toBe(200);
     expect(onDisk(file).searchads360).toEqual(
-      JSON.parse(JSON.stringify(second.emulator.store.state.searchads360)),
+      JSON.parse(JSON.stringify(worldOf(second.emulator.store.state))),
     );
   });
 });
@@ -286,8 +288,8 @@ describe('persist: start-up', () => {
   it('a JSON state (the format of earlier versions) is refused with the way to start from it, and left as it is', () => {
     const file = newFile();
     writeFileSync(file, '{"version": 1, ');
-    expect(() => createEmulator({ spec, persist: file })).toThrow(PersistError);
-    expect(() => createEmulator({ spec, persist: file })).toThrow(
+    expect(() => createEmulator({ specs: { calendar: spec }, persist: file })).toThrow(PersistError);
+    expect(() => createEmulator({ specs: { calendar: spec }, persist: file })).toThrow(
       `${file}: a JSON state, not a database (--persist keeps a SQLite database since 0.2); start a database from it with --state ${file} --persist NEW.db`,
     );
     expect(readFileSync(file, 'utf8')).toBe('{"version": 1, ');
@@ -296,7 +298,7 @@ describe('persist: start-up', () => {
   it('a file that is not a database is refused, and left as it is', () => {
     const file = newFile();
     writeFileSync(file, 'hello');
-    expect(() => createEmulator({ spec, persist: file })).toThrow(
+    expect(() => createEmulator({ specs: { calendar: spec }, persist: file })).toThrow(
       `${file}: not an emulator database (not SQLite)`,
     );
     expect(readFileSync(file, 'utf8')).toBe('hello');
@@ -310,7 +312,7 @@ describe('persist: start-up', () => {
     const db = new Database(file);
     db.prepare('UPDATE calendar_events SET body = ? WHERE event_id = ?').run('{"id": ', made.body.id);
     db.close();
-    expect(() => createEmulator({ spec, persist: file })).toThrow(
+    expect(() => createEmulator({ specs: { calendar: spec }, persist: file })).toThrow(
       `${file}: calendar_events ana@example.com ${made.body.id}: not JSON`,
     );
   });
@@ -322,7 +324,7 @@ describe('persist: start-up', () => {
     const db = new Database(file);
     db.prepare("UPDATE emulator_schema SET version = 99 WHERE slice = 'calendar'").run();
     db.close();
-    expect(() => createEmulator({ spec, persist: file })).toThrow(
+    expect(() => createEmulator({ specs: { calendar: spec }, persist: file })).toThrow(
       `${file}: written by a newer emulator (calendar schema version 99; this one knows up to 1)`,
     );
   });
@@ -331,7 +333,7 @@ describe('persist: start-up', () => {
     const file = newFile();
     const { call } = await start(file);
     await call('POST', '/calendars/primary/events', timedEvent('mine'));
-    expect(() => createEmulator({ spec, persist: file })).toThrow(
+    expect(() => createEmulator({ specs: { calendar: spec }, persist: file })).toThrow(
       `${file}: in use by another process (an emulator keeps its database to itself)`,
     );
     expect((await call('POST', '/calendars/primary/events', timedEvent('still mine'))).status).toBe(200);
@@ -340,7 +342,7 @@ describe('persist: start-up', () => {
   it('a path that cannot be opened is refused', () => {
     const file = newFile();
     mkdirSync(file);
-    expect(() => createEmulator({ spec, persist: file })).toThrow(`${file}: cannot`);
+    expect(() => createEmulator({ specs: { calendar: spec }, persist: file })).toThrow(`${file}: cannot`);
   });
 
   it('a database opened by hand holds the state as rows of its tables', async () => {
@@ -350,7 +352,9 @@ describe('persist: start-up', () => {
     await stop();
     const { store, persistence } = openDatabase(file);
     persistence.close();
-    expect(store.state.events['ana@example.com']?.[made.body.id]?.resource.summary).toBe('in a row');
+    expect(calendarState(store.state).events['ana@example.com']?.[made.body.id]?.resource.summary).toBe(
+      'in a row',
+    );
     const db = new Database(file, { readonly: true });
     const row = db.prepare('SELECT body FROM calendar_events WHERE event_id = ?').raw().get(made.body.id) as [
       string,

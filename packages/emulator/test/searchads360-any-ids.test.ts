@@ -8,6 +8,7 @@
 import { google } from 'googleapis';
 import { describe, expect, it } from 'vitest';
 import { parseCsv } from '../src/apis/searchads360/csv.ts';
+import { worldOf } from '../src/apis/searchads360/state.ts';
 import { useEmulator } from './support/harness.ts';
 import { problems, sa360 } from './support/searchads360.ts';
 
@@ -70,7 +71,7 @@ describe('default mode: ids no seed names are created on first use', () => {
     const file = await call('GET', `/agency/${AGENCY}/advertiser/${ADVERTISER}/idmapping`);
     expect(file.status).toBe(200);
     expect(parseCsv(file.text)).toHaveLength(1);
-    expect(emu.emulator.store.state.searchads360).toBeUndefined();
+    expect(worldOf(emu.emulator.store.state)).toBeUndefined();
   });
 
   it('runs all seven operations with made-up ids', async () => {
@@ -274,6 +275,6 @@ describe('strict mode: what no seed names is refused', () => {
     });
     expect(reply.status).toBe(status);
     expect(problems(reply)).toEqual([expected]);
-    expect(emu.emulator.store.state.searchads360).toBeUndefined();
+    expect(worldOf(emu.emulator.store.state)).toBeUndefined();
   });
 });

@@ -4,6 +4,7 @@
  * the 400 does not name was stored. A resent stored conversion answers `duplicate`.
  */
 import { beforeEach, describe, expect, it } from 'vitest';
+import { worldOf } from '../src/apis/searchads360/state.ts';
 import { useEmulator } from './support/harness.ts';
 import { conversionCalls, example, problems, purchase, sa360, signup } from './support/searchads360.ts';
 
@@ -141,7 +142,7 @@ describe('conversion.updateAvailability is best effort per availability', () => 
     expect(reply.body.error.message).toBe(
       'Refused 1 of 2 availabilities, named in errors; recorded the other 1.',
     );
-    const recorded = emu.emulator.store.state.searchads360?.availabilities ?? {};
+    const recorded = worldOf(emu.emulator.store.state)?.availabilities ?? {};
     const times = Object.values(recorded).flatMap((byActivity) =>
       Object.values(byActivity).map((a) => [a.segmentationName, a.availabilityTimestamp]),
     );

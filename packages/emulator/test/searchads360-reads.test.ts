@@ -6,6 +6,7 @@
  */
 import { parseIdMappingFile } from '@gspec/searchads360/id-mapping';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { worldOf } from '../src/apis/searchads360/state.ts';
 import { useEmulator } from './support/harness.ts';
 import {
   ADVERTISER,
@@ -174,7 +175,7 @@ describe('conversion.get and conversion.getByCustomerId', () => {
 describe('conversion.updateAvailability', () => {
   beforeEach(() => emu.reset());
 
-  const recorded = () => emu.emulator.store.state.searchads360?.availabilities[ADVERTISER] ?? {};
+  const recorded = () => worldOf(emu.emulator.store.state)?.availabilities[ADVERTISER] ?? {};
 
   it("records the spec's example batch and answers the spec's example answer", async () => {
     const reply = await call('POST', '/conversion/updateAvailability', {

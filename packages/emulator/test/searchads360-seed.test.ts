@@ -6,7 +6,9 @@
 import { parseIdMappingFile } from '@gspec/searchads360/id-mapping';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { SearchAds360Seed } from '../src/apis/searchads360/seed.ts';
-import { applySeed, parseSeed, type Seed, SeedError } from '../src/core/seed.ts';
+import { worldOf } from '../src/apis/searchads360/state.ts';
+import { applySeed, type Seed, SeedError } from '../src/core/seed.ts';
+import { parseSeed } from '../src/emulator.ts';
 import { useEmulator } from './support/harness.ts';
 import { ADVERTISER, AGENCY, at, problems, purchase, sa360 } from './support/searchads360.ts';
 
@@ -110,11 +112,11 @@ beforeEach(() => emu.reset());
 
 describe('a fresh emulator', () => {
   it("knows the spec examples' entities and nothing else, and writes no state until a write", async () => {
-    expect(emu.emulator.store.state.searchads360).toBeUndefined();
+    expect(worldOf(emu.emulator.store.state)).toBeUndefined();
     expect((await call('GET', `/agency/${AGENCY}/advertiser/${ADVERTISER}/savedcolumns`)).status).toBe(200);
     expect((await call('GET', '/customer/1234567890/conversion', { query: MARCH })).status).toBe(200);
     expect((await call('GET', '/agency/100/advertiser/200/savedcolumns')).status).toBe(404);
-    expect(emu.emulator.store.state.searchads360).toBeUndefined();
+    expect(worldOf(emu.emulator.store.state)).toBeUndefined();
     const health = await call('GET', '/__emulator/health');
     expect(health.body.apis.searchads360.notImplemented).toEqual([]);
   });
@@ -340,7 +342,7 @@ describe('the Search Ads 360 part of a dumped state', () => {
     expect(await call('GET', '/customer/5550001/conversion', { query: MARCH })).toMatchObject({
       body: listed.body,
     });
-    expect(emu.emulator.store.state.searchads360?.availabilities['200']?.['300']?.availabilityTimestamp).toBe(
+    expect(worldOf(emu.emulator.store.state)?.availabilities['200']?.['300']?.availabilityTimestamp).toBe(
       '1772445600000',
     );
     const next = await call('POST', '/conversion', {

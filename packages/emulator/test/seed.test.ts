@@ -1,6 +1,7 @@
 /** Seed files (`--seed FILE`): the format, what it writes, and errors that name the entry at fault. */
 import { describe, expect, it } from 'vitest';
-import { applySeed, parseSeed, type Seed, SeedError, seedScopeMap, seedUserMap } from '../src/core/seed.ts';
+import { applySeed, type Seed, SeedError, seedScopeMap, seedUserMap } from '../src/core/seed.ts';
+import { parseSeed } from '../src/emulator.ts';
 import { useEmulator } from './support/harness.ts';
 
 const TEAM = 'team@group.calendar.google.com';

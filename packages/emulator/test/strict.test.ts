@@ -11,12 +11,12 @@ import path from 'node:path';
 import { type Clock, createCalendar, GoogleApiError } from '@gspec/calendar';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { LIVE_RATE_LIMIT_STATUS } from '../src/apis/index.ts';
-import { parseSeed, SeedError, seedScopeMap } from '../src/core/seed.ts';
+import { SeedError, seedScopeMap } from '../src/core/seed.ts';
 import type { Emulator, EmulatorOptions } from '../src/core/server.ts';
 import { type ApiName, type ApiSpec, isObject, loadApiSpec, type OperationSpec } from '../src/core/spec.ts';
 import { AccessConfigError, RateLimiter } from '../src/core/strict.ts';
 import { parseUsersFile, SCOPE_PREFIX, UsersFileError } from '../src/core/users.ts';
-import { createEmulator } from '../src/emulator.ts';
+import { createEmulator, parseSeed } from '../src/emulator.ts';
 import { startCli } from './support/cli-process.ts';
 import { createResponseCheck } from './support/spec-check.ts';
 
@@ -68,8 +68,7 @@ function useChecked(options: EmulatorOptions): Checked {
     let checks: Map<string, ReturnType<typeof createResponseCheck>> | undefined;
     const emulator = createEmulator({
       ...options,
-      spec: SPECS.calendar,
-      searchAdsSpec: SPECS.searchads360,
+      specs: SPECS,
       onResponse: (exchange) => {
         const found = exchange.operationId ? emulator.services.operation(exchange.operationId) : undefined;
         const check = checks?.get(found?.service.name ?? 'calendar');
@@ -424,12 +423,16 @@ describe('RateLimiter', () => {
     [{ units: 10, windowMs: 0 }, /rateLimit\.windowMs: expected a positive number/],
     [{ units: 10, status: 500 as 403 }, /rateLimit\.status: expected 403 or 429, found 500/],
   ])('createEmulator refuses rateLimit %j', (rateLimit, message) => {
-    expect(() =>
-      createEmulator({ spec: SPECS.calendar, searchAdsSpec: SPECS.searchads360, rateLimit }),
-    ).toThrow(AccessConfigError);
-    expect(() =>
-      createEmulator({ spec: SPECS.calendar, searchAdsSpec: SPECS.searchads360, rateLimit }),
-    ).toThrow(message);
+    expect(() => createEmulator({ specs: SPECS, rateLimit })).toThrow(AccessConfigError);
+    expect(() => createEmulator({ specs: SPECS, rateLimit })).toThrow(message);
+  });
+
+  it.each([
+    ['spec', 'specs.calendar'],
+    ['searchAdsSpec', 'specs.searchads360'],
+  ])('createEmulator refuses the option %s of earlier versions, naming %s', (option, now) => {
+    const options = { [option]: SPECS.calendar } as Parameters<typeof createEmulator>[0];
+    expect(() => createEmulator(options)).toThrow(`createEmulator: the option ${option} is now ${now}`);
   });
 });
 
@@ -451,7 +454,10 @@ describe('scopes in the users file and the seed', () => {
   it.each([
     [{ t: { email: 'a@x.io', scope: ['x'] } }, 'users.json["t"]: unknown field "scope"'],
     [{ t: { scopes: [] } }, 'users.json["t"].email: expected an email address, found undefined'],
-    [{ t: { email: 'a@x.io', scopes: 'calendar' } }, 'users.json["t"].scopes: expected an array of scopes'],
+    [
+      { t: { email: 'a@x.io', scopes: 'calendar' } },
+      'users.json["t"].scopes: expected an array of OAuth scopes',
+    ],
     [
       { t: { email: 'a@x.io', scopes: ['calendar', 'two words'] } },
       'users.json["t"].scopes[1]: expected a scope',

@@ -5,8 +5,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { EventTimeIndex } from '../src/apis/calendar/event-index.ts';
+import { calendarStoreOf } from '../src/apis/calendar/index.ts';
+import type { EventRecord } from '../src/apis/calendar/records.ts';
 import type { JsonObject } from '../src/core/spec.ts';
-import type { EventRecord } from '../src/core/state.ts';
 import { useEmulator } from './support/harness.ts';
 import { random } from './support/random.ts';
 
@@ -90,7 +91,7 @@ const emu = useEmulator();
 const TOKEN = 'ana@example.com';
 
 async function ids(query: Record<string, string | boolean | number>, indexed: boolean): Promise<string[]> {
-  emu.emulator.store.useIndexes = indexed;
+  calendarStoreOf(emu.emulator.services).useIndexes = indexed;
   try {
     const reply = await emu.call('GET', '/calendars/primary/events', {
       token: TOKEN,
@@ -99,13 +100,13 @@ async function ids(query: Record<string, string | boolean | number>, indexed: bo
     expect(reply.status).toBe(200);
     return reply.body.items.map((event: { id: string; status: string }) => `${event.id}:${event.status}`);
   } finally {
-    emu.emulator.store.useIndexes = true;
+    calendarStoreOf(emu.emulator.services).useIndexes = true;
   }
 }
 
 /** Every page of a list, followed by its page tokens, and the sync token of the last page. */
 async function pages(query: Record<string, string | boolean | number>, indexed: boolean): Promise<unknown[]> {
-  emu.emulator.store.useIndexes = indexed;
+  calendarStoreOf(emu.emulator.services).useIndexes = indexed;
   try {
     const out: unknown[] = [];
     let pageToken: string | undefined;
@@ -123,7 +124,7 @@ async function pages(query: Record<string, string | boolean | number>, indexed: 
     } while (pageToken);
     return out;
   } finally {
-    emu.emulator.store.useIndexes = true;
+    calendarStoreOf(emu.emulator.services).useIndexes = true;
   }
 }
 

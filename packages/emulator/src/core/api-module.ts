@@ -3,29 +3,118 @@
  * `ApiModule` (its index.ts), and src/apis/index.ts lists them: the registry. The core is
  * given the modules and names none of them.
  */
-import type { Store } from '../apis/calendar/store.js';
-import type { Handler } from './context.js';
+import type { Handler, InvokeInput, InvokeResult } from './context.js';
 import { type ApiName, type ApiSpec, SpecError } from './spec.js';
+import type { State, UserRecord } from './state.js';
 import type { StorageSlice } from './storage.js';
+import type { Store } from './store.js';
 
 /** How an API answers a user over the rate limit. */
 export type RateLimitStatus = 403 | 429;
 
-export interface ApiModule {
-  /** The name of its bundled spec in @gspec/specs (`calendar`), its key in the state and reports. */
+/** Refuses a file: the message says what is wrong and where (`calendars[1].id: ...`). */
+export type Fail = (message: string) => never;
+
+/** An API's part of the state document (GET/PUT /__emulator/state, --state). */
+export interface ApiStateShape {
+  /**
+   * The JSON Schema of each of its keys of the document. A schema of its spec is referred to
+   * as `<name>.json#/components/schemas/...` (the checker registers the spec under that id).
+   */
+  readonly properties: Readonly<Record<string, object>>;
+  /** Its keys every state has. */
+  readonly required: readonly string[];
+  /** What it keeps in a user record, besides the email, and which of those are required. */
+  readonly user?: { properties: Readonly<Record<string, object>>; required: readonly string[] };
+  /** Its keys of an empty state (a new emulator, a reset). */
+  empty(): Record<string, unknown>;
+  /**
+   * After the schema: what it cannot say (keys equal to ids, records that must exist), and
+   * what a state dumped by an older emulator lacks, filled in.
+   */
+  check?(state: State, fail: Fail): void;
+}
+
+/** An API's part of the seed file (`--seed`): its keys and what it writes from them. */
+export interface ApiSeedShape<S> {
+  /** The JSON Schema of each of its keys of the seed document (spec references as above). */
+  readonly properties: Readonly<Record<string, object>>;
+  /** What a seed user may say for it, besides email, tokens and scopes (Calendar: settings). */
+  readonly user?: Readonly<Record<string, object>>;
+  /** After the schema: what it cannot say (ids given twice). */
+  check?(seed: SeedDocument, fail: Fail): void;
+  /**
+   * Writes its part of a checked seed, the seed's users already created. `at` names the entry
+   * being written, for the error if it is refused.
+   */
+  apply(target: SeedTarget<S>, seed: SeedDocument, at: (place: string) => void): void;
+}
+
+/** A checked seed document: the core's `users` and every API's keys. */
+export interface SeedDocument {
+  users?: SeedUser[];
+  [part: string]: unknown;
+}
+
+export interface SeedUser {
+  email: string;
+  /** Bearer tokens that mean this user (besides the email itself, outside strict mode). */
+  tokens?: string[];
+  /**
+   * OAuth scopes granted to the user's tokens (full or short names, `calendar.readonly`);
+   * without it they have every scope. Only strict mode enforces scopes.
+   */
+  scopes?: string[];
+  /** What an API reads for the user (`ApiSeedShape.user`). */
+  [field: string]: unknown;
+}
+
+/** What a seed is written with: the API's store, and its operations run as a client would. */
+export interface SeedTarget<S> {
+  store: S;
+  spec: ApiSpec;
+  /** Runs an operation as `email` (Emulator.invoke); a refusal throws the ApiError a client gets. */
+  invoke(email: string, operationId: string, input?: InvokeInput): InvokeResult;
+  /**
+   * Runs an operation as no user (none is made): ids the seed does not name are refused, not
+   * created, and a batch with a bad row is refused whole.
+   */
+  invokeAsSeed(operationId: string, input?: InvokeInput): InvokeResult;
+}
+
+/**
+ * An API module whose store is of type `S`; `createStore` makes it and the module's other
+ * members get it back: the core only passes it between them.
+ */
+export interface ApiModule<S = unknown> {
+  /** The name of its bundled spec in @gspec/specs (`calendar`), its key in reports. */
   readonly name: ApiName;
   /** How people call it, for the start-up lines (`Google Calendar API`). */
   readonly title: string;
   /** Its operations' handlers by operationId; the spec's other operations answer 501. */
-  readonly handlers: Readonly<Record<string, Handler>>;
+  readonly handlers: Readonly<Record<string, Handler<S>>>;
+  /** Its store, on the core's (which holds the state, the users and the changes of a request). */
+  createStore(core: Store, spec: ApiSpec): S;
+  /** Gives a new user what the API starts an account with. */
+  startUser?(store: S, user: UserRecord): void;
   /** Its tables in the database of `--persist` (core/storage.ts). */
-  storage(store: Store): StorageSlice;
+  storage(store: S): StorageSlice;
+  readonly state: ApiStateShape;
+  readonly seed?: ApiSeedShape<S>;
   /** How its live service answers a user over the rate limit. */
   readonly rateLimitStatus: RateLimitStatus;
 }
 
+/**
+ * A module of any store type, as the registry and the core hold them side by side. Each
+ * module's own members agree on its store type (its declaration checks that); the core only
+ * hands a module's store back to the same module.
+ */
+// biome-ignore lint/suspicious/noExplicitAny: the store type differs per module and is opaque to the core.
+export type AnyApiModule = ApiModule<any>;
+
 /** A handler for an operation the spec does not have is a setup error. */
-export function checkHandlers(spec: ApiSpec, handlers: Readonly<Record<string, Handler>>): void {
+export function checkHandlers(spec: ApiSpec, handlers: Readonly<Record<string, unknown>>): void {
   for (const id of Object.keys(handlers)) {
     if (!spec.byId.has(id))
       throw new SpecError(`the emulator has a handler for ${id}, which the spec does not have`);
@@ -33,6 +122,6 @@ export function checkHandlers(spec: ApiSpec, handlers: Readonly<Record<string, H
 }
 
 /** The operations of the spec without a handler. */
-export function missingHandlers(spec: ApiSpec, handlers: Readonly<Record<string, Handler>>): string[] {
+export function missingHandlers(spec: ApiSpec, handlers: Readonly<Record<string, unknown>>): string[] {
   return spec.operations.map((op) => op.id).filter((id) => !(id in handlers));
 }

@@ -6,29 +6,33 @@
  * refer to a spec's schemas (an event, a conversion), the published file carries a copy of
  * them under `$defs`, so it stands alone: no reference to resolve elsewhere.
  */
-import { SEED_SCHEMA } from './seed.js';
+import type { AnyApiModule } from './api-module.js';
+import { seedSchema } from './seed.js';
 import { type ApiName, isObject, type Json, type JsonObject } from './spec.js';
-import { STATE_SCHEMA } from './state-file.js';
+import { stateSchema } from './state-file.js';
 import { USERS_SCHEMA } from './users.js';
 
+/** Each file's schema for the APIs of `modules`, with its title and description. */
 export const CONFIG_FILES = {
   users: {
-    schema: USERS_SCHEMA,
+    schema: () => USERS_SCHEMA,
     title: 'gspec emulator users file (--users)',
     description: 'Bearer tokens and the users they stand for, with the OAuth scopes each is granted.',
   },
   seed: {
-    schema: SEED_SCHEMA,
+    schema: seedSchema,
     title: 'gspec emulator seed file (--seed)',
-    description:
-      'Users, calendars with their events and sharing rules, and Search Ads 360 entities and conversions to start with.',
+    description: 'Users, and what each API starts with (see the emulator README for every section).',
   },
   state: {
-    schema: STATE_SCHEMA,
+    schema: stateSchema,
     title: 'gspec emulator state (--state, GET and PUT /__emulator/state)',
     description: 'The whole state of an emulator as it dumps it.',
   },
-} as const;
+} as const satisfies Record<
+  string,
+  { schema: (modules: readonly AnyApiModule[]) => object; title: string; description: string }
+>;
 
 export type ConfigFile = keyof typeof CONFIG_FILES;
 
@@ -80,11 +84,17 @@ export function standalone(schema: object, specs: Readonly<Record<string, JsonOb
 }
 
 /**
- * The published schema of a file, given the documents of the specs the emulator serves by API
- * name; the checkers register each as `<name>.json`, which is how their schemas refer to it.
+ * The published schema of a file for the APIs of `modules`, given the documents of their
+ * specs by API name; the checkers register each as `<name>.json`, which is how their schemas
+ * refer to it.
  */
-export function configSchema(file: ConfigFile, specs: Readonly<Record<ApiName, JsonObject>>): JsonObject {
-  const { schema, title, description } = CONFIG_FILES[file];
+export function configSchema(
+  file: ConfigFile,
+  modules: readonly AnyApiModule[],
+  specs: Readonly<Record<ApiName, JsonObject>>,
+): JsonObject {
+  const { title, description } = CONFIG_FILES[file];
+  const schema = CONFIG_FILES[file].schema(modules);
   const byFile = Object.fromEntries(
     Object.entries(specs).map(([name, document]) => [`${name}.json`, document]),
   );

@@ -1,17 +1,18 @@
 /** What every operation handler gets and gives back. */
 
-import type { Store } from '../apis/calendar/store.js';
 import type { Notifier } from './notifier.js';
 import type { SchemaTools } from './schemas.js';
 import type { ApiSpec, Json, JsonObject, OperationSpec } from './spec.js';
 import type { UserRecord } from './state.js';
 import type { ValidRequest } from './validate.js';
 
-export interface Context {
+/** What a handler of an API whose store is `S` gets (core/api-module.ts). */
+export interface Context<S = unknown> {
   /** The spec of the API the operation belongs to. */
   spec: ApiSpec;
   tools: SchemaTools;
-  store: Store;
+  /** The API's own store (`ApiModule.createStore`). */
+  store: S;
   user: UserRecord;
   op: OperationSpec;
   request: ValidRequest;
@@ -25,6 +26,20 @@ export interface Context {
   openIds?: boolean;
 }
 
+/** An operation called in-process (`emulator.invoke`), as an HTTP request would carry it. */
+export interface InvokeInput {
+  path?: Record<string, string>;
+  query?: Record<string, string | number | boolean>;
+  body?: unknown;
+}
+
+export interface InvokeResult {
+  status: number;
+  body?: JsonObject;
+  /** A body that is not JSON (the ID-mapping CSV). */
+  text?: string;
+}
+
 export interface Reply {
   /** Defaults to the operation's documented success status. */
   status?: number;
@@ -34,7 +49,7 @@ export interface Reply {
   headers?: Record<string, string>;
 }
 
-export type Handler = ((context: Context) => Reply) & {
+export type Handler<S = unknown> = ((context: Context<S>) => Reply) & {
   /**
    * The body's array of rows of a best-effort batch operation (`conversion`): the schema
    * problems of single rows then reach the handler as `request.rowProblems` (validate.ts).

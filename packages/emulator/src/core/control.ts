@@ -7,15 +7,16 @@ import { ApiError } from './errors.js';
 import { jsonChunks } from './json.js';
 import type { QuotaMeter } from './quota.js';
 import type { Services } from './services.js';
-import { emptyState, type State, type StateHolder } from './state.js';
+import type { State } from './state.js';
 import type { StateFileError } from './state-file.js';
+import type { Store } from './store.js';
 import type { RateLimiter } from './strict.js';
 
 export const CONTROL_PREFIX = '/__emulator';
 
 export interface ControlDeps {
   services: Services;
-  store: StateHolder;
+  store: Pick<Store, 'state' | 'empty'>;
   quota: QuotaMeter;
   /** The rate limit, when one is set: reported with the quota and emptied with it. */
   limiter?: Pick<RateLimiter, 'snapshot' | 'reset'>;
@@ -61,7 +62,7 @@ export function handleControl(
         },
       };
     case 'POST /reset':
-      deps.store.state = emptyState();
+      deps.store.state = deps.store.empty();
       deps.quota.reset();
       deps.limiter?.reset();
       deps.onReset();

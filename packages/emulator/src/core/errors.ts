@@ -42,7 +42,7 @@ export const invalidParameter = (name: string, message: string): ApiError =>
 
 export const notFound = (what = 'Not Found'): ApiError => new ApiError(404, [item('notFound', what)]);
 
-/** Google's 403 for a calendar the caller sees but may not change (or manage). */
+/** Google's 403 `forbidden`: the caller sees the resource but may not do this to it. */
 export const forbidden = (message = 'Forbidden'): ApiError => new ApiError(403, [item('forbidden', message)]);
 
 export const duplicate = (message: string): ApiError => new ApiError(409, [item('duplicate', message)]);
@@ -50,11 +50,6 @@ export const duplicate = (message: string): ApiError => new ApiError(409, [item(
 export const conditionNotMet = (): ApiError =>
   new ApiError(412, [
     item('conditionNotMet', 'Precondition Failed', { location: 'If-Match', locationType: 'header' }),
-  ]);
-
-export const fullSyncRequired = (): ApiError =>
-  new ApiError(410, [
-    item('fullSyncRequired', 'Sync token is no longer valid, a full sync is required.', {}, 'calendar'),
   ]);
 
 export const alreadyDeleted = (): ApiError =>

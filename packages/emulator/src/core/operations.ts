@@ -6,7 +6,7 @@
  */
 import type { IncomingMessage } from 'node:http';
 import type { Answer } from './answers.js';
-import type { Context, Reply } from './context.js';
+import type { Context, InvokeInput, InvokeResult, Reply } from './context.js';
 import { ApiError, methodNotAllowed, notImplemented, pathNotFound } from './errors.js';
 import type { Notifier } from './notifier.js';
 import { type FieldMask, PartialAnswers } from './partial.js';
@@ -15,24 +15,13 @@ import type { Service, Services } from './services.js';
 import type { JsonObject, OperationSpec } from './spec.js';
 import type { UserRecord } from './state.js';
 import type { Persistence, StateMark } from './storage.js';
+import type { Store } from './store.js';
 import type { AccessPolicy } from './strict.js';
 import type { Target } from './target.js';
 import { readBearer } from './users.js';
 import { type RawRequest, validateRequest } from './validate.js';
 
-/** An operation called in-process (`emulator.invoke`), as an HTTP request would carry it. */
-export interface InvokeInput {
-  path?: Record<string, string>;
-  query?: Record<string, string | number | boolean>;
-  body?: unknown;
-}
-
-export interface InvokeResult {
-  status: number;
-  body?: JsonObject;
-  /** A body that is not JSON (the ID-mapping CSV). */
-  text?: string;
-}
+export type { InvokeInput, InvokeResult } from './context.js';
 
 /** The body of a request, or why it could not be read (answered once the request is routed). */
 export interface ReadBody {
@@ -42,8 +31,8 @@ export interface ReadBody {
 
 export interface OperationsDeps {
   services: Services;
-  /** The store the handlers get (its type is the context's, core/context.ts: still Calendar's). */
-  store: Context['store'];
+  /** The core's store: the state, the users, the changes of a request. */
+  store: Store;
   quota: QuotaMeter;
   access: AccessPolicy;
   notifier: Notifier;
@@ -74,10 +63,13 @@ export class Operations {
     raw: RawRequest,
     origin: string,
     mask?: { value: FieldMask | undefined },
+    seed = false,
   ): Reply {
     const { spec, tools } = service;
     const handler = service.handlers[op.id];
-    const valid = validateRequest(op, raw, tools, handler?.batchList ? { batchList: handler.batchList } : {});
+    // A seed's batch is refused whole for any bad row: the seed's error names the row.
+    const batchList = seed ? undefined : handler?.batchList;
+    const valid = validateRequest(op, raw, tools, batchList ? { batchList } : {});
     // A `fields` mask is checked with the other parameters, before the handler: a refused
     // mask never lets a write happen.
     if (mask) mask.value = this.checkMask(service, op, raw.query.get('fields'));
@@ -85,14 +77,15 @@ export class Operations {
     const context: Context = {
       spec,
       tools,
-      store: this.deps.store,
+      store: service.store,
       user,
       op,
       request: valid,
       notifier: this.deps.notifier,
       origin,
-      // Search Ads 360 ids no seed names are created on first use unless strict (decision 0035).
-      openIds: !this.deps.access.strict,
+      // Search Ads 360 ids no seed names are created on first use unless strict (decision 0035),
+      // and never by a seed's own writes.
+      openIds: !seed && !this.deps.access.strict,
     };
     // Changes made before the handler (a new user's calendar list) are told before it runs,
     // so that a channel the handler opens hears only of later ones. With no channel open
@@ -113,6 +106,18 @@ export class Operations {
 
   /** An operation run in-process as the user `email` (Emulator.invoke). */
   invoke(email: string, operationId: string, input: InvokeInput = {}): InvokeResult {
+    return this.call(this.deps.store.user(email), operationId, input, false);
+  }
+
+  /**
+   * An operation run in-process for a seed, as no user (none is made): ids the seed does not
+   * name are refused, not created, and a batch with a bad row is refused whole.
+   */
+  invokeAsSeed(operationId: string, input: InvokeInput = {}): InvokeResult {
+    return this.call({ email: '' }, operationId, input, true);
+  }
+
+  private call(user: UserRecord, operationId: string, input: InvokeInput, seed: boolean): InvokeResult {
     const found = this.deps.services.operation(operationId);
     if (!found) throw new Error(`no operation ${operationId} in the specs`);
     const { service, op } = found;
@@ -122,7 +127,7 @@ export class Operations {
     const reply = this.run(
       service,
       op,
-      this.deps.store.user(email),
+      user,
       {
         pathParams: input.path ?? {},
         query,
@@ -132,6 +137,7 @@ export class Operations {
       },
       'http://127.0.0.1',
       query.has('fields') ? mask : undefined,
+      seed,
     );
     const status = reply.status ?? op.successStatus;
     if (status === 204) return { status };

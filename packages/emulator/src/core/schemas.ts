@@ -7,7 +7,8 @@ import { createAjv as createSpecAjv } from '@gspec/server-kit';
 import type { Ajv2020, ValidateFunction } from 'ajv/dist/2020.js';
 import { type ApiSpec, follow, isObject, type Json, type JsonObject } from './spec.js';
 
-export const SPEC_ID = 'calendar.json';
+/** The id the spec is registered under in its own Ajv (any id would do; each tool has one spec). */
+export const SPEC_ID = 'spec.json';
 
 export interface SchemaTools {
   /** The validator of the schema at `pointer` (`#/components/schemas/Event`), compiled once. */

@@ -1,115 +1,63 @@
 /**
  * Seed data (`--seed FILE`): the small, hand-written start of a state, as opposed to a dumped
- * state (`--state FILE`). Users with their tokens and settings, calendars with their sharing
- * rules and events; see the README for the format.
+ * state (`--state FILE`). The core reads `users` (emails, tokens, scopes); each API reads its
+ * own keys (`ApiModule.seed`: Calendar's `calendars` and users' `settings`, Search Ads 360's
+ * `searchads360`); see the README for the format.
  *
- * The document's shape is checked first; then every calendar, rule and event is written
- * through the operation a client would call (calendars.insert/patch, acl.insert,
- * calendarList.insert, events.insert), so it is validated against the spec and gets etags,
- * sequence numbers and sync history as if it had been sent over HTTP. Every refusal names the
- * entry at fault (`calendars[1].events[0]`), and a seed that fails leaves the state untouched.
+ * The document's shape is checked first, against the core's schema and every API's; then each
+ * API writes its part, mostly through the operations a client would call, so it is validated
+ * against the spec and gets etags, sequence numbers and sync history as if it had been sent
+ * over HTTP. Every refusal names the entry at fault (`calendars[1].events[0]`), and a seed that
+ * fails leaves the state untouched.
  */
 import { readFileSync } from 'node:fs';
 import type { ErrorObject, ValidateFunction } from 'ajv';
-import {
-  applySearchAds360Seed,
-  SEARCHADS360_SEED_SCHEMA,
-  type SearchAds360Seed,
-} from '../apis/searchads360/seed.js';
-import { SEARCHADS360_SPEC_ID } from '../apis/searchads360/state-schema.js';
+import type { AnyApiModule, Fail, SeedDocument, SeedUser } from './api-module.js';
 import { ApiError } from './errors.js';
 import { own, setOwn } from './own.js';
 import { createAjv } from './schemas.js';
 import type { Emulator } from './server.js';
-import { type JsonObject, loadApiSpec } from './spec.js';
-import { nextRevision } from './state.js';
+import { type ApiName, type ApiSpec, loadApiSpec } from './spec.js';
+import { specFileId } from './state-file.js';
 import { expandScope, parseUserMap, type ScopeMap, type UserMap } from './users.js';
+
+export type { SeedUser } from './api-module.js';
+
+/** A checked seed document: the core's `users` and every API's keys. */
+export type Seed = SeedDocument;
 
 export class SeedError extends Error {
   override name = 'SeedError';
 }
 
-export interface SeedUser {
-  email: string;
-  /** Bearer tokens that mean this user (besides the email itself, outside strict mode). */
-  tokens?: string[];
-  /**
-   * OAuth scopes granted to the user's tokens (full or short names, `calendar.readonly`);
-   * without it they have every scope. Only strict mode enforces scopes.
-   */
-  scopes?: string[];
-  /** Setting id to value, over the defaults (`timezone` also sets the primary calendar's zone). */
-  settings?: Record<string, string>;
-}
-
-export interface SeedCalendar {
-  /** `primary` (or the owner's email) for the owner's primary calendar; else a new secondary calendar, with this id if given. */
-  id?: string;
-  owner: string;
-  summary?: string;
-  description?: string;
-  location?: string;
-  timeZone?: string;
-  /** Sharing rules, as acl.insert takes them: `{role, scope: {type, value}}`. */
-  acl?: JsonObject[];
-  /** Users who have the calendar on their calendar list (besides the owner). */
-  listedBy?: string[];
-  /** Event bodies, as events.insert takes them. */
-  events?: JsonObject[];
-}
-
-export interface Seed {
-  users?: SeedUser[];
-  calendars?: SeedCalendar[];
-  /** Search Ads 360 entities and conversions (src/searchads360/seed.ts). */
-  searchads360?: SearchAds360Seed;
-}
-
-const EMAIL = { type: 'string', pattern: '^[^\\s@]+@[^\\s@]+\\.[^\\s@]+$' };
+/** An email in a seed file (users, and what APIs read: a calendar's owner). */
+export const SEED_EMAIL = { type: 'string', pattern: '^[^\\s@]+@[^\\s@]+\\.[^\\s@]+$' };
 
 /** The seed file's shape (published as dist/schemas/seed.schema.json, see config-schemas.ts). */
-export const SEED_SCHEMA = {
-  type: 'object',
-  additionalProperties: false,
-  properties: {
-    $schema: { type: 'string', description: 'Where an editor finds this schema; ignored by the emulator.' },
-    users: {
-      type: 'array',
-      items: {
-        type: 'object',
-        required: ['email'],
-        additionalProperties: false,
-        properties: {
-          email: EMAIL,
-          tokens: { type: 'array', items: { type: 'string', pattern: '^\\S+$' } },
-          scopes: { type: 'array', items: { type: 'string', pattern: '^\\S+$' } },
-          settings: { type: 'object', additionalProperties: { type: 'string' } },
+export function seedSchema(modules: readonly AnyApiModule[]): object {
+  return {
+    type: 'object',
+    additionalProperties: false,
+    properties: {
+      $schema: { type: 'string', description: 'Where an editor finds this schema; ignored by the emulator.' },
+      users: {
+        type: 'array',
+        items: {
+          type: 'object',
+          required: ['email'],
+          additionalProperties: false,
+          properties: {
+            email: SEED_EMAIL,
+            tokens: { type: 'array', items: { type: 'string', pattern: '^\\S+$' } },
+            scopes: { type: 'array', items: { type: 'string', pattern: '^\\S+$' } },
+            ...Object.assign({}, ...modules.map((m) => m.seed?.user ?? {})),
+          },
         },
       },
+      ...Object.assign({}, ...modules.map((m) => m.seed?.properties ?? {})),
     },
-    calendars: {
-      type: 'array',
-      items: {
-        type: 'object',
-        required: ['owner'],
-        additionalProperties: false,
-        properties: {
-          // `__proto__` cannot be a key of the state's plain objects (see own.ts).
-          id: { type: 'string', pattern: '^[^\\s/?#]+$', not: { const: '__proto__' } },
-          owner: EMAIL,
-          summary: { type: 'string' },
-          description: { type: 'string' },
-          location: { type: 'string' },
-          timeZone: { type: 'string' },
-          acl: { type: 'array', items: { type: 'object' } },
-          listedBy: { type: 'array', items: EMAIL },
-          events: { type: 'array', items: { type: 'object' } },
-        },
-      },
-    },
-    searchads360: SEARCHADS360_SEED_SCHEMA,
-  },
-};
+  };
+}
 
 /** `/calendars/1/events/0` becomes `calendars[1].events[0]`. */
 function place(pointer: string): string {
@@ -126,65 +74,73 @@ function describe(error: ErrorObject): string {
   if (error.keyword === 'additionalProperties')
     return `${at}: unknown field ${JSON.stringify((error.params as { additionalProperty: string }).additionalProperty)}`;
   if (error.keyword === 'not') return `${at}: ${JSON.stringify(error.data)} cannot be an id`;
-  if (error.keyword === 'pattern' && /email|owner|listedBy/.test(error.instancePath))
+  if (error.keyword === 'pattern' && error.schema === SEED_EMAIL.pattern)
     return `${at}: expected an email address, found ${JSON.stringify(error.data)}`;
   return `${at}: ${error.message ?? 'invalid'}`;
 }
 
-// Compiled on first use: the Search Ads 360 part refers to the spec's own schemas (the device
-// types of a click), and reading the spec is not something an import should do.
-let shapeValidator: ValidateFunction | undefined;
-function validateShape(value: unknown): value is Seed {
-  if (!shapeValidator) {
-    const ajv = createAjv();
-    ajv.addSchema(loadApiSpec('searchads360').document, SEARCHADS360_SPEC_ID);
-    shapeValidator = ajv.compile(SEED_SCHEMA);
-  }
-  return shapeValidator(value);
+/** What a seed parser checks a document against: the APIs' parts, and their specs by name. */
+export interface SeedParser {
+  /** Checks the shape of a seed document; the error names the entry at fault. */
+  parse(value: unknown, source?: string): Seed;
+  /** Reads and checks a seed file. */
+  read(file: string): Seed;
 }
 
-/** Checks the shape of a seed document; the error names the entry at fault. */
-export function parseSeed(value: unknown, source = 'seed'): Seed {
-  if (!validateShape(value)) {
-    const errors = (shapeValidator?.errors ?? []).filter((e) => e.keyword !== 'if');
-    throw new SeedError(`${source}: ${errors.slice(0, 3).map(describe).join('; ')}`);
+/**
+ * The seed parser of the APIs of `modules`. Their seed schemas may refer to their specs' own
+ * schemas (the device types of a click), so the specs are read (from @gspec/specs unless
+ * given) when the first seed is checked, not before.
+ */
+export function createSeedParser(
+  modules: readonly AnyApiModule[],
+  specs: Partial<Record<ApiName, ApiSpec>> = {},
+): SeedParser {
+  let shapeValidator: ValidateFunction<Seed> | undefined;
+  const validator = (): ValidateFunction<Seed> => {
+    if (!shapeValidator) {
+      const ajv = createAjv();
+      for (const module of modules)
+        ajv.addSchema((specs[module.name] ?? loadApiSpec(module.name)).document, specFileId(module.name));
+      shapeValidator = ajv.compile<Seed>(seedSchema(modules));
+    }
+    return shapeValidator;
+  };
+  function parse(value: unknown, source = 'seed'): Seed {
+    const validate = validator();
+    if (!validate(value)) {
+      const errors = (validate.errors ?? []).filter((e) => e.keyword !== 'if');
+      throw new SeedError(`${source}: ${errors.slice(0, 3).map(describe).join('; ')}`);
+    }
+    const fail: Fail = (message) => {
+      throw new SeedError(`${source}: ${message}`);
+    };
+    const seen = new Map<string, number>();
+    (value.users ?? []).forEach((user, i) => {
+      const email = user.email.toLowerCase();
+      const first = seen.get(email);
+      if (first !== undefined) fail(`users[${i}].email: ${email} is already users[${first}]`);
+      seen.set(email, i);
+    });
+    for (const module of modules) module.seed?.check?.(value, fail);
+    return value;
   }
-  const seed = value as Seed;
-  const seen = new Map<string, number>();
-  (seed.users ?? []).forEach((user, i) => {
-    const email = user.email.toLowerCase();
-    const first = seen.get(email);
-    if (first !== undefined)
-      throw new SeedError(`${source}: users[${i}].email: ${email} is already users[${first}]`);
-    seen.set(email, i);
-  });
-  const ids = new Map<string, number>();
-  (seed.calendars ?? []).forEach((calendar, i) => {
-    if (calendar.id === undefined) return;
-    const id = calendar.id === 'primary' ? calendar.owner.toLowerCase() : calendar.id.toLowerCase();
-    const first = ids.get(id);
-    if (first !== undefined)
-      throw new SeedError(`${source}: calendars[${i}].id: ${calendar.id} is already calendars[${first}]`);
-    ids.set(id, i);
-  });
-  return seed;
-}
-
-/** Reads and checks a seed file. */
-export function readSeedFile(file: string): Seed {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (error) {
-    throw new SeedError(`${file}: cannot read (${(error as Error).message})`);
+  function read(file: string): Seed {
+    let text: string;
+    try {
+      text = readFileSync(file, 'utf8');
+    } catch (error) {
+      throw new SeedError(`${file}: cannot read (${(error as Error).message})`);
+    }
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch (error) {
+      throw new SeedError(`${file}: not valid JSON (${(error as Error).message})`);
+    }
+    return parse(value, file);
   }
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (error) {
-    throw new SeedError(`${file}: not valid JSON (${(error as Error).message})`);
-  }
-  return parseSeed(value, file);
+  return { parse, read };
 }
 
 /**
@@ -248,103 +204,36 @@ function refusal(error: unknown): string {
     .join('; ')}`;
 }
 
-/** Gives a just-created secondary calendar the id the seed asks for. */
-function renameCalendar(emulator: Emulator, from: string, to: string, owner: string): void {
-  const { state } = emulator.store;
-  const calendar = state.calendars[from];
-  if (!calendar) return;
-  delete state.calendars[from];
-  state.calendars[to] = { ...calendar, id: to };
-  state.events[to] = state.events[from] ?? {};
-  delete state.events[from];
-  state.acl[to] = state.acl[from] ?? {};
-  delete state.acl[from];
-  const list = state.calendarList[owner] ?? {};
-  const entry = list[from];
-  if (entry) {
-    delete list[from];
-    list[to] = { ...entry, calendarId: to };
-  }
-}
-
 /**
- * Writes a checked seed into a running emulator, on top of its state. On failure the state is
- * restored and a SeedError names the entry at fault. The seed's tokens are not added here:
- * pass `seedUserMap(seed, users)` as the emulator's `users`.
+ * Writes a checked seed into a running emulator, on top of its state: the seed's users, then
+ * each API's part in the registry's order. On failure the state is restored and a SeedError
+ * names the entry at fault. The seed's tokens are not added here: pass
+ * `seedUserMap(seed, users)` as the emulator's `users`.
  */
 export function applySeed(emulator: Emulator, seed: Seed, source = 'seed'): void {
   const { store } = emulator;
   const before = structuredClone(store.state);
   let at = '';
+  const place = (where: string) => {
+    at = where;
+  };
   try {
-    const known = Object.keys(store.defaults.settings);
-    (seed.users ?? []).forEach((entry, i) => {
+    (seed.users ?? []).forEach((entry: SeedUser, i) => {
       at = `users[${i}]`;
-      const email = entry.email.toLowerCase();
-      const user = store.user(email);
-      for (const [id, value] of Object.entries(entry.settings ?? {})) {
-        at = `users[${i}].settings.${id}`;
-        if (!known.includes(id)) throw new SeedError(`unknown setting; the settings are ${known.join(', ')}`);
-        user.settings[id] = value;
-      }
-      if (entry.settings) {
-        user.settingsRevision = nextRevision(store.state);
-        const timeZone = entry.settings.timezone;
-        const primary = store.state.calendars[email];
-        if (timeZone && primary) {
-          at = `users[${i}].settings.timezone`;
-          emulator.invoke(email, 'calendars.patch', { path: { calendarId: email }, body: { timeZone } });
-        }
-      }
+      store.user(entry.email.toLowerCase());
     });
-    (seed.calendars ?? []).forEach((entry, i) => {
-      at = `calendars[${i}]`;
-      const owner = entry.owner.toLowerCase();
-      store.user(owner);
-      const fields: JsonObject = {};
-      for (const key of ['summary', 'description', 'location', 'timeZone'] as const)
-        if (entry[key] !== undefined) fields[key] = entry[key];
-      const wanted = entry.id === 'primary' ? owner : entry.id;
-      let id: string;
-      if (wanted?.toLowerCase() === owner) {
-        id = owner;
-        if (Object.keys(fields).length > 0)
-          emulator.invoke(owner, 'calendars.patch', { path: { calendarId: id }, body: fields });
-      } else {
-        if (wanted !== undefined && own(store.state.calendars, wanted))
-          throw new SeedError(`id: a calendar ${wanted} exists already`);
-        if (wanted?.includes('@') && !wanted.endsWith('.calendar.google.com'))
-          throw new SeedError(
-            `id: ${wanted} looks like a user's email; use "primary" for a primary calendar`,
-          );
-        if (fields.summary === undefined)
-          throw new SeedError('summary: a secondary calendar needs a summary');
-        const made = emulator.invoke(owner, 'calendars.insert', { body: fields });
-        id = String(made.body?.id);
-        if (wanted !== undefined) {
-          renameCalendar(emulator, id, wanted, owner);
-          id = wanted;
-        }
-      }
-      (entry.acl ?? []).forEach((rule, j) => {
-        at = `calendars[${i}].acl[${j}]`;
-        emulator.invoke(owner, 'acl.insert', { path: { calendarId: id }, body: rule });
-      });
-      (entry.listedBy ?? []).forEach((email, j) => {
-        at = `calendars[${i}].listedBy[${j}]`;
-        if (email.toLowerCase() === owner) return;
-        emulator.invoke(email.toLowerCase(), 'calendarList.insert', { body: { id } });
-      });
-      (entry.events ?? []).forEach((event, j) => {
-        const summary = typeof event.summary === 'string' ? ` (${JSON.stringify(event.summary)})` : '';
-        at = `calendars[${i}].events[${j}]${summary}`;
-        emulator.invoke(owner, 'events.insert', { path: { calendarId: id }, body: event });
-      });
-    });
-    if (seed.searchads360)
-      applySearchAds360Seed(emulator, seed.searchads360, (place) => {
-        at = place;
-      });
+    for (const service of emulator.services.list) {
+      service.module.seed?.apply(
+        {
+          store: service.store,
+          spec: service.spec,
+          invoke: emulator.invoke,
+          invokeAsSeed: emulator.invokeAsSeed,
+        },
+        seed,
+        place,
+      );
+    }
   } catch (error) {
     store.state = before;
     throw new SeedError(`${source}: ${at}: ${error instanceof SeedError ? error.message : refusal(error)}`);

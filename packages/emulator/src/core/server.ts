@@ -7,10 +7,8 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { HttpRefusal, listen, MAX_BODY_BYTES, preflightHeaders, readBody } from '@gspec/server-kit';
-import { readDefaults } from '../apis/calendar/defaults.js';
-import { Store } from '../apis/calendar/store.js';
 import { type Answer, AnswerWriter, answerClientError, type Exchange } from './answers.js';
-import type { ApiModule } from './api-module.js';
+import type { AnyApiModule } from './api-module.js';
 import { type InvokeInput, type InvokeResult, Operations, type ReadBody } from './operations.js';
 
 export type { Exchange } from './answers.js';
@@ -20,11 +18,12 @@ import { CONTROL_PREFIX, handleControl } from './control.js';
 import { ApiError, fromRefusal, pathNotFound } from './errors.js';
 import { Notifier, type NotifierOptions } from './notifier.js';
 import { QuotaMeter } from './quota.js';
-import { createServices, type Service, type Services } from './services.js';
+import { createServices, type Services } from './services.js';
 import type { ApiName, ApiSpec } from './spec.js';
-import type { State } from './state.js';
+import { emptyCoreState, type State } from './state.js';
 import { createStateChecker } from './state-file.js';
 import { Persistence, type PersistOptions } from './storage.js';
+import { Store } from './store.js';
 import { AccessPolicy, type RateLimitOptions } from './strict.js';
 import { parseTarget } from './target.js';
 import type { ScopeMap, UserMap } from './users.js';
@@ -36,10 +35,8 @@ import type { ScopeMap, UserMap } from './users.js';
 const MAX_CONTROL_BODY_BYTES = 512 * 1024 * 1024;
 
 export interface EmulatorOptions {
-  /** The Calendar spec; loaded from @gspec/specs when not given. */
-  spec?: ApiSpec;
-  /** The Search Ads 360 spec; loaded from @gspec/specs when not given. */
-  searchAdsSpec?: ApiSpec;
+  /** Specs by API name (`calendar`); an API's spec not given is loaded from @gspec/specs. */
+  specs?: Partial<Record<ApiName, ApiSpec>>;
   /** Token to email; other tokens still work (see users.ts), except in strict mode. */
   users?: UserMap;
   /**
@@ -66,10 +63,9 @@ export interface EmulatorOptions {
 
 export interface Emulator {
   server: Server;
-  /** The Calendar spec. */
-  spec: ApiSpec;
-  /** Every API served: Calendar and Search Ads 360. */
+  /** Every API served, each with its spec and its own store (`services.list`). */
   services: Services;
+  /** The core's store: the whole state (`store.state`), the users. */
   store: Store;
   quota: QuotaMeter;
   notifier: Notifier;
@@ -80,6 +76,11 @@ export interface Emulator {
    * (no quota charged); a refusal throws the ApiError the request would get.
    */
   invoke(email: string, operationId: string, input?: InvokeInput): InvokeResult;
+  /**
+   * Runs an operation in-process for a seed, as no user (none is made): ids the seed does not
+   * name are refused, not created, and a batch with a bad row is refused whole.
+   */
+  invokeAsSeed(operationId: string, input?: InvokeInput): InvokeResult;
   /** Checks a dumped state (as `PUT /__emulator/state` does) and returns it; throws StateFileError. */
   checkState(value: unknown): State;
   listen(port: number, host?: string): Promise<string>;
@@ -96,14 +97,15 @@ const hasBody = (request: IncomingMessage): boolean =>
  * The emulator of the APIs of `modules` (src/apis/index.ts lists them; `createEmulator` in
  * src/emulator.ts serves them all).
  */
-export function createEmulatorOf(modules: readonly ApiModule[], options: EmulatorOptions = {}): Emulator {
-  const given: Partial<Record<ApiName, ApiSpec>> = {};
-  if (options.spec) given.calendar = options.spec;
-  if (options.searchAdsSpec) given.searchads360 = options.searchAdsSpec;
-  const services = createServices(modules, given);
-  const calendar = services.list.find((s) => s.name === 'calendar') as Service;
-  const spec = calendar.spec;
-  const store = new Store(readDefaults(spec));
+export function createEmulatorOf(modules: readonly AnyApiModule[], options: EmulatorOptions = {}): Emulator {
+  const store = new Store(() =>
+    Object.assign(emptyCoreState(), ...modules.map((module) => module.state.empty())),
+  );
+  const services = createServices(modules, store, options.specs);
+  // A user seen for the first time gets what each API starts an account with.
+  store.onNewUser = (user) => {
+    for (const service of services.list) service.module.startUser?.(service.store, user);
+  };
   const quota = new QuotaMeter();
   const users = options.users ?? {};
   const access = new AccessPolicy(services, {
@@ -124,12 +126,15 @@ export function createEmulatorOf(modules: readonly ApiModule[], options: Emulato
       notifier.reset();
       store.changes.clear();
     },
-    checkState: createStateChecker(spec, services.list.find((s) => s.name === 'searchads360')?.spec),
+    checkState: createStateChecker(
+      modules,
+      Object.fromEntries(services.list.map((service) => [service.name, service.spec])),
+    ),
   };
   const persistence = options.persist
     ? new Persistence(
         store,
-        services.list.map((s) => s.module.storage(store)),
+        services.list.map((s) => s.module.storage(s.store)),
         {
           ...(options.log ? { onError: options.log } : {}),
           ...(typeof options.persist === 'string' ? { file: options.persist } : options.persist),
@@ -146,6 +151,7 @@ export function createEmulatorOf(modules: readonly ApiModule[], options: Emulato
     ...(persistence ? { persistence } : {}),
   });
   const invoke = operations.invoke.bind(operations);
+  const invokeAsSeed = operations.invokeAsSeed.bind(operations);
 
   function answer(request: IncomingMessage, body: ReadBody, effect: { wrote: boolean }): Answer {
     const method = request.method ?? 'GET';
@@ -233,13 +239,13 @@ export function createEmulatorOf(modules: readonly ApiModule[], options: Emulato
 
   return {
     server,
-    spec,
     services,
     store,
     quota,
     notifier,
     ...(persistence ? { persistence } : {}),
     invoke,
+    invokeAsSeed,
     checkState: control.checkState,
     listen(port, host = '127.0.0.1') {
       return listen(server, port, host);

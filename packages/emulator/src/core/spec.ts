@@ -67,9 +67,6 @@ export interface ApiSpec {
   byId: Map<string, OperationSpec>;
 }
 
-/** The Calendar spec; the name predates the second API. */
-export type CalendarSpec = ApiSpec;
-
 /**
  * An API by the name of its bundled spec in @gspec/specs (`calendar`, `searchads360`); the
  * registry (src/apis/index.ts) says which are served.
@@ -224,9 +221,6 @@ export function readApiSpec(document: unknown, source = 'openapi.json'): ApiSpec
   }
 }
 
-export const readCalendarSpec = (document: unknown, source = 'calendar.json'): ApiSpec =>
-  readApiSpec(document, source);
-
 /** A bundled spec of @gspec/specs (built by `npm run build`), or the document in `file`. */
 export function loadApiSpec(name: ApiName, file?: string): ApiSpec {
   let path = file;
@@ -253,6 +247,3 @@ export function loadApiSpec(name: ApiName, file?: string): ApiSpec {
   }
   return readApiSpec(document, path);
 }
-
-/** The bundled Calendar spec of @gspec/specs. */
-export const loadCalendarSpec = (file?: string): ApiSpec => loadApiSpec('calendar', file);

@@ -8,55 +8,17 @@
  * current ones.
  */
 import { randomBytes } from 'node:crypto';
-import type { SearchAds360State } from '../apis/searchads360/records.js';
-import type { JsonObject } from './spec.js';
 
+/**
+ * A user as the core knows one: an email. The APIs keep more in the record (Calendar its
+ * settings); each says what in its `ApiModule.state.userSchema`.
+ */
 export interface UserRecord {
   email: string;
-  /** Setting id to value (settings.list / settings.get); read-only through the API. */
-  settings: Record<string, string>;
-  /** The revision at which the settings were last written (created), for etags and sync. */
-  settingsRevision: number;
 }
 
-export interface CalendarRecord {
-  id: string;
-  owner: string;
-  primary: boolean;
-  revision: number;
-  /** The Calendar resource without the server-assigned kind, etag and id. */
-  resource: JsonObject;
-}
-
-export interface ListEntryRecord {
-  calendarId: string;
-  revision: number;
-  /** Removed from the user's list (calendarList.delete, calendars.delete): kept for sync. */
-  deleted: boolean;
-  /** The user's own settings for the calendar: colorId, colors, hidden, selected, ... */
-  resource: JsonObject;
-}
-
-export interface EventRecord {
-  id: string;
-  /** Creation order in its calendar: the stable default order of events.list. */
-  seq: number;
-  revision: number;
-  /** The full Event resource as answered, etag included. */
-  resource: JsonObject;
-}
-
-export interface AclRecord {
-  /** `user:<email>`, `group:<email>`, `domain:<name>` or `default`, made from the scope. */
-  id: string;
-  revision: number;
-  /** Deleted rules stay for sync and showDeleted, answered with role `none`. */
-  deleted: boolean;
-  /** The AclRule without the server-assigned kind, etag and id: `role` and `scope`. */
-  resource: JsonObject;
-}
-
-export interface State {
+/** The state's own fields, which every API shares. */
+export interface CoreState {
   version: 1;
   epoch: string;
   revision: number;
@@ -64,18 +26,15 @@ export interface State {
   lastTime: number;
   nextSeq: number;
   users: Record<string, UserRecord>;
-  calendars: Record<string, CalendarRecord>;
-  /** Calendar id to event id to event; deleted events stay, `status: cancelled`. */
-  events: Record<string, Record<string, EventRecord>>;
-  /** User email to calendar id to the user's entry. */
-  calendarList: Record<string, Record<string, ListEntryRecord>>;
-  /** Calendar id to rule id to sharing rule; the owner's own rule is among them. */
-  acl: Record<string, Record<string, AclRecord>>;
-  /**
-   * Search Ads 360: entities, conversions and availabilities (src/apis/searchads360/state.ts).
-   * Absent until the first write: the entities of the spec's examples are read meanwhile.
-   */
-  searchads360?: SearchAds360State;
+}
+
+/**
+ * The whole state: the core's fields and each API's parts under the keys it names
+ * (`ApiModule.state`: Calendar's `calendars`, `events`, ..., Search Ads 360's `searchads360`).
+ * The core reads none of the parts; each API reads its own through its own types.
+ */
+export interface State extends CoreState {
+  [part: string]: unknown;
 }
 
 /** What holds the state and may replace it (a reset, a load): the emulator's store. */
@@ -87,23 +46,13 @@ export function newEpoch(): string {
   return randomBytes(4).toString('hex');
 }
 
-export function emptyState(): State {
-  return {
-    version: 1,
-    epoch: newEpoch(),
-    revision: 0,
-    lastTime: 0,
-    nextSeq: 1,
-    users: {},
-    calendars: {},
-    events: {},
-    calendarList: {},
-    acl: {},
-  };
+/** A state with the core's fields and no API part (`ApiModule.state.empty` adds those). */
+export function emptyCoreState(): State {
+  return { version: 1, epoch: newEpoch(), revision: 0, lastTime: 0, nextSeq: 1, users: {} };
 }
 
 /** The next revision of the state; call once per written resource. */
-export function nextRevision(state: State): number {
+export function nextRevision(state: CoreState): number {
   state.revision += 1;
   return state.revision;
 }
@@ -131,13 +80,13 @@ export function isoTime(time: number): string {
 }
 
 /** Now as RFC 3339 with milliseconds, always later than the previous call. */
-export function now(state: State): string {
+export function now(state: CoreState): string {
   const time = Math.max(Date.now(), state.lastTime + 1);
   state.lastTime = time;
   return isoTime(time);
 }
 
 /** A quoted etag, unique across writes and across resets (the epoch is in it). */
-export function etagFor(state: State, revision: number): string {
+export function etagFor(state: CoreState, revision: number): string {
   return `"${parseInt(state.epoch, 16)}${String(revision).padStart(10, '0')}"`;
 }

@@ -44,7 +44,7 @@ const SCOPE = /^\S+$/;
 export function parseScopes(value: unknown, where: string): string[] {
   if (!Array.isArray(value))
     throw new UsersFileError(
-      `${where}: expected an array of scopes, such as ["calendar.readonly"], found ${JSON.stringify(value)}`,
+      `${where}: expected an array of OAuth scopes (full names or short ones, as the specs name them), found ${JSON.stringify(value)}`,
     );
   return value.map((scope, i) => {
     if (typeof scope !== 'string' || !SCOPE.test(scope))

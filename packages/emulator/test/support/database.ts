@@ -7,18 +7,21 @@ import { copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { readDefaults } from '../../src/apis/calendar/defaults.ts';
+import { emptyCalendarParts } from '../../src/apis/calendar/records.ts';
 import { calendarStorage } from '../../src/apis/calendar/storage.ts';
 import { Store } from '../../src/apis/calendar/store.ts';
 import { searchAds360Storage } from '../../src/apis/searchads360/storage.ts';
-import type { State } from '../../src/core/state.ts';
+import { emptyCoreState, type State } from '../../src/core/state.ts';
 import { Persistence } from '../../src/core/storage.ts';
+import { Store as CoreStore } from '../../src/core/store.ts';
 import { spec } from './harness.ts';
 
 /** Opens `file` as the emulator does, with a store of its own. */
-export function openDatabase(file: string): { store: Store; persistence: Persistence } {
-  const store = new Store(readDefaults(spec));
-  const persistence = new Persistence(store, [calendarStorage(store), searchAds360Storage()], { file });
-  return { store, persistence };
+export function openDatabase(file: string): { store: CoreStore; persistence: Persistence } {
+  const core = new CoreStore(() => ({ ...emptyCoreState(), ...emptyCalendarParts() }));
+  const store = new Store(core, readDefaults(spec));
+  const persistence = new Persistence(core, [calendarStorage(store), searchAds360Storage()], { file });
+  return { store: core, persistence };
 }
 
 /** The state in `file` (and its log) as of now; undefined when it holds none. */

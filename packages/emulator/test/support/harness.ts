@@ -4,8 +4,9 @@
  * spec fails the test that caused it.
  */
 import { afterAll, afterEach, beforeAll, expect } from 'vitest';
+import { loadCalendarSpec } from '../../src/apis/calendar/spec.ts';
 import type { Emulator, EmulatorOptions, Exchange } from '../../src/core/server.ts';
-import { type ApiName, loadCalendarSpec } from '../../src/core/spec.ts';
+import type { ApiName } from '../../src/core/spec.ts';
 import { createEmulator } from '../../src/emulator.ts';
 import { createResponseCheck, type ResponseCheck } from './spec-check.ts';
 
@@ -50,7 +51,7 @@ export function useEmulator(options: EmulatorOptions = {}): Harness {
   beforeAll(async () => {
     harness.emulator = createEmulator({
       ...options,
-      spec,
+      specs: { calendar: spec },
       onResponse: (exchange) => violations.push(...checkOf(exchange)(exchange)),
     });
     checks = harness.emulator.services.list.map((s) => ({

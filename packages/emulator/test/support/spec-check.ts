@@ -14,7 +14,7 @@ import type { ErrorObject } from 'ajv';
 import { createAjv } from '../../src/core/schemas.ts';
 import type { Exchange } from '../../src/core/server.ts';
 import {
-  type CalendarSpec,
+  type ApiSpec,
   follow,
   isObject,
   type Json,
@@ -98,7 +98,7 @@ function unevaluated(errors: ErrorObject[] | null | undefined): string {
   return names.length > 0 ? ` (${names.join(', ')})` : '';
 }
 
-export function createResponseCheck(spec: CalendarSpec, notImplemented: string[]): ResponseCheck {
+export function createResponseCheck(spec: ApiSpec, notImplemented: string[]): ResponseCheck {
   const ajv = createAjv();
   const strict = strictCopy(spec.document);
   ajv.addSchema(strict, STRICT_ID);

@@ -5,11 +5,13 @@
  * Managing rules needs owner access; the roles are enforced by Store.calendar.
  */
 
-import { type Context, flag, type Handler, maxResults, text } from '../../core/context.js';
+import { flag, maxResults, text } from '../../core/context.js';
 import { ApiError, badRequest, notFound } from '../../core/errors.js';
 import { own } from '../../core/own.js';
 import { isObject, type JsonObject } from '../../core/spec.js';
-import { type AclRecord, type CalendarRecord, nextRevision } from '../../core/state.js';
+import { nextRevision } from '../../core/state.js';
+import type { Context, Handler } from './context.js';
+import type { AclRecord, CalendarRecord } from './records.js';
 import { refuseWithSync } from './sync.js';
 import { fingerprint, paginate, readSyncToken } from './tokens.js';
 

@@ -3,12 +3,14 @@
  * reminders, notifications). Summary, time zone and location come from the calendar itself.
  */
 
-import { type Context, flag, type Handler, maxResults, text } from '../../core/context.js';
+import { flag, maxResults, text } from '../../core/context.js';
 import { badRequest, duplicate } from '../../core/errors.js';
 import { own } from '../../core/own.js';
 import type { JsonObject } from '../../core/spec.js';
-import { type ListEntryRecord, nextRevision } from '../../core/state.js';
+import { nextRevision } from '../../core/state.js';
+import type { Context, Handler } from './context.js';
 import { applyPatch } from './patch.js';
+import type { ListEntryRecord } from './records.js';
 import { roleRank } from './store.js';
 import { refuseWithSync } from './sync.js';
 import { fingerprint, paginate, readSyncToken } from './tokens.js';

@@ -3,11 +3,12 @@
  * user's email) is refused for delete and emptied by clear.
  */
 
-import type { Context, Handler } from '../../core/context.js';
 import { badRequest } from '../../core/errors.js';
 import type { JsonObject } from '../../core/spec.js';
-import { type CalendarRecord, etagFor, nextRevision, now } from '../../core/state.js';
+import { etagFor, nextRevision, now } from '../../core/state.js';
+import type { Context, Handler } from './context.js';
 import { applyPatch } from './patch.js';
+import type { CalendarRecord } from './records.js';
 import type { Role } from './store.js';
 
 const CALENDAR = '#/components/schemas/Calendar';
@@ -36,7 +37,7 @@ export const calendarHandlers: Record<string, Handler> = {
       owner: user.email,
       primary: false,
       revision: nextRevision(store.state),
-      resource: { timeZone: user.settings.timezone ?? 'UTC', ...body },
+      resource: { timeZone: store.user(user.email).settings.timezone ?? 'UTC', ...body },
     };
     store.state.calendars[id] = calendar;
     store.state.events[id] = {};

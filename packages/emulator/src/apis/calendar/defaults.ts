@@ -2,10 +2,10 @@
  * What a new user starts with, taken from the spec's own examples rather than written here:
  * the settings of the settings.list example and the palettes of the colors.get example.
  */
-import type { CalendarSpec, JsonObject } from '../../core/spec.js';
+import type { ApiSpec, JsonObject } from '../../core/spec.js';
 import { follow, isObject, SpecError } from '../../core/spec.js';
 
-function firstExample(spec: CalendarSpec, operationId: string): JsonObject {
+function firstExample(spec: ApiSpec, operationId: string): JsonObject {
   const op = spec.byId.get(operationId);
   const where = `${operationId}: the ${op?.successStatus ?? '2xx'} answer's first example`;
   const response = op?.responses[String(op.successStatus)];
@@ -28,7 +28,7 @@ export interface Defaults {
   colors: JsonObject;
 }
 
-export function readDefaults(spec: CalendarSpec): Defaults {
+export function readDefaults(spec: ApiSpec): Defaults {
   const page = firstExample(spec, 'settings.list');
   const settings: Record<string, string> = {};
   for (const item of Array.isArray(page.items) ? page.items : []) {

@@ -15,7 +15,7 @@
  */
 import { own } from '../../core/own.js';
 import { isObject, type JsonObject } from '../../core/spec.js';
-import type { EventRecord } from '../../core/state.js';
+import type { EventRecord } from './records.js';
 import { compare, type SortKey } from './tokens.js';
 
 /** A start or end as milliseconds; an all-day date counts from midnight UTC (as events.list does). */

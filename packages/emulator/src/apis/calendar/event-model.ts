@@ -3,10 +3,11 @@
  * fields written on every change (etag, updated, sequence).
  */
 import { randomBytes } from 'node:crypto';
-import type { Context } from '../../core/context.js';
 import { ApiError, badRequest, conditionNotMet } from '../../core/errors.js';
 import { isObject, type Json, type JsonObject } from '../../core/spec.js';
-import { type CalendarRecord, type EventRecord, etagFor, nextRevision, now } from '../../core/state.js';
+import { etagFor, nextRevision, now } from '../../core/state.js';
+import type { Context } from './context.js';
+import type { CalendarRecord, EventRecord } from './records.js';
 import { checkRecurrence } from './recurrence.js';
 import { type Role, roleRank } from './store.js';
 import { formatInZone, isLocalDateTime, isTimeZone, parseLocalDateTime, wallToUtc } from './time.js';

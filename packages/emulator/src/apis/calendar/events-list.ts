@@ -5,14 +5,16 @@
  * once, when one of its instances falls in the time window.
  */
 
-import { type Context, flag, type Handler, maxResults, strings, text } from '../../core/context.js';
+import { flag, maxResults, strings, text } from '../../core/context.js';
 import { alreadyDeleted, badRequest, notFound } from '../../core/errors.js';
 import { storedItems } from '../../core/json.js';
 import { own } from '../../core/own.js';
 import { isObject, type Json, type JsonObject } from '../../core/spec.js';
-import { type EventRecord, isoTime } from '../../core/state.js';
+import { isoTime } from '../../core/state.js';
+import type { Context, Handler } from './context.js';
 import { creationOrder, type EventOrderIndex } from './event-index.js';
 import { eventView, instant } from './event-model.js';
+import type { EventRecord } from './records.js';
 import { expand, isRecurring } from './recurrence.js';
 import { refuseWithSync } from './sync.js';
 import {

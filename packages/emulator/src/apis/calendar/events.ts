@@ -4,11 +4,11 @@
  * `nonDefaultEventTypeFallback` turns a refusal into the conversion to `default`.
  */
 
-import { type Context, type Handler, text } from '../../core/context.js';
+import { text } from '../../core/context.js';
 import { ApiError, alreadyDeleted, badRequest, duplicate, notFound } from '../../core/errors.js';
 import { own } from '../../core/own.js';
 import { isObject, type JsonObject } from '../../core/spec.js';
-import type { EventRecord } from '../../core/state.js';
+import type { Context, Handler } from './context.js';
 import {
   calendarOrganizer,
   cancelEvent,
@@ -23,6 +23,7 @@ import {
 } from './event-model.js';
 import { applyPatch, withoutNullMembers } from './patch.js';
 import { parseQuickAdd } from './quick-add.js';
+import type { EventRecord } from './records.js';
 import { findInstance, isRecurring, parseInstanceId } from './recurrence.js';
 import type { Role } from './store.js';
 

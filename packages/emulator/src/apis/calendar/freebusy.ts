@@ -6,11 +6,11 @@
  * `errors` entry instead of failing the request.
  */
 
-import type { Context, Handler } from '../../core/context.js';
 import { ApiError, badRequest } from '../../core/errors.js';
 import { own, setOwn } from '../../core/own.js';
 import { isObject, type JsonObject } from '../../core/spec.js';
-import type { CalendarRecord, EventRecord } from '../../core/state.js';
+import type { Context, Handler } from './context.js';
+import type { CalendarRecord, EventRecord } from './records.js';
 import { busySpans } from './recurrence.js';
 import { formatInZone, isTimeZone } from './time.js';
 

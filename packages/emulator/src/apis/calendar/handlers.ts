@@ -4,11 +4,11 @@
  * and the spec in step (a handler for an operation the spec does not have is a setup error).
  */
 import { missingHandlers } from '../../core/api-module.js';
-import type { Handler } from '../../core/context.js';
 import type { ApiSpec } from '../../core/spec.js';
 import { aclHandlers } from './acl.js';
 import { calendarListHandlers } from './calendar-list.js';
 import { calendarHandlers } from './calendars.js';
+import type { Handler } from './context.js';
 import { eventHandlers } from './events.js';
 import { eventsInstancesHandler, eventsListHandler } from './events-list.js';
 import { freebusyHandlers } from './freebusy.js';

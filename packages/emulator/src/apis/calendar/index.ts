@@ -1,13 +1,32 @@
-/** Google Calendar API v3 as an emulator module: its handlers, its tables, its rate-limit answer. */
+/**
+ * Google Calendar API v3 as an emulator module: its store, handlers, tables, its parts of the
+ * state and seed files, and its rate-limit answer.
+ */
 import type { ApiModule } from '../../core/api-module.js';
+import type { Services } from '../../core/services.js';
+import { readDefaults } from './defaults.js';
 import { HANDLERS } from './handlers.js';
+import { calendarSeedShape } from './seed.js';
+import { calendarStateShape } from './state-schema.js';
 import { calendarStorage } from './storage.js';
+import { Store } from './store.js';
 
-export const calendarApi: ApiModule = {
+export const calendarApi: ApiModule<Store> = {
   name: 'calendar',
   title: 'Google Calendar API',
   handlers: HANDLERS,
+  createStore: (core, spec) => new Store(core, readDefaults(spec)),
+  startUser: (store, user) => store.startUser(user),
   storage: calendarStorage,
+  state: calendarStateShape,
+  seed: calendarSeedShape,
   // The live service answers 403 rateLimitExceeded (decision 0032).
   rateLimitStatus: 403,
 };
+
+/** Calendar's store among an emulator's services (its indexes and lookups), for tests and benchmarks. */
+export function calendarStoreOf(services: Services): Store {
+  const store = services.list.find((service) => service.module === calendarApi)?.store;
+  if (!(store instanceof Store)) throw new Error('the emulator does not serve Google Calendar');
+  return store;
+}

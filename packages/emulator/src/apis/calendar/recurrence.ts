@@ -16,7 +16,7 @@
 import * as rruleModule from 'rrule';
 import { badRequest } from '../../core/errors.js';
 import { isObject, type Json, type JsonObject } from '../../core/spec.js';
-import type { EventRecord } from '../../core/state.js';
+import type { EventRecord } from './records.js';
 import { basicDate, basicUtc, formatInZone, isTimeZone, utcToWall, wallToUtc } from './time.js';
 
 // rrule ships CommonJS for Node and ESM for bundlers; take its exports from either.

@@ -1,15 +1,16 @@
 /** settings.list, settings.get and colors.get: read-only, from the spec's examples. */
 
-import { type Context, type Handler, maxResults, text } from '../../core/context.js';
+import { maxResults, text } from '../../core/context.js';
 import { notFound } from '../../core/errors.js';
 import { own } from '../../core/own.js';
 import { etagFor } from '../../core/state.js';
+import type { Context, Handler } from './context.js';
 import { fingerprint, paginate, readSyncToken } from './tokens.js';
 
 function setting(context: Context, id: string, value: string) {
   return {
     kind: 'calendar#setting',
-    etag: etagFor(context.store.state, context.user.settingsRevision),
+    etag: etagFor(context.store.state, context.store.user(context.user.email).settingsRevision),
     id,
     value,
   };
@@ -17,7 +18,8 @@ function setting(context: Context, id: string, value: string) {
 
 export const settingsHandlers: Record<string, Handler> = {
   'settings.list'(context) {
-    const { store, user, request } = context;
+    const { store, request } = context;
+    const user = store.user(context.user.email);
     const scope = `settings:${user.email}`;
     const syncToken = text(request.query, 'syncToken');
     const since = syncToken !== undefined ? readSyncToken(store.state, syncToken, scope) : undefined;
@@ -46,7 +48,7 @@ export const settingsHandlers: Record<string, Handler> = {
 
   'settings.get'(context) {
     const id = context.request.path.setting as string;
-    const value = own(context.user.settings, id);
+    const value = own(context.store.user(context.user.email).settings, id);
     if (value === undefined) throw notFound(`No setting ${id}`);
     return { body: setting(context, id, value) };
   },

@@ -9,14 +9,15 @@
  * (`Store.eventWritten`), which keeps their ids here. A deleted calendar takes its rows along.
  */
 
-import type {
-  AclRecord,
-  CalendarRecord,
-  EventRecord,
-  ListEntryRecord,
-  UserRecord,
-} from '../../core/state.js';
 import { type Rows, type StorageSlice, slot } from '../../core/storage.js';
+import {
+  type AclRecord,
+  type CalendarRecord,
+  type CalendarUser,
+  calendarState,
+  type EventRecord,
+  type ListEntryRecord,
+} from './records.js';
 import type { Store } from './store.js';
 
 const TABLES = [
@@ -59,7 +60,7 @@ export function calendarStorage(store: Store): StorageSlice {
   const written = new Map<string, Set<string>>();
   store.eventWrites = written;
 
-  function putUser(rows: Rows, user: UserRecord) {
+  function putUser(rows: Rows, user: CalendarUser) {
     rows.run(PUT_USER, user.email, JSON.stringify(user));
   }
   function putCalendar(rows: Rows, calendar: CalendarRecord) {
@@ -80,7 +81,8 @@ export function calendarStorage(store: Store): StorageSlice {
     migrations: MIGRATIONS,
     tables: TABLES,
 
-    load(rows, state, parse) {
+    load(rows, loading, parse) {
+      const state = calendarState(loading);
       state.users = {};
       state.calendars = {};
       state.events = {};
@@ -115,7 +117,8 @@ export function calendarStorage(store: Store): StorageSlice {
       pending = new Set(Object.keys(state.calendars));
     },
 
-    writeAll(rows, state) {
+    writeAll(rows, written) {
+      const state = calendarState(written);
       for (const user of Object.values(state.users)) putUser(rows, user);
       for (const calendar of Object.values(state.calendars)) putCalendar(rows, calendar);
       for (const [email, list] of Object.entries(state.calendarList))
@@ -127,7 +130,8 @@ export function calendarStorage(store: Store): StorageSlice {
       pending = new Set(Object.keys(state.calendars));
     },
 
-    writeChanges(rows, state, since) {
+    writeChanges(rows, changed, since) {
+      const state = calendarState(changed);
       for (const user of Object.values(state.users)) if (user.settingsRevision > since) putUser(rows, user);
       const now = new Set<string>();
       for (const calendar of Object.values(state.calendars)) {

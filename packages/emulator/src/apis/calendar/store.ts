@@ -6,22 +6,21 @@
 
 import { randomBytes } from 'node:crypto';
 import { forbidden, notFound } from '../../core/errors.js';
-import type { ChangeState } from '../../core/notifier.js';
 import { own } from '../../core/own.js';
 import type { JsonObject } from '../../core/spec.js';
+import { etagFor, nextRevision, type UserRecord } from '../../core/state.js';
+import type { Store as CoreStore } from '../../core/store.js';
+import type { Defaults } from './defaults.js';
+import { EventOrderIndex, EventTimeIndex } from './event-index.js';
 import {
   type AclRecord,
   type CalendarRecord,
+  type CalendarState,
+  type CalendarUser,
+  calendarState,
   type EventRecord,
-  emptyState,
-  etagFor,
   type ListEntryRecord,
-  nextRevision,
-  type State,
-  type UserRecord,
-} from '../../core/state.js';
-import type { Defaults } from './defaults.js';
-import { EventOrderIndex, EventTimeIndex } from './event-index.js';
+} from './records.js';
 
 /** The access roles of AclRule, weakest first. */
 export const ROLES = [
@@ -36,22 +35,11 @@ export type Role = (typeof ROLES)[number];
 
 export const roleRank = (role: unknown): number => ROLES.indexOf(role as Role);
 
-/** What a watch channel watches: `events:<calendarId>`, `acl:<calendarId>`, `calendarList:<email>`, `settings:<email>`. */
-export type { ChangeState };
-
-const NO_CHANGES: ReadonlyMap<string, ChangeState> = new Map();
-
+/**
+ * Calendar's store, on the core's: the state read as Calendar's (`state`), the lookups and
+ * answers its handlers share, and the indexes of each calendar's events.
+ */
 export class Store {
-  state: State = emptyState();
-  /** The watched resources written by the current request, and whether they still exist. */
-  readonly changes = new Map<string, ChangeState>();
-
-  /**
-   * Whether a resource (`events:<calendarId>`...) has a channel watching it: changes of others
-   * are not recorded. Every change is, unless the emulator says who watches (the notifier).
-   */
-  watched: (key: string) => boolean = () => true;
-
   /**
    * The time index of each calendar's events, keyed by the events object itself: an object
    * replaced (reset, loaded state, deleted calendar) leaves its index unused and collected.
@@ -64,7 +52,54 @@ export class Store {
   /** Off, events.list sorts every event of the calendar for every page and scans them all for a time window (the benchmark's and the tests' comparison). */
   useIndexes = true;
 
-  constructor(readonly defaults: Defaults) {}
+  constructor(
+    readonly core: CoreStore,
+    readonly defaults: Defaults,
+  ) {}
+
+  /** The state, read as Calendar's (records.ts). */
+  get state(): CalendarState {
+    return calendarState(this.core.state);
+  }
+
+  /** Records that a watched resource changed (or is gone) in this request. */
+  touch(key: string, change?: 'exists' | 'not_exists'): void {
+    this.core.touch(key, change);
+  }
+
+  /** The user of an email, created on first sight with a primary calendar and settings. */
+  user(email: string): CalendarUser {
+    return own(this.state.users, email) ?? this.created(email);
+  }
+
+  private created(email: string): CalendarUser {
+    this.core.user(email);
+    const user = this.state.users[email];
+    if (!user) throw new Error(`the user ${email} was not created`);
+    return user;
+  }
+
+  /** Calendar's part of a new user: the settings of the spec's example and a primary calendar. */
+  startUser(record: UserRecord): void {
+    const state = this.state;
+    const email = record.email;
+    const user = Object.assign(record, {
+      settings: { ...this.defaults.settings },
+      settingsRevision: nextRevision(state),
+    }) satisfies CalendarUser;
+    const timeZone = user.settings.timezone ?? 'UTC';
+    state.calendars[email] = {
+      id: email,
+      owner: email,
+      primary: true,
+      revision: nextRevision(state),
+      resource: { summary: email, timeZone },
+    };
+    state.events[email] = {};
+    state.calendarList[email] = {};
+    this.addOwnerRule(email, email);
+    this.addToList(email, email, {});
+  }
 
   /** The time index of a calendar's events, built on first use. */
   timeIndex(events: Record<string, EventRecord>): EventTimeIndex {
@@ -104,52 +139,6 @@ export class Store {
       if (ids) ids.add(record.id);
       else this.eventWrites.set(calendarId, new Set([record.id]));
     }
-  }
-
-  /** Records that a watched resource changed (or is gone) in this request. */
-  touch(key: string, change: ChangeState = 'exists'): void {
-    if (!this.watched(key)) return;
-    if (this.changes.get(key) !== 'not_exists') this.changes.set(key, change);
-  }
-
-  /** Forgets the changes recorded (no channel is open to hear of them). */
-  dropChanges(): void {
-    // Clearing a Map makes it a new table: only when there is something to clear.
-    if (this.changes.size > 0) this.changes.clear();
-  }
-
-  /** The changes recorded since the last call. */
-  drainChanges(): ReadonlyMap<string, ChangeState> {
-    if (this.changes.size === 0) return NO_CHANGES;
-    const out = new Map(this.changes);
-    this.changes.clear();
-    return out;
-  }
-
-  /** The user of an email, created on first sight with a primary calendar and settings. */
-  user(email: string): UserRecord {
-    const existing = own(this.state.users, email);
-    if (existing) return existing;
-    const state = this.state;
-    const user: UserRecord = {
-      email,
-      settings: { ...this.defaults.settings },
-      settingsRevision: nextRevision(state),
-    };
-    state.users[email] = user;
-    const timeZone = user.settings.timezone ?? 'UTC';
-    state.calendars[email] = {
-      id: email,
-      owner: email,
-      primary: true,
-      revision: nextRevision(state),
-      resource: { summary: email, timeZone },
-    };
-    state.events[email] = {};
-    state.calendarList[email] = {};
-    this.addOwnerRule(email, email);
-    this.addToList(email, email, {});
-    return user;
   }
 
   /** The owner's own rule, present on every calendar from its creation. */

@@ -1,7 +1,7 @@
 /** The x-sync rule shared by the syncable lists. */
 
-import type { Context } from '../../core/context.js';
 import { badRequest } from '../../core/errors.js';
+import type { Context } from './context.js';
 
 /** Refuses the parameters x-sync says cannot go with a sync token. */
 export function refuseWithSync(context: Context): void {

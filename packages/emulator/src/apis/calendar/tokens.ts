@@ -8,7 +8,18 @@
  * A sync token holds the revision it was issued at; it is bound to one list (its scope) and to
  * the state's epoch, so a token of another calendar or of a state before a reset gets 410.
  */
-import { fullSyncRequired, invalidParameter } from '../../core/errors.js';
+import { ApiError, invalidParameter } from '../../core/errors.js';
+
+/** Calendar's 410: a sync token of an earlier state, or one too old, means starting over. */
+const fullSyncRequired = (): ApiError =>
+  new ApiError(410, [
+    {
+      domain: 'calendar',
+      reason: 'fullSyncRequired',
+      message: 'Sync token is no longer valid, a full sync is required.',
+    },
+  ]);
+
 import type { State } from '../../core/state.js';
 
 export type SortKey = (number | string)[];

@@ -6,9 +6,9 @@
  * the watched collection's `resourceId` and `resourceUri`.
  */
 
-import type { Context, Handler } from '../../core/context.js';
 import { ApiError, badRequest, notFound } from '../../core/errors.js';
 import { isObject, type JsonObject } from '../../core/spec.js';
+import type { Context, Handler } from './context.js';
 
 /** The lifetime of a channel that asks for none, and the longest granted. */
 export const DEFAULT_CHANNEL_TTL_MS = 7 * 24 * 3600 * 1000;

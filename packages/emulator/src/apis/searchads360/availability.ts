@@ -6,11 +6,11 @@
  * with the activity's id and name and the advertiser's customer id when it has one.
  */
 
-import type { Handler } from '../../core/context.js';
 import { own } from '../../core/own.js';
 import type { JsonObject } from '../../core/spec.js';
 import { nextRevision } from '../../core/state.js';
 import { activityOf, BatchProblems, batchRows, field, isCount } from './batch.js';
+import type { Handler } from './context.js';
 import { readWorld, worldWithRowAdvertisers, writableWorld } from './state.js';
 
 const AVAILABILITY = '#/components/schemas/Availability';

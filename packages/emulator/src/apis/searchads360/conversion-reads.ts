@@ -10,11 +10,11 @@
  * `X-Emulator-Deprecation` (the migration, in words).
  */
 
-import type { Context, Handler } from '../../core/context.js';
 import { invalidParameter } from '../../core/errors.js';
 import { storedItems } from '../../core/json.js';
 import { own } from '../../core/own.js';
 import { follow, isObject, type JsonObject, pointerToken } from '../../core/spec.js';
+import type { Context, Handler } from './context.js';
 import { CONVERSION_LIST_KIND } from './conversions.js';
 import {
   advertiserOfPath,

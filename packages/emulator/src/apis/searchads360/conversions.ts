@@ -19,12 +19,12 @@
  * `dsConversionId`, `conversionModifiedTimestamp`, `state` and `attributionModel`.
  */
 
-import type { Context, Handler } from '../../core/context.js';
 import { ApiError } from '../../core/errors.js';
 import { own } from '../../core/own.js';
 import type { Json, JsonObject } from '../../core/spec.js';
 import { nextRevision, now } from '../../core/state.js';
 import { activityOf, BatchProblems, batchRows, CURRENCIES, field, isCount } from './batch.js';
+import type { Context, Handler } from './context.js';
 import {
   type AdvertiserRecord,
   type ClickRecord,

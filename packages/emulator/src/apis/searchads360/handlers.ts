@@ -1,6 +1,7 @@
 /** The Search Ads 360 operations, all seven answered with state. */
-import type { Handler } from '../../core/context.js';
+
 import { availabilityHandlers } from './availability.js';
+import type { Handler } from './context.js';
 import { conversionReadHandlers } from './conversion-reads.js';
 import { conversionWriteHandlers } from './conversions.js';
 import { reportHandlers } from './reports.js';

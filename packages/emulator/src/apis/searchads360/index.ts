@@ -1,13 +1,23 @@
-/** Search Ads 360 API v2 as an emulator module: its handlers, its tables, its rate-limit answer. */
+/**
+ * Search Ads 360 API v2 as an emulator module: its handlers, tables, its parts of the state
+ * and seed files, and its rate-limit answer. Its store is the core's: its part of the state
+ * is read and written through state.ts.
+ */
 import type { ApiModule } from '../../core/api-module.js';
+import type { Store } from '../../core/store.js';
 import { searchAds360Handlers } from './handlers.js';
+import { searchAds360SeedShape } from './seed.js';
+import { searchAds360StateShape } from './state-schema.js';
 import { searchAds360Storage } from './storage.js';
 
-export const searchAds360Api: ApiModule = {
+export const searchAds360Api: ApiModule<Store> = {
   name: 'searchads360',
   title: 'Search Ads 360 API',
   handlers: searchAds360Handlers,
+  createStore: (core) => core,
   storage: () => searchAds360Storage(),
+  state: searchAds360StateShape,
+  seed: searchAds360SeedShape,
   // The live service answers 429 RESOURCE_EXHAUSTED (decision 0032).
   rateLimitStatus: 429,
 };

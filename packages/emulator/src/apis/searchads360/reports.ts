@@ -6,8 +6,9 @@
  * parent before children, each entity with a new id: campaigns, their ad groups, and the ads,
  * keywords and product groups of each ad group (`<ad group's new id>~<new id>`).
  */
-import type { Handler } from '../../core/context.js';
+
 import type { JsonObject } from '../../core/spec.js';
+import type { Handler } from './context.js';
 import { csvDocument } from './csv.js';
 import {
   AD_GROUP_CHILDREN,

@@ -6,13 +6,12 @@
  * Every refusal names the entry at fault (`searchads360.agencies[0].advertisers[1].id`).
  */
 
-import type { Context } from '../../core/context.js';
+import type { ApiSeedShape, SeedTarget } from '../../core/api-module.js';
 import { ApiError } from '../../core/errors.js';
 import { own, setOwn } from '../../core/own.js';
-import type { Emulator } from '../../core/server.js';
 import type { JsonObject } from '../../core/spec.js';
 import { nextRevision } from '../../core/state.js';
-import { validateRequest } from '../../core/validate.js';
+import type { Store } from '../../core/store.js';
 import { CURRENCIES, ID_SCHEMA } from './batch.js';
 import {
   type AdvertiserRecord,
@@ -350,36 +349,9 @@ const seedPlace = (location: string | undefined): string =>
     : `searchads360.conversions${location ? `.${location}` : ''}`;
 
 /** Inserts the seed's conversions with conversion.insert, validated as a client's request is. */
-function insertConversions(emulator: Emulator, conversions: JsonObject[], fail: Fail): void {
-  const found = emulator.services.operation('conversion.insert');
-  if (!found) throw new SearchAds360SeedError('the Search Ads 360 spec has no conversion.insert');
-  const { service, op } = found;
-  const handler = service.handlers[op.id];
-  if (!handler) throw new SearchAds360SeedError('conversion.insert has no handler');
+function insertConversions(target: SeedTarget<Store>, conversions: JsonObject[], fail: Fail): void {
   try {
-    const request = validateRequest(
-      op,
-      {
-        pathParams: {},
-        query: new URLSearchParams(),
-        headers: {},
-        body: JSON.stringify({ conversion: conversions }),
-        contentType: 'application/json',
-      },
-      service.tools,
-    );
-    // Search Ads 360 handlers read no user: the seed writes as nobody, and makes no user.
-    const context: Context = {
-      spec: service.spec,
-      tools: service.tools,
-      store: emulator.store,
-      user: { email: '', settings: {}, settingsRevision: 0 },
-      op,
-      request,
-      notifier: emulator.notifier,
-      origin: 'http://127.0.0.1',
-    };
-    handler(context);
+    target.invokeAsSeed('conversion.insert', { body: { conversion: conversions } });
   } catch (error) {
     if (!(error instanceof ApiError)) throw error;
     const [first, ...rest] = error.body.error.errors;
@@ -398,7 +370,7 @@ function insertConversions(emulator: Emulator, conversions: JsonObject[], fail: 
  * seed's error message; a SearchAds360SeedError carries the problem.
  */
 export function applySearchAds360Seed(
-  emulator: Emulator,
+  target: SeedTarget<Store>,
   seed: SearchAds360Seed,
   at: (place: string) => void,
 ): void {
@@ -406,16 +378,24 @@ export function applySearchAds360Seed(
     at(place);
     throw new SearchAds360SeedError(message);
   };
-  const service = emulator.services.list.find((s) => s.name === 'searchads360');
-  if (!service) throw new SearchAds360SeedError('the emulator does not serve Search Ads 360');
-  const { store } = emulator;
+  const { store } = target;
   at('searchads360');
   if (seed.exampleEntities === false) store.state.searchads360 = emptyWorld();
-  const world = writableWorld(store, service.spec);
+  const world = writableWorld(store, target.spec);
   nextRevision(store.state);
   addSeedEntities(world, seed, fail);
   if (seed.conversions && seed.conversions.length > 0) {
     at('searchads360.conversions');
-    insertConversions(emulator, seed.conversions, fail);
+    insertConversions(target, seed.conversions, fail);
   }
 }
+
+/** Search Ads 360's part of a seed file: the `searchads360` section. */
+export const searchAds360SeedShape: ApiSeedShape<Store> = {
+  properties: { searchads360: SEARCHADS360_SEED_SCHEMA },
+  apply(target, seed, at) {
+    // The seed schema has just held the section to SearchAds360Seed's shape.
+    const section = seed.searchads360 as SearchAds360Seed | undefined;
+    if (section) applySearchAds360Seed(target, section, at);
+  },
+};

@@ -1,15 +1,17 @@
 /**
- * The shape of the Search Ads 360 part of a dumped state, for loading it (src/state-file.ts):
+ * The shape of the Search Ads 360 part of a dumped state, for loading it (core/state-file.ts):
  * the entities as plain records, every stored conversion and availability against the spec's
  * own Conversion and Availability schemas (with what the emulator always stores in them
  * required), then the links the shape cannot say: keys equal to ids, ids unique, parents and
  * advertisers that exist.
  */
+import type { ApiStateShape } from '../../core/api-module.js';
+import { specFileId } from '../../core/state-file.js';
 import { ID_SCHEMA } from './batch.js';
-import type { SearchAds360State } from './state.js';
+import { type SearchAds360State, worldOf } from './state.js';
 
-/** The id the Search Ads 360 spec is registered under in the state checker's Ajv. */
-export const SEARCHADS360_SPEC_ID = 'searchads360.json';
+/** The id the Search Ads 360 spec is registered under in the state and seed checkers' Ajv. */
+export const SEARCHADS360_SPEC_ID = specFileId('searchads360');
 
 const ID = ID_SCHEMA;
 const record = (value: object) => ({ type: 'object', additionalProperties: value });
@@ -152,3 +154,17 @@ export function checkSearchAds360Links(world: SearchAds360State, fail: (message:
         );
   }
 }
+
+/**
+ * Search Ads 360's part of the state document: `searchads360`, absent until the first write
+ * (and in states dumped before it existed).
+ */
+export const searchAds360StateShape: ApiStateShape = {
+  properties: { searchads360: searchAds360StateSchema() },
+  required: [],
+  empty: () => ({}),
+  check(state, fail) {
+    const world = worldOf(state);
+    if (world) checkSearchAds360Links(world, fail);
+  },
+};

@@ -13,12 +13,7 @@
 import { ApiError } from '../../core/errors.js';
 import { own } from '../../core/own.js';
 import type { ApiSpec } from '../../core/spec.js';
-import type { State } from '../../core/state.js';
-
-/** What holds the state (the emulator's store): Search Ads 360 writes its part into it. */
-export interface StateHolder {
-  state: State;
-}
+import type { State, StateHolder } from '../../core/state.js';
 
 import { exampleWorld } from './examples.js';
 
@@ -54,15 +49,26 @@ export const emptyWorld = (): SearchAds360State => ({
 export const conversionKey = (conversionTimestamp: string, conversionId: string): string =>
   `${conversionTimestamp}:${conversionId}`;
 
+/**
+ * Search Ads 360's part of a state, when it has one. The part is ours alone: made by
+ * `writableWorld`, or checked against our schema when a state is loaded (state-schema.ts).
+ */
+export const worldOf = (state: State): SearchAds360State | undefined =>
+  state.searchads360 as SearchAds360State | undefined;
+
 /** The Search Ads 360 world to read: the state's, or the spec examples' while nothing was written. */
 export function readWorld(state: State, spec: ApiSpec): SearchAds360State {
-  return state.searchads360 ?? exampleWorld(spec);
+  return worldOf(state) ?? exampleWorld(spec);
 }
 
 /** The Search Ads 360 world to write to, put into the state first if it is not there yet. */
 export function writableWorld(store: StateHolder, spec: ApiSpec): SearchAds360State {
-  store.state.searchads360 ??= structuredClone(exampleWorld(spec));
-  return store.state.searchads360;
+  let world = worldOf(store.state);
+  if (!world) {
+    world = structuredClone(exampleWorld(spec));
+    store.state.searchads360 = world;
+  }
+  return world;
 }
 
 /** Where an advertiser lives. */

@@ -11,7 +11,7 @@
 import type { JsonObject } from '../../core/spec.js';
 import type { State } from '../../core/state.js';
 import { type Rows, type StorageSlice, slot } from '../../core/storage.js';
-import type { AgencyRecord, SearchAds360State } from './state.js';
+import { type AgencyRecord, type SearchAds360State, worldOf } from './state.js';
 
 const MIGRATIONS = [
   `CREATE TABLE searchads360_world (id INTEGER PRIMARY KEY CHECK (id = 1), body TEXT NOT NULL) STRICT;
@@ -111,13 +111,15 @@ export function searchAds360Storage(): StorageSlice {
       savedWorld = undefined;
       writing = [];
       writingWorld = undefined;
-      if (state.searchads360) write(rows, state.searchads360, true);
+      const world = worldOf(state);
+      if (world) write(rows, world, true);
     },
 
     writeChanges(rows, state: State) {
       writing = [];
       writingWorld = savedWorld;
-      if (state.searchads360) write(rows, state.searchads360, false);
+      const world = worldOf(state);
+      if (world) write(rows, world, false);
     },
 
     committed() {

@@ -1,0 +1,6 @@
+/** What Calendar's handlers get: the core's context with Calendar's store (store.ts). */
+import type { Context as CoreContext, Handler as CoreHandler } from '../../core/context.js';
+import type { Store } from './store.js';
+
+export type Context = CoreContext<Store>;
+export type Handler = CoreHandler<Store>;

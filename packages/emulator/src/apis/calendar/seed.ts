@@ -1,0 +1,163 @@
+/**
+ * Calendar's part of a seed file: users' `settings`, and `calendars` with their sharing rules,
+ * the users who list them and their events. Everything but the settings is written through
+ * the operation a client would call (calendars.insert/patch, acl.insert, calendarList.insert,
+ * events.insert), so it is checked as a client's request would be.
+ */
+import type { ApiSeedShape, SeedDocument, SeedUser } from '../../core/api-module.js';
+import { own } from '../../core/own.js';
+import { SEED_EMAIL, SeedError } from '../../core/seed.js';
+import type { JsonObject } from '../../core/spec.js';
+import { nextRevision } from '../../core/state.js';
+import type { Store } from './store.js';
+
+export interface SeedCalendar {
+  /** `primary` (or the owner's email) for the owner's primary calendar; else a new secondary calendar, with this id if given. */
+  id?: string;
+  owner: string;
+  summary?: string;
+  description?: string;
+  location?: string;
+  timeZone?: string;
+  /** Sharing rules, as acl.insert takes them: `{role, scope: {type, value}}`. */
+  acl?: JsonObject[];
+  /** Users who have the calendar on their calendar list (besides the owner). */
+  listedBy?: string[];
+  /** Event bodies, as events.insert takes them. */
+  events?: JsonObject[];
+}
+
+/** What Calendar reads of a seed user. */
+export interface CalendarSeedUser extends SeedUser {
+  /** Setting id to value, over the defaults (`timezone` also sets the primary calendar's zone). */
+  settings?: Record<string, string>;
+}
+
+/** A seed as Calendar reads it. */
+export interface CalendarSeed extends SeedDocument {
+  users?: CalendarSeedUser[];
+  calendars?: SeedCalendar[];
+}
+
+const CALENDAR_SEED_SCHEMA = {
+  type: 'array',
+  items: {
+    type: 'object',
+    required: ['owner'],
+    additionalProperties: false,
+    properties: {
+      // `__proto__` cannot be a key of the state's plain objects (see own.ts).
+      id: { type: 'string', pattern: '^[^\\s/?#]+$', not: { const: '__proto__' } },
+      owner: SEED_EMAIL,
+      summary: { type: 'string' },
+      description: { type: 'string' },
+      location: { type: 'string' },
+      timeZone: { type: 'string' },
+      acl: { type: 'array', items: { type: 'object' } },
+      listedBy: { type: 'array', items: SEED_EMAIL },
+      events: { type: 'array', items: { type: 'object' } },
+    },
+  },
+};
+
+/** Gives a just-created secondary calendar the id the seed asks for. */
+function renameCalendar(store: Store, from: string, to: string, owner: string): void {
+  const { state } = store;
+  const calendar = state.calendars[from];
+  if (!calendar) return;
+  delete state.calendars[from];
+  state.calendars[to] = { ...calendar, id: to };
+  state.events[to] = state.events[from] ?? {};
+  delete state.events[from];
+  state.acl[to] = state.acl[from] ?? {};
+  delete state.acl[from];
+  const list = state.calendarList[owner] ?? {};
+  const entry = list[from];
+  if (entry) {
+    delete list[from];
+    list[to] = { ...entry, calendarId: to };
+  }
+}
+
+export const calendarSeedShape: ApiSeedShape<Store> = {
+  properties: { calendars: CALENDAR_SEED_SCHEMA },
+  user: { settings: { type: 'object', additionalProperties: { type: 'string' } } },
+
+  check(document, fail) {
+    // The schema above has just held the document to CalendarSeed's shape.
+    const seed = document as CalendarSeed;
+    const ids = new Map<string, number>();
+    (seed.calendars ?? []).forEach((calendar, i) => {
+      if (calendar.id === undefined) return;
+      const id = calendar.id === 'primary' ? calendar.owner.toLowerCase() : calendar.id.toLowerCase();
+      const first = ids.get(id);
+      if (first !== undefined) fail(`calendars[${i}].id: ${calendar.id} is already calendars[${first}]`);
+      ids.set(id, i);
+    });
+  },
+
+  apply({ store, invoke }, document, at) {
+    const seed = document as CalendarSeed;
+    const known = Object.keys(store.defaults.settings);
+    (seed.users ?? []).forEach((entry, i) => {
+      if (!entry.settings) return;
+      const email = entry.email.toLowerCase();
+      const user = store.user(email);
+      for (const [id, value] of Object.entries(entry.settings)) {
+        at(`users[${i}].settings.${id}`);
+        if (!known.includes(id)) throw new SeedError(`unknown setting; the settings are ${known.join(', ')}`);
+        user.settings[id] = value;
+      }
+      user.settingsRevision = nextRevision(store.state);
+      const timeZone = entry.settings.timezone;
+      if (timeZone && store.state.calendars[email]) {
+        at(`users[${i}].settings.timezone`);
+        invoke(email, 'calendars.patch', { path: { calendarId: email }, body: { timeZone } });
+      }
+    });
+    (seed.calendars ?? []).forEach((entry, i) => {
+      at(`calendars[${i}]`);
+      const owner = entry.owner.toLowerCase();
+      store.user(owner);
+      const fields: JsonObject = {};
+      for (const key of ['summary', 'description', 'location', 'timeZone'] as const)
+        if (entry[key] !== undefined) fields[key] = entry[key];
+      const wanted = entry.id === 'primary' ? owner : entry.id;
+      let id: string;
+      if (wanted?.toLowerCase() === owner) {
+        id = owner;
+        if (Object.keys(fields).length > 0)
+          invoke(owner, 'calendars.patch', { path: { calendarId: id }, body: fields });
+      } else {
+        if (wanted !== undefined && own(store.state.calendars, wanted))
+          throw new SeedError(`id: a calendar ${wanted} exists already`);
+        if (wanted?.includes('@') && !wanted.endsWith('.calendar.google.com'))
+          throw new SeedError(
+            `id: ${wanted} looks like a user's email; use "primary" for a primary calendar`,
+          );
+        if (fields.summary === undefined)
+          throw new SeedError('summary: a secondary calendar needs a summary');
+        const made = invoke(owner, 'calendars.insert', { body: fields });
+        id = String(made.body?.id);
+        if (wanted !== undefined) {
+          renameCalendar(store, id, wanted, owner);
+          id = wanted;
+        }
+      }
+      (entry.acl ?? []).forEach((rule, j) => {
+        at(`calendars[${i}].acl[${j}]`);
+        invoke(owner, 'acl.insert', { path: { calendarId: id }, body: rule });
+      });
+      (entry.listedBy ?? []).forEach((email, j) => {
+        at(`calendars[${i}].listedBy[${j}]`);
+        if (email.toLowerCase() === owner) return;
+        invoke(email.toLowerCase(), 'calendarList.insert', { body: { id } });
+      });
+      (entry.events ?? []).forEach((event, j) => {
+        const summary = typeof event.summary === 'string' ? ` (${JSON.stringify(event.summary)})` : '';
+        at(`calendars[${i}].events[${j}]${summary}`);
+        invoke(owner, 'events.insert', { path: { calendarId: id }, body: event });
+      });
+    });
+  },
+};

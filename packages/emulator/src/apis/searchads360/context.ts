@@ -1,0 +1,6 @@
+/** What Search Ads 360's handlers get: the core's context with the core's store (index.ts). */
+import type { Context as CoreContext, Handler as CoreHandler } from '../../core/context.js';
+import type { Store } from '../../core/store.js';
+
+export type Context = CoreContext<Store>;
+export type Handler = CoreHandler<Store>;

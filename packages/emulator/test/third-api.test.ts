@@ -1,0 +1,271 @@
+/**
+ * The module interface is enough for a third API (README, Architecture): a small notes API
+ * given only as an `ApiModule` and its spec is served beside the two real ones, with its own
+ * store, its part of the state (dumped, checked and loaded), its part of the seed file, its
+ * first-use start for a user and its table in the `--persist` database; the core is not
+ * touched. The notes API is this test's own, not a Google API.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { API_MODULES } from '../src/apis/index.ts';
+import type { AnyApiModule, ApiModule } from '../src/core/api-module.ts';
+import type { Context } from '../src/core/context.ts';
+import { badRequest, notFound } from '../src/core/errors.ts';
+import { own } from '../src/core/own.ts';
+import { applySeed, createSeedParser, SeedError } from '../src/core/seed.ts';
+import { createEmulatorOf, type Emulator } from '../src/core/server.ts';
+import { readApiSpec } from '../src/core/spec.ts';
+import { nextRevision, type State } from '../src/core/state.ts';
+import type { Store as CoreStore } from '../src/core/store.ts';
+
+interface Note {
+  id: string;
+  owner: string;
+  text: string;
+  revision: number;
+}
+
+/** The notes store: the core's, with the notes part read through one view. */
+class NotesStore {
+  constructor(readonly core: CoreStore) {}
+  get notes(): Record<string, Note> {
+    return notesOf(this.core.state);
+  }
+}
+
+/** The notes part of a state: made by `empty`, or checked by the state schema on load. */
+const notesOf = (state: State) => state.notes as Record<string, Note>;
+
+const NOTE = {
+  type: 'object',
+  required: ['text'],
+  additionalProperties: false,
+  properties: { text: { type: 'string', minLength: 1 } },
+};
+
+const spec = readApiSpec(
+  {
+    openapi: '3.1.0',
+    info: { title: 'Notes', version: '1' },
+    servers: [{ url: 'https://notes.example.com/notes/v1' }],
+    components: {
+      schemas: {
+        NoteInput: NOTE,
+        Note: {
+          type: 'object',
+          required: ['id', 'text', 'owner'],
+          properties: { id: { type: 'string' }, text: { type: 'string' }, owner: { type: 'string' } },
+        },
+      },
+    },
+    paths: {
+      '/notes': {
+        post: {
+          operationId: 'notes.insert',
+          'x-quota-cost': 1,
+          requestBody: {
+            required: true,
+            content: { 'application/json': { schema: { $ref: '#/components/schemas/NoteInput' } } },
+          },
+          responses: { '200': { description: 'the note' } },
+        },
+      },
+      '/notes/{id}': {
+        parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
+        get: {
+          operationId: 'notes.get',
+          'x-quota-cost': 1,
+          responses: { '200': { description: 'the note' } },
+        },
+      },
+    },
+  },
+  'notes.json',
+);
+
+const answer = ({ id, owner, text }: Note) => ({ id, owner, text });
+
+const notesApi: ApiModule<NotesStore> = {
+  name: 'notes',
+  title: 'Notes API',
+  handlers: {
+    'notes.insert'(context: Context<NotesStore>) {
+      const { text } = context.request.body ?? {};
+      if (typeof text !== 'string') throw badRequest('required', 'text is required', 'text');
+      const id = `n${Object.keys(context.store.notes).length + 1}`;
+      const note = { id, owner: context.user.email, text, revision: nextRevision(context.store.core.state) };
+      context.store.notes[id] = note;
+      return { body: answer(note) };
+    },
+    'notes.get'(context: Context<NotesStore>) {
+      const note = own(context.store.notes, context.request.path.id ?? '');
+      if (!note || note.owner !== context.user.email) throw notFound();
+      return { body: answer(note) };
+    },
+  },
+  createStore: (core) => new NotesStore(core),
+  // Every new user starts with a welcome note.
+  startUser(store, user) {
+    const id = `welcome-${user.email}`;
+    store.notes[id] = { id, owner: user.email, text: 'Welcome', revision: nextRevision(store.core.state) };
+  },
+  storage() {
+    return {
+      name: 'notes',
+      migrations: ['CREATE TABLE notes_notes (id TEXT PRIMARY KEY, body TEXT NOT NULL) STRICT'],
+      tables: ['notes_notes'],
+      load(rows, state, parse) {
+        const notes: Record<string, Note> = {};
+        for (const [id, body] of rows.iterate('SELECT id, body FROM notes_notes ORDER BY rowid'))
+          notes[String(id)] = parse(body, 'notes_notes', String(id));
+        state.notes = notes;
+      },
+      writeAll(rows, state) {
+        for (const note of Object.values(notesOf(state)))
+          rows.run('INSERT INTO notes_notes VALUES (?, ?)', note.id, JSON.stringify(note));
+      },
+      writeChanges(rows, state, since) {
+        for (const note of Object.values(notesOf(state)))
+          if (note.revision > since)
+            rows.run('INSERT OR REPLACE INTO notes_notes VALUES (?, ?)', note.id, JSON.stringify(note));
+      },
+      committed: () => undefined,
+    };
+  },
+  state: {
+    properties: {
+      notes: {
+        type: 'object',
+        additionalProperties: {
+          type: 'object',
+          required: ['id', 'owner', 'text', 'revision'],
+          additionalProperties: false,
+          properties: {
+            id: { type: 'string' },
+            owner: { type: 'string' },
+            text: { type: 'string' },
+            revision: { type: 'integer', minimum: 0 },
+          },
+        },
+      },
+    },
+    required: ['notes'],
+    empty: () => ({ notes: {} }),
+    check(state, fail) {
+      for (const [key, note] of Object.entries(notesOf(state))) {
+        if (note.id !== key) fail(`/notes/${key}/id: must be the key, ${key}`);
+        if (!state.users[note.owner]) fail(`/notes/${key}/owner: no user ${note.owner}`);
+      }
+    },
+  },
+  seed: {
+    properties: { notes: { type: 'array', items: { type: 'object', required: ['owner', 'text'] } } },
+    apply({ invoke }, seed, at) {
+      const notes = (seed.notes ?? []) as { owner: string; text: string }[];
+      notes.forEach((note, i) => {
+        at(`notes[${i}]`);
+        invoke(note.owner, 'notes.insert', { body: { text: note.text } });
+      });
+    },
+  },
+  rateLimitStatus: 429,
+};
+
+const MODULES: readonly AnyApiModule[] = [...API_MODULES, notesApi];
+const dir = mkdtempSync(path.join(tmpdir(), 'gspec-emulator-third-api-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const running: Emulator[] = [];
+afterEach(async () => {
+  await Promise.all(running.splice(0).map((emulator) => emulator.close()));
+});
+
+async function start(persist?: string) {
+  const emulator = createEmulatorOf(MODULES, { specs: { notes: spec }, ...(persist ? { persist } : {}) });
+  running.push(emulator);
+  const origin = await emulator.listen(0);
+  const call = async (method: string, route: string, body?: unknown, token = 'ana@example.com') => {
+    const response = await fetch(`${origin}${route}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    return { status: response.status, body: response.status === 204 ? undefined : await response.json() };
+  };
+  return { emulator, origin, call };
+}
+
+describe('a third API, given as a module', () => {
+  it('is served at its base path beside the others, with its handlers, validation and store', async () => {
+    const { call } = await start();
+    const made = await call('POST', '/notes/v1/notes', { text: 'buy milk' });
+    expect(made).toEqual({ status: 200, body: { id: 'n2', owner: 'ana@example.com', text: 'buy milk' } });
+    expect(await call('GET', '/notes/v1/notes/n2')).toEqual(made);
+    // The user's start: the notes API's welcome note, and Calendar's primary calendar.
+    expect((await call('GET', '/notes/v1/notes/welcome-ana@example.com')).body.text).toBe('Welcome');
+    expect((await call('GET', '/calendar/v3/calendars/primary')).body.id).toBe('ana@example.com');
+    // The spec's schema is enforced before the handler.
+    const refused = await call('POST', '/notes/v1/notes', { text: '' });
+    expect(refused.status).toBe(400);
+    expect((await call('GET', '/notes/v1/notes/n2', undefined, 'bo@example.com')).status).toBe(404);
+    const health = await call('GET', '/__emulator/health');
+    expect(health.body.apis.notes).toEqual({ basePath: '/notes/v1', operations: 2, notImplemented: [] });
+  });
+
+  it('its part of the state is dumped, checked and loaded with the rest', async () => {
+    const { call } = await start();
+    await call('POST', '/notes/v1/notes', { text: 'keep me' });
+    const dump = (await call('GET', '/__emulator/state')).body;
+    expect(dump.notes.n2).toMatchObject({ id: 'n2', text: 'keep me' });
+    expect(dump.calendars['ana@example.com']).toBeDefined();
+    expect((await call('POST', '/__emulator/reset')).status).toBe(204);
+    expect((await call('GET', '/__emulator/state')).body.notes).toEqual({});
+    expect((await call('PUT', '/__emulator/state', dump)).status).toBe(204);
+    expect((await call('GET', '/notes/v1/notes/n2')).body.text).toBe('keep me');
+    // Its schema and its own check refuse a bad part, naming the place.
+    const broken = structuredClone(dump);
+    broken.notes.n2.id = 'other';
+    const refused = await call('PUT', '/__emulator/state', broken);
+    expect(refused.status).toBe(400);
+    expect(refused.body.error.message).toBe('invalid state: /notes/n2/id: must be the key, n2');
+    const { notes, ...withoutNotes } = dump;
+    expect(notes).toBeDefined();
+    expect((await call('PUT', '/__emulator/state', withoutNotes)).body.error.message).toContain(
+      "must have required property 'notes'",
+    );
+  });
+
+  it('its part of the seed file is checked with the rest and written through its operations', async () => {
+    const parser = createSeedParser(MODULES, { notes: spec });
+    const seed = parser.parse({
+      users: [{ email: 'cy@example.com', tokens: ['cy-token'] }],
+      notes: [{ owner: 'cy@example.com', text: 'seeded' }],
+      calendars: [{ owner: 'cy@example.com', summary: 'Work' }],
+    });
+    const { emulator, call } = await start();
+    applySeed(emulator, seed);
+    expect((await call('GET', '/notes/v1/notes/n2', undefined, 'cy@example.com')).body.text).toBe('seeded');
+    expect(() => parser.parse({ notes: [{ text: 'no owner' }] }, 'seed.json')).toThrow(
+      "seed.json: notes[0]: must have required property 'owner'",
+    );
+    const bad = parser.parse({ notes: [{ owner: 'cy@example.com', text: '' }] }, 'seed.json');
+    expect(() => applySeed(emulator, bad, 'seed.json')).toThrow(SeedError);
+    expect(() => applySeed(emulator, bad, 'seed.json')).toThrow(/^seed\.json: notes\[0\]: 400 /);
+  });
+
+  it('keeps its rows in its own table of the --persist database across a restart', async () => {
+    const file = path.join(dir, 'notes.db');
+    const first = await start(file);
+    await first.call('POST', '/notes/v1/notes', { text: 'durable' });
+    await first.emulator.close();
+    running.splice(running.indexOf(first.emulator), 1);
+    const second = await start(file);
+    expect((await second.call('GET', '/notes/v1/notes/n2')).body.text).toBe('durable');
+    expect(own(notesApiNotes(second.emulator), 'welcome-ana@example.com')?.text).toBe('Welcome');
+  });
+});
+
+/** The notes of an emulator's state, through the API's own view. */
+const notesApiNotes = (emulator: Emulator) => notesOf(emulator.store.state);
