@@ -1,4 +1,7 @@
 #!/usr/bin/env node
+import { commandHelp, readCommandLine, serverOptions, startedByNpm, stopOnSignals } from '@gspec/server-kit';
+import { LIVE_RATE_LIMIT_STATUS } from './apis/index.js';
+import { CONTROL_PREFIX } from './core/control.js';
 /**
  * gspec-emulator: stateful Google Calendar API v3 and Search Ads 360 API v2 on this machine.
  *
@@ -9,10 +12,7 @@
  * `gspec-emulator --help` lists the options (OPTIONS below).
  * The port comes from --port, else PORT, else 4011; 0 picks a free port.
  */
-import { readFileSync } from 'node:fs';
-import { commandHelp, readCommandLine, serverOptions, startedByNpm, stopOnSignals } from '@gspec/server-kit';
-import { LIVE_RATE_LIMIT_STATUS } from './apis/index.js';
-import { CONTROL_PREFIX } from './core/control.js';
+import { readJsonFile } from './core/files.js';
 import { applySeed, type Seed, SeedError, seedScopeMap, seedUserMap } from './core/seed.js';
 import type { Emulator } from './core/server.js';
 import { SpecError } from './core/spec.js';
@@ -193,18 +193,7 @@ async function main(): Promise<void> {
         `--state ${values.state} and --persist ${values.persist}: ${values.persist} holds a state already; drop --state to go on from it, or delete it to start from ${values.state}`,
       );
     if (values.state) {
-      let text: string;
-      try {
-        text = readFileSync(values.state, 'utf8');
-      } catch (error) {
-        throw new StateFileError(`${values.state}: cannot read (${(error as Error).message})`);
-      }
-      let value: unknown;
-      try {
-        value = JSON.parse(text);
-      } catch (error) {
-        throw new StateFileError(`${values.state}: not valid JSON (${(error as Error).message})`);
-      }
+      const value = readJsonFile(values.state, (message) => new StateFileError(message));
       try {
         emulator.store.state = emulator.checkState(value);
       } catch (error) {

@@ -10,10 +10,10 @@
  * over HTTP. Every refusal names the entry at fault (`calendars[1].events[0]`), and a seed that
  * fails leaves the state untouched.
  */
-import { readFileSync } from 'node:fs';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import type { AnyApiModule, Fail, SeedDocument, SeedUser } from './api-module.js';
 import { ApiError } from './errors.js';
+import { readJsonFile } from './files.js';
 import { own, setOwn } from './own.js';
 import { createAjv } from './schemas.js';
 import type { Emulator } from './server.js';
@@ -126,19 +126,10 @@ export function createSeedParser(
     return value;
   }
   function read(file: string): Seed {
-    let text: string;
-    try {
-      text = readFileSync(file, 'utf8');
-    } catch (error) {
-      throw new SeedError(`${file}: cannot read (${(error as Error).message})`);
-    }
-    let value: unknown;
-    try {
-      value = JSON.parse(text);
-    } catch (error) {
-      throw new SeedError(`${file}: not valid JSON (${(error as Error).message})`);
-    }
-    return parse(value, file);
+    return parse(
+      readJsonFile(file, (message) => new SeedError(message)),
+      file,
+    );
   }
   return { parse, read };
 }

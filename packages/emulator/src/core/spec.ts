@@ -4,8 +4,9 @@
  * success status, x-quota-cost, x-pagination, x-sync, x-event-types, x-deprecated-behavior).
  * Nothing here is written per operation; a new operation in the spec shows up by itself.
  */
-import { readFileSync } from 'node:fs';
+
 import { createRequire } from 'node:module';
+import { readJsonFile } from './files.js';
 
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 export type JsonObject = { [key: string]: Json };
@@ -233,17 +234,8 @@ export function loadApiSpec(name: ApiName, file?: string): ApiSpec {
       );
     }
   }
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (error) {
-    throw new SpecError(`${path}: cannot read (${(error as Error).message})`);
-  }
-  let document: unknown;
-  try {
-    document = JSON.parse(text);
-  } catch (error) {
-    throw new SpecError(`${path}: not valid JSON (${(error as Error).message})`);
-  }
-  return readApiSpec(document, path);
+  return readApiSpec(
+    readJsonFile(path, (message) => new SpecError(message)),
+    path,
+  );
 }

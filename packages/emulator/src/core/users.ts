@@ -6,10 +6,11 @@
  * the map may also name the OAuth scopes its token was granted, which strict mode enforces
  * (see strict.ts).
  */
+
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { readBearer as readCredential } from '@gspec/server-kit';
 import { authError } from './errors.js';
+import { readJsonFile } from './files.js';
 
 export type UserMap = Record<string, string>;
 
@@ -130,19 +131,10 @@ export function parseUserMap(value: unknown, source = 'users'): UserMap {
 
 /** Reads and checks a users file (`--users FILE`). */
 export function readUsersFile(file: string): UsersFile {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (error) {
-    throw new UsersFileError(`${file}: cannot read (${(error as Error).message})`);
-  }
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (error) {
-    throw new UsersFileError(`${file}: not valid JSON (${(error as Error).message})`);
-  }
-  return parseUsersFile(value, file);
+  return parseUsersFile(
+    readJsonFile(file, (message) => new UsersFileError(message)),
+    file,
+  );
 }
 
 export function readUserMapFile(file: string): UserMap {
