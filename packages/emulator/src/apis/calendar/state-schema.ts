@@ -11,6 +11,20 @@ import { calendarState, emptyCalendarParts } from './records.js';
 const record = (value: object) => ({ type: 'object', additionalProperties: value });
 const count = { type: 'integer', minimum: 0 };
 const resource = (name: string) => specSchema('calendar', name);
+/** Records kept after their deletion (for sync), by owner then key: list entries, sharing rules. */
+const kept = (key: string, schema: string) =>
+  record(
+    record({
+      type: 'object',
+      required: [key, 'revision', 'deleted', 'resource'],
+      properties: {
+        [key]: { type: 'string' },
+        revision: count,
+        deleted: { type: 'boolean' },
+        resource: resource(schema),
+      },
+    }),
+  );
 
 export const calendarStateShape: ApiStateShape = {
   properties: {
@@ -32,31 +46,9 @@ export const calendarStateShape: ApiStateShape = {
         properties: { id: { type: 'string' }, seq: count, revision: count, resource: resource('Event') },
       }),
     ),
-    calendarList: record(
-      record({
-        type: 'object',
-        required: ['calendarId', 'revision', 'deleted', 'resource'],
-        properties: {
-          calendarId: { type: 'string' },
-          revision: count,
-          deleted: { type: 'boolean' },
-          resource: resource('CalendarListEntry'),
-        },
-      }),
-    ),
+    calendarList: kept('calendarId', 'CalendarListEntry'),
     // Optional: states dumped before sharing rules existed load with the owners' rules added.
-    acl: record(
-      record({
-        type: 'object',
-        required: ['id', 'revision', 'deleted', 'resource'],
-        properties: {
-          id: { type: 'string' },
-          revision: count,
-          deleted: { type: 'boolean' },
-          resource: resource('AclRule'),
-        },
-      }),
-    ),
+    acl: kept('id', 'AclRule'),
   },
   required: ['calendars', 'events', 'calendarList'],
   user: {
