@@ -7,14 +7,19 @@ import type { ApiSpec, Json, JsonObject, OperationSpec } from './spec.js';
 import type { UserRecord } from './state.js';
 import type { ValidRequest } from './validate.js';
 
-export interface Context {
+/**
+ * What a handler gets. `Request` is what validateRequest delivered; an API may see it through
+ * the types of the operation's request generated from its spec (`Context<EventsInsertRequest>`,
+ * see TypedHandlers); a function that reads none of it takes `Context<unknown>`.
+ */
+export interface Context<Request = ValidRequest> {
   /** The spec of the API the operation belongs to. */
   spec: ApiSpec;
   tools: SchemaTools;
   store: Store;
   user: UserRecord;
   op: OperationSpec;
-  request: ValidRequest;
+  request: Request;
   notifier: Notifier;
   /** `http://<Host of the request>`: the emulator as the client reached it (for resourceUri). */
   origin: string;
@@ -34,13 +39,32 @@ export interface Reply {
   headers?: Record<string, string>;
 }
 
-export type Handler = ((context: Context) => Reply) & {
+export type Handler<Request = ValidRequest> = ((context: Context<Request>) => Reply) & {
   /**
    * The body's array of rows of a best-effort batch operation (`conversion`): the schema
    * problems of single rows then reach the handler as `request.rowProblems` (validate.ts).
    */
   batchList?: string;
 };
+
+/**
+ * An API's handlers, each typed by the request of its operation: `Requests` maps an
+ * operationId to the type of what validateRequest delivers for it (path and query parameters
+ * in their schema's types, the body valid against its schema), generated from the API's spec.
+ */
+export type TypedHandlers<Requests> = {
+  [Id in keyof Requests]?: Handler<Requests[Id] & Pick<ValidRequest, 'rowProblems'>>;
+};
+
+/**
+ * The handler table of an API, as the core calls it. The one place a ValidRequest is taken
+ * for the typed request of its operation: the core validates every request against the very
+ * schemas `Requests` is generated from before it calls the operation's handler. (In a batch
+ * operation the rows `rowProblems` names are the exception: the handler must skip them.)
+ */
+export function defineHandlers<Requests>(handlers: TypedHandlers<Requests>): Record<string, Handler> {
+  return handlers as unknown as Record<string, Handler>;
+}
 
 export const text = (query: Record<string, Json>, name: string): string | undefined => {
   const value = query[name];
