@@ -5,22 +5,23 @@
  * Managing rules needs owner access; the roles are enforced by Store.calendar.
  */
 
-import { type Context, flag, type Handler, maxResults, text } from '../../core/context.js';
+import { type Context, maxResults } from '../../core/context.js';
 import { ApiError, badRequest, notFound } from '../../core/errors.js';
 import { own } from '../../core/own.js';
 import { isObject, type JsonObject } from '../../core/spec.js';
 import { type AclRecord, type CalendarRecord, nextRevision } from '../../core/state.js';
+import type { CalendarHandlers, OnCalendar } from './handler-types.js';
 import { refuseWithSync } from './sync.js';
 import { fingerprint, paginate, readSyncToken } from './tokens.js';
 
 const RULE = '#/components/schemas/AclRule';
 
-function calendarOf(context: Context): CalendarRecord {
-  return context.store.calendar(context.user, context.request.path.calendarId as string, 'owner');
+function calendarOf(context: OnCalendar): CalendarRecord {
+  return context.store.calendar(context.user, context.request.path.calendarId, 'owner');
 }
 
-function ruleOf(context: Context, calendar: CalendarRecord): AclRecord {
-  const rule = own(context.store.state.acl[calendar.id], context.request.path.ruleId as string);
+function ruleOf(context: Context<{ path: { ruleId: string } }>, calendar: CalendarRecord): AclRecord {
+  const rule = own(context.store.state.acl[calendar.id], context.request.path.ruleId);
   if (!rule || rule.deleted) throw notFound();
   return rule;
 }
@@ -46,7 +47,7 @@ function readScope(value: unknown): { scope: JsonObject; id: string } {
   return { scope: { type, value: raw }, id: `${type}:${raw}` };
 }
 
-function write(context: Context, calendar: CalendarRecord, rule: AclRecord): JsonObject {
+function write(context: Context<unknown>, calendar: CalendarRecord, rule: AclRecord): JsonObject {
   const { store } = context;
   rule.revision = nextRevision(store.state);
   store.touch(`acl:${calendar.id}`);
@@ -54,7 +55,7 @@ function write(context: Context, calendar: CalendarRecord, rule: AclRecord): Jso
   return store.aclResource(rule);
 }
 
-function change(context: Context, fields: JsonObject): JsonObject {
+function change(context: OnCalendar & Context<{ path: { ruleId: string } }>, fields: JsonObject): JsonObject {
   const calendar = calendarOf(context);
   const rule = ruleOf(context, calendar);
   if (fields.scope !== undefined && readScope(fields.scope).id !== rule.id)
@@ -64,18 +65,17 @@ function change(context: Context, fields: JsonObject): JsonObject {
   return write(context, calendar, rule);
 }
 
-export const aclHandlers: Record<string, Handler> = {
+export const aclHandlers: CalendarHandlers = {
   'acl.list'(context) {
     const { store, request, op } = context;
     const calendar = calendarOf(context);
-    const syncToken = text(request.query, 'syncToken');
+    const { syncToken, pageToken } = request.query;
     const scope = `acl:${calendar.id}`;
     if (syncToken !== undefined) refuseWithSync(context);
     const since = syncToken !== undefined ? readSyncToken(store.state, syncToken, scope) : undefined;
     const rules = Object.values(store.state.acl[calendar.id] ?? {}).filter(
-      (rule) => since !== undefined || !rule.deleted || flag(request.query, 'showDeleted'),
+      (rule) => since !== undefined || !rule.deleted || request.query.showDeleted === true,
     );
-    const pageToken = text(request.query, 'pageToken');
     const page = paginate({
       state: store.state,
       scope,
@@ -127,7 +127,7 @@ export const aclHandlers: Record<string, Handler> = {
   },
 
   'acl.patch'(context) {
-    const fields = context.tools.writable(context.request.body ?? {}, RULE);
+    const fields = context.tools.writable(context.request.body, RULE);
     return { body: change(context, fields) };
   },
 

@@ -7,6 +7,7 @@ import type { Context } from '../../core/context.js';
 import { ApiError, badRequest, conditionNotMet } from '../../core/errors.js';
 import { isObject, type Json, type JsonObject } from '../../core/spec.js';
 import { type CalendarRecord, type EventRecord, etagFor, nextRevision, now } from '../../core/state.js';
+import type { Conditional } from './handler-types.js';
 import { checkRecurrence } from './recurrence.js';
 import { type Role, roleRank } from './store.js';
 import { formatInZone, isLocalDateTime, isTimeZone, parseLocalDateTime, wallToUtc } from './time.js';
@@ -128,7 +129,7 @@ function timeOf(event: JsonObject, field: 'start' | 'end'): { value: JsonObject;
 }
 
 /** The type-specific properties of the spec: `<eventType>Properties` fields of Event. */
-export function typeSpecificProperties(context: Context): string[] {
+export function typeSpecificProperties(context: Context<unknown>): string[] {
   const event = context.tools.resolve(EVENT);
   const properties = isObject(event.properties) ? event.properties : {};
   const types =
@@ -139,7 +140,7 @@ export function typeSpecificProperties(context: Context): string[] {
 }
 
 /** 412 when If-Match names another version than the stored one. */
-export function checkIfMatch(context: Context, record: EventRecord): void {
+export function checkIfMatch(context: Conditional, record: EventRecord): void {
   const ifMatch = context.request.headers['If-Match'];
   if (ifMatch === undefined || ifMatch.trim() === '*') return;
   const tags = ifMatch.split(',').map((tag) => tag.trim().replace(/^W\//, ''));
@@ -193,7 +194,7 @@ export interface StoreEventOptions {
  * Writes an event: the server-assigned fields are set here only, so every write gets a new
  * etag and `updated`, and `sequence` grows when what the client sees changed.
  */
-export function storeEvent(context: Context, options: StoreEventOptions): EventRecord {
+export function storeEvent(context: Context<unknown>, options: StoreEventOptions): EventRecord {
   const { store, user } = context;
   const { state } = store;
   const { calendar, id, previous } = options;
@@ -248,7 +249,7 @@ export function storeEvent(context: Context, options: StoreEventOptions): EventR
 }
 
 /** Marks an event deleted: it stays for sync and showDeleted as `status: cancelled`. */
-export function cancelEvent(context: Context, calendarId: string, record: EventRecord): void {
+export function cancelEvent(context: Context<unknown>, calendarId: string, record: EventRecord): void {
   const { state } = context.store;
   context.store.touch(`events:${calendarId}`);
   // An instance of a recurring event that was not stored yet becomes a cancelled exception.
