@@ -6,23 +6,20 @@
  * with the activity's id and name and the advertiser's customer id when it has one.
  */
 
-import type { Handler } from '../../core/context.js';
 import { own } from '../../core/own.js';
 import type { JsonObject } from '../../core/spec.js';
 import { nextRevision } from '../../core/state.js';
 import { activityOf, BatchProblems, batchRows, field, isCount } from './batch.js';
+import type { BatchHandler, SearchAds360Handlers } from './handler-types.js';
 import { readWorld, worldWithRowAdvertisers, writableWorld } from './state.js';
 
 const AVAILABILITY = '#/components/schemas/Availability';
 
-const updateAvailability: Handler = (context) => {
+const updateAvailability: BatchHandler<'conversion.updateAvailability', 'availabilities'> = (context) => {
   const problems = new BatchProblems('availabilities', 'availabilities');
-  const rows = batchRows(
-    context.request.body ?? {},
-    'availabilities',
-    context.request.rowProblems,
-    problems,
-  ).map((row) => (row ? context.tools.writable(row, AVAILABILITY) : undefined));
+  const rows = batchRows(context.request.body.availabilities, context.request.rowProblems, problems).map(
+    (row) => (row ? context.tools.writable(row, AVAILABILITY) : undefined),
+  );
   const world = context.openIds
     ? worldWithRowAdvertisers(context.store, context.spec, rows)
     : readWorld(context.store.state, context.spec);
@@ -103,6 +100,6 @@ const updateAvailability: Handler = (context) => {
   return { body: { availabilities: recorded.map((r) => r.availability) } };
 };
 
-export const availabilityHandlers: Record<string, Handler> = {
+export const availabilityHandlers: SearchAds360Handlers = {
   'conversion.updateAvailability': Object.assign(updateAvailability, { batchList: 'availabilities' }),
 };
