@@ -8,8 +8,9 @@
 import { type Context, maxResults } from '../../core/context.js';
 import { ApiError, badRequest, notFound } from '../../core/errors.js';
 import { own } from '../../core/own.js';
-import { isObject, type JsonObject } from '../../core/spec.js';
+import type { JsonObject } from '../../core/spec.js';
 import { type AclRecord, type CalendarRecord, nextRevision } from '../../core/state.js';
+import type { AclRuleInput } from './generated/types.js';
 import type { CalendarHandlers, OnCalendar } from './handler-types.js';
 import { refuseWithSync } from './sync.js';
 import { fingerprint, paginate, readSyncToken } from './tokens.js';
@@ -35,12 +36,12 @@ const cannotChangeOwner = () =>
     },
   ]);
 
+type Scope = NonNullable<AclRuleInput['scope']>;
+
 /** The scope of a body, checked and normalized (emails and domains in lower case); and its rule id. */
-function readScope(value: unknown): { scope: JsonObject; id: string } {
-  const scope = isObject(value) ? value : {};
-  const type = String(scope.type);
+function readScope({ type, value }: Scope): { scope: JsonObject; id: string } {
   if (type === 'default') return { scope: { type }, id: 'default' };
-  const raw = typeof scope.value === 'string' ? scope.value.trim().toLowerCase() : '';
+  const raw = value?.trim().toLowerCase() ?? '';
   if (raw === '') throw badRequest('required', `A ${type} scope needs a value`, 'scope.value');
   if (type !== 'domain' && !/^[^\s@]+@[^\s@]+$/.test(raw))
     throw badRequest('invalid', `A ${type} scope's value is an email address, not ${raw}`, 'scope.value');
@@ -55,10 +56,14 @@ function write(context: Context<unknown>, calendar: CalendarRecord, rule: AclRec
   return store.aclResource(rule);
 }
 
-function change(context: OnCalendar & Context<{ path: { ruleId: string } }>, fields: JsonObject): JsonObject {
+function change(
+  context: OnCalendar & Context<{ path: { ruleId: string }; body: AclRuleInput }>,
+  fields: JsonObject,
+): JsonObject {
   const calendar = calendarOf(context);
   const rule = ruleOf(context, calendar);
-  if (fields.scope !== undefined && readScope(fields.scope).id !== rule.id)
+  const { scope } = context.request.body;
+  if (scope !== undefined && readScope(scope).id !== rule.id)
     throw badRequest('invalid', `The scope of rule ${rule.id} cannot change`, 'scope');
   if (rule.id === `user:${calendar.owner}`) throw cannotChangeOwner();
   rule.resource = { ...rule.resource, ...(fields.role !== undefined ? { role: fields.role } : {}) };
@@ -106,7 +111,7 @@ export const aclHandlers: CalendarHandlers = {
     const { store } = context;
     const calendar = calendarOf(context);
     const fields = context.tools.writable(context.request.body, RULE);
-    const { scope, id } = readScope(fields.scope);
+    const { scope, id } = readScope(context.request.body.scope);
     if (id === `user:${calendar.owner}`) throw cannotChangeOwner();
     const rules = store.state.acl[calendar.id] ?? {};
     store.state.acl[calendar.id] = rules;
