@@ -3,7 +3,7 @@
 import type { Store } from '../apis/calendar/store.js';
 import type { Notifier } from './notifier.js';
 import type { SchemaTools } from './schemas.js';
-import type { ApiSpec, Json, JsonObject, OperationSpec } from './spec.js';
+import type { ApiSpec, JsonObject, OperationSpec } from './spec.js';
 import type { UserRecord } from './state.js';
 import type { ValidRequest } from './validate.js';
 
@@ -65,18 +65,6 @@ export type TypedHandlers<Requests> = {
 export function defineHandlers<Requests>(handlers: TypedHandlers<Requests>): Record<string, Handler> {
   return handlers as unknown as Record<string, Handler>;
 }
-
-export const text = (query: Record<string, Json>, name: string): string | undefined => {
-  const value = query[name];
-  return typeof value === 'string' ? value : undefined;
-};
-
-export const flag = (query: Record<string, Json>, name: string): boolean => query[name] === true;
-
-export const strings = (query: Record<string, Json>, name: string): string[] => {
-  const value = query[name];
-  return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
-};
 
 /**
  * maxResults, or the default of its schema in the spec; never more than the operation's
