@@ -171,6 +171,16 @@ function content(resource: JsonObject): string {
   return JSON.stringify(rest);
 }
 
+/** The time zone of a calendar as stored (UTC when it has none). */
+export const calendarZone = (calendar: CalendarRecord): string => String(calendar.resource.timeZone ?? 'UTC');
+
+/** The summary of a calendar as stored (its id when it has none). */
+export const calendarSummary = (calendar: CalendarRecord): string =>
+  String(calendar.resource.summary ?? calendar.id);
+
+/** The eventType of a stored event (`default` when it has none). */
+export const eventTypeOf = (event: JsonObject): string => String(event.eventType ?? 'default');
+
 /** The organizer of an event the calendar itself organizes. */
 export function calendarOrganizer(calendar: CalendarRecord): JsonObject {
   const name = calendar.resource.summary;
@@ -204,7 +214,7 @@ export function storeEvent(context: Context<unknown>, options: StoreEventOptions
   // An exception (a changed instance) stays the instance of its recurring event.
   const recurringEventId = typeof before?.recurringEventId === 'string' ? before.recurringEventId : undefined;
   if (recurringEventId) delete fields.recurrence;
-  else checkRecurrence(fields, String(calendar.resource.timeZone ?? 'UTC'));
+  else checkRecurrence(fields, calendarZone(calendar));
   const time = now(state);
   const revision = nextRevision(state);
   const organizer =

@@ -12,7 +12,7 @@ import { own } from '../../core/own.js';
 import { isObject, type JsonObject } from '../../core/spec.js';
 import { type EventRecord, isoTime } from '../../core/state.js';
 import { creationOrder, type EventOrderIndex } from './event-index.js';
-import { eventView, instant } from './event-model.js';
+import { calendarSummary, calendarZone, eventTypeOf, eventView, instant } from './event-model.js';
 import type { CalendarContext, CalendarHandler } from './handler-types.js';
 import { expand, isRecurring } from './recurrence.js';
 import { refuseWithSync } from './sync.js';
@@ -161,7 +161,7 @@ function eventFilter(
   return ({ resource: event }) => {
     if (hideDeleted && event.status === 'cancelled') return false;
     if (uid !== undefined && event.iCalUID !== uid) return false;
-    if (types.length > 0 && !types.includes(String(event.eventType ?? 'default'))) return false;
+    if (types.length > 0 && !types.includes(eventTypeOf(event))) return false;
     if (isRecurring(event) && (min !== undefined || max !== undefined)) {
       // A recurring event (not expanded) is listed when one of its instances is in the window.
       if (expand(event, zone, min, max).length === 0) return false;
@@ -197,7 +197,7 @@ export const eventsListHandler: CalendarHandler<'events.list'> = (context) => {
       : orderBy === 'updated'
         ? [Date.parse(String(event.resource.updated)), event.seq, event.id]
         : creationOrder(event);
-  const zone = String(calendar.resource.timeZone ?? 'UTC');
+  const zone = calendarZone(calendar);
   const stored = store.state.events[calendar.id] ?? {};
   const window = windowOf(context);
   const { min, max } = window;
@@ -245,7 +245,7 @@ export const eventsListHandler: CalendarHandler<'events.list'> = (context) => {
   const body: JsonObject = {
     kind: 'calendar#events',
     etag: `"${store.state.epoch}-${store.state.revision}"`,
-    summary: String(calendar.resource.summary ?? calendar.id),
+    summary: calendarSummary(calendar),
     updated: isoTime(Math.max(store.state.lastTime, 0)),
     timeZone: zone,
     accessRole: role,
@@ -268,7 +268,7 @@ export const eventsInstancesHandler: CalendarHandler<'events.instances'> = (cont
   if (parent.resource.status === 'cancelled') throw alreadyDeleted();
   if (!isRecurring(parent.resource))
     throw badRequest('invalid', `${parent.id} is not a recurring event; it has no instances`, 'eventId');
-  const zone = String(calendar.resource.timeZone ?? 'UTC');
+  const zone = calendarZone(calendar);
   const { min, max } = windowOf(context);
   const { originalStart, pageToken } = request.query;
   const showDeleted = request.query.showDeleted === true;
@@ -307,7 +307,7 @@ export const eventsInstancesHandler: CalendarHandler<'events.instances'> = (cont
     body: {
       kind: 'calendar#events',
       etag: `"${store.state.epoch}-${store.state.revision}"`,
-      summary: String(calendar.resource.summary ?? calendar.id),
+      summary: calendarSummary(calendar),
       updated: isoTime(Math.max(store.state.lastTime, 0)),
       timeZone: request.query.timeZone ?? zone,
       accessRole: role,

@@ -11,11 +11,13 @@ import { isObject, type JsonObject } from '../../core/spec.js';
 import type { EventRecord } from '../../core/state.js';
 import {
   calendarOrganizer,
+  calendarZone,
   cancelEvent,
   checkEventId,
   checkIfMatch,
   checkTimes,
   EVENT,
+  eventTypeOf,
   eventView,
   newEventId,
   storeEvent,
@@ -50,7 +52,7 @@ function eventOf(context: OnEvent, need: Role = WRITE): EventRecord {
   if (record) return record;
   const parent = own(events, parseInstanceId(id)?.parentId ?? '');
   if (!parent || parent.resource.status === 'cancelled' || !isRecurring(parent.resource)) throw notFound();
-  const instance = findInstance(parent.resource, String(calendar.resource.timeZone ?? 'UTC'), id);
+  const instance = findInstance(parent.resource, calendarZone(calendar), id);
   if (!instance) throw notFound();
   return { id, seq: parent.seq, revision: parent.revision, resource: instance.resource };
 }
@@ -90,7 +92,7 @@ function answer(record: EventRecord, deprecated?: string) {
 
 function replace(context: OnCalendar & Conditional, record: EventRecord, fields: JsonObject): EventRecord {
   checkIfMatch(context, record);
-  const current = String(record.resource.eventType ?? 'default');
+  const current = eventTypeOf(record.resource);
   if (fields.eventType !== undefined && fields.eventType !== current)
     throw badRequest('invalid', `The eventType of an event cannot change (it is ${current})`, 'eventType');
   checkTimes(fields);
@@ -189,7 +191,7 @@ export const eventHandlers: CalendarHandlers = {
     const source = calendarOf(context);
     const destination = context.store.calendar(context.user, context.request.query.destination, WRITE);
     if (record.resource.status === 'cancelled') throw notFound();
-    const type = String(record.resource.eventType ?? 'default');
+    const type = eventTypeOf(record.resource);
     if (context.op.eventTypes && !context.op.eventTypes.includes(type)) throw typeRestriction(context, type);
     if (destination.id === source.id) return answer(record);
     const there = own(context.store.state.events[destination.id], record.id);

@@ -11,6 +11,7 @@ import { ApiError, badRequest } from '../../core/errors.js';
 import { own, setOwn } from '../../core/own.js';
 import type { JsonObject } from '../../core/spec.js';
 import type { CalendarRecord, EventRecord } from '../../core/state.js';
+import { calendarZone } from './event-model.js';
 import type { CalendarHandlers } from './handler-types.js';
 import { busySpans } from './recurrence.js';
 import { formatInZone, isTimeZone } from './time.js';
@@ -50,7 +51,7 @@ function candidates(
 }
 
 function busyOf(context: Context<unknown>, calendar: CalendarRecord, min: number, max: number): Span[] {
-  const zone = String(calendar.resource.timeZone ?? 'UTC');
+  const zone = calendarZone(calendar);
   const events = context.store.state.events[calendar.id] ?? {};
   const spans: Span[] = [];
   for (const record of candidates(context, events, min, max)) {
