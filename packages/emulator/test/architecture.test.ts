@@ -111,7 +111,7 @@ describe('the layout of src/', () => {
  * go down; lower the figures when they do. What is left reads stored state (JsonObject
  * resources, database rows) or formats numbers as text.
  */
-const APIS_CEILING = { as: 33, String: 48 };
+const APIS_CEILING = { as: 31, String: 48 };
 
 /** The casts (`as` but `as const`, `<T>x`) and the String() calls of one source text. */
 function countIn(text: string): { as: number; String: number } {

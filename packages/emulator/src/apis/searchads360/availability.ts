@@ -9,6 +9,7 @@
 import { own } from '../../core/own.js';
 import type { JsonObject } from '../../core/spec.js';
 import { nextRevision } from '../../core/state.js';
+import { slot } from '../../core/storage.js';
 import { activityOf, BatchProblems, batchRows, field, isCount } from './batch.js';
 import type { BatchHandler, SearchAds360Handlers } from './handler-types.js';
 import { readWorld, worldWithRowAdvertisers, writableWorld } from './state.js';
@@ -92,8 +93,7 @@ const updateAvailability: BatchHandler<'conversion.updateAvailability', 'availab
     const writable = writableWorld(context.store, context.spec);
     nextRevision(context.store.state);
     for (const { advertiserId, activityId, availability } of recorded) {
-      writable.availabilities[advertiserId] ??= {};
-      (writable.availabilities[advertiserId] as Record<string, JsonObject>)[activityId] = availability;
+      slot(writable.availabilities, advertiserId)[activityId] = availability;
     }
   }
   problems.throwIfAny(rows.length, 'recorded');

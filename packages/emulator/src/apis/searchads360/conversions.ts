@@ -24,6 +24,7 @@ import { ApiError } from '../../core/errors.js';
 import { own } from '../../core/own.js';
 import type { Json, JsonObject } from '../../core/spec.js';
 import { nextRevision, now } from '../../core/state.js';
+import { slot } from '../../core/storage.js';
 import { activityOf, BatchProblems, batchRows, CURRENCIES, field, isCount } from './batch.js';
 import type { BatchHandler, BatchRequest, SearchAds360Handlers } from './handler-types.js';
 import {
@@ -559,8 +560,7 @@ function writeInserted(
   nextRevision(context.store.state);
   return prepared.map(({ advertiser, conversion }) => {
     const written = stamp(context, conversion, writable, true);
-    writable.conversions[advertiser.id] ??= {};
-    const list = writable.conversions[advertiser.id] as Record<string, JsonObject>;
+    const list = slot(writable.conversions, advertiser.id);
     list[conversionKey(String(written.conversionTimestamp), String(written.conversionId))] = written;
     return written;
   });
