@@ -17,6 +17,11 @@
  *               where it requires more than its schema (`EventsInsertBody`), and the types of
  *               the resource methods (`client.events.list(args)`), the method kind of each
  *               chosen here; JSDoc from the spec, `@deprecated` from x-deprecation
+ * and, for an API the emulator answers (packages/emulator/src/apis/<id>/), into its generated/:
+ *   types.ts    the same named types as the client's types.ts
+ *   requests.ts every operation's request as the emulator's validator delivers it to a handler
+ *               (`EventsInsertRequest`: path, query and header parameters by their spec names,
+ *               and the body), and OperationRequests, by operationId
  * Every file starts with a do-not-edit header; type-mapping decisions are in lib/type-mapping.ts.
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -460,6 +465,80 @@ function typesFile(api: ApiEntry, named: NamedTypes): string {
   return [header(api), ...declarations].join('\n');
 }
 
+/**
+ * requests.ts of the emulator: per operation the request its handler gets from the validator
+ * (packages/emulator/src/core/validate.ts): path and header parameters as the text they came
+ * as (so their schemas must be strings), query parameters converted to their schema's type
+ * (numbers, booleans, arrays of them), the body valid against its schema; a body the
+ * operation does not require may be absent. Keyed by the spec's names, not the client's
+ * camelCase arguments.
+ */
+function requestsFile(
+  api: ApiEntry,
+  doc: OpenApiDocument,
+  named: NamedTypes,
+  operations: OperationFacts[],
+): string {
+  const taken = new Set(Object.keys(named.schemas).flatMap((name) => [name, `${name}Input`]));
+  const q = JSON.stringify;
+  const declarations: string[] = [];
+  for (const facts of operations) {
+    const stem = operationTypeStem(facts.id);
+    const where = `${api.name}: ${facts.id}`;
+    const group = (kind: string) => {
+      const members = (facts.parameters as Node[])
+        .filter((parameter) => parameter.in === kind)
+        .map((parameter) => {
+          const schema = deref(doc, parameter.schema ?? {});
+          const type = named.typeOf(schema, 'input', '    ', `${facts.id} parameter ${parameter.name}`);
+          if (kind !== 'query' && type !== 'string' && !/^"[^"]*"( \| "[^"]*")*$/.test(type))
+            throw new SpecError(
+              `${where}: ${kind} parameter ${parameter.name} is ${type}; the emulator passes ${kind} parameters on as text, so their schema must be a string`,
+            );
+          return `    ${/^[A-Za-z_$][\w$]*$/.test(parameter.name) ? parameter.name : q(parameter.name)}${parameter.required ? '' : '?'}: ${type};`;
+        });
+      return members.length ? `{\n${members.join('\n')}\n  }` : 'Record<never, never>';
+    };
+    let body = 'undefined';
+    if (facts.body) {
+      const requestBody = deref(doc, facts.op.requestBody);
+      const made = named.bodyOf(
+        requestBody.content['application/json'].schema as Node,
+        `${stem}Body`,
+        `${facts.id} request body`,
+      );
+      if (made.declaration) {
+        if (taken.has(made.typeName))
+          throw new SpecError(`${where}: its type ${made.typeName} has the name of a schema's type`);
+        taken.add(made.typeName);
+        declarations.push(made.declaration);
+      }
+      body = requestBody.required ? made.typeName : `${made.typeName} | undefined`;
+    }
+    const name = `${stem}Request`;
+    if (taken.has(name)) throw new SpecError(`${where}: its type ${name} has the name of a schema's type`);
+    taken.add(name);
+    declarations.push(
+      `${jsdoc([`The request of \`${facts.id}\` (\`${facts.method} ${facts.route}\`) as the emulator's handler gets it.`], '')}` +
+        `export type ${name} = {\n  path: ${group('path')};\n  query: ${group('query')};\n  headers: ${group('header')};\n  body: ${body};\n};\n`,
+    );
+  }
+  const body = [
+    ...declarations,
+    '/** The request of every operation, by operationId. */',
+    'export interface OperationRequests {',
+    ...operations.map((facts) => `  ${q(facts.id)}: ${operationTypeStem(facts.id)}Request;`),
+    '}',
+    '',
+  ].join('\n');
+  const imported = typesUsed(named, body);
+  return [
+    header(api),
+    ...(imported.length ? [`import type { ${imported.join(', ')} } from './types.js';`, ''] : []),
+    body,
+  ].join('\n');
+}
+
 export async function generateApi(api: ApiEntry): Promise<GeneratedFile[]> {
   const doc = await bundleApi(api);
   const outDir = path.relative(repoRoot, path.join(api.clientDir, 'src', 'generated'));
@@ -470,6 +549,23 @@ export async function generateApi(api: ApiEntry): Promise<GeneratedFile[]> {
     { file: path.join(outDir, 'api.ts'), content: apiFile(api, doc, operations) },
     { file: path.join(outDir, 'methods.ts'), content: methodsFile(api, doc, named, operations) },
     { file: path.join(outDir, 'types.ts'), content: typesFile(api, named) },
+    ...emulatorFiles(api, doc, named, operations),
+  ];
+}
+
+/** The emulator's generated files of an API it answers (one with a folder under its src/apis/). */
+function emulatorFiles(
+  api: ApiEntry,
+  doc: OpenApiDocument,
+  named: NamedTypes,
+  operations: OperationFacts[],
+): GeneratedFile[] {
+  const apiDir = path.join(repoRoot, 'packages', 'emulator', 'src', 'apis', api.id);
+  if (!existsSync(apiDir)) return [];
+  const outDir = path.relative(repoRoot, path.join(apiDir, 'generated'));
+  return [
+    { file: path.join(outDir, 'types.ts'), content: typesFile(api, named) },
+    { file: path.join(outDir, 'requests.ts'), content: requestsFile(api, doc, named, operations) },
   ];
 }
 

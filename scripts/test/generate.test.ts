@@ -34,17 +34,44 @@ function copyOfGenerated(): string {
 }
 
 describe('the generator', () => {
-  it('writes the types, the operation table and the method types of every API into its client package', () => {
-    expect(files.map((f) => f.file).sort()).toEqual([
-      'packages/calendar/src/generated/api.ts',
-      'packages/calendar/src/generated/methods.ts',
-      'packages/calendar/src/generated/schema.ts',
-      'packages/calendar/src/generated/types.ts',
-      'packages/searchads360/src/generated/api.ts',
-      'packages/searchads360/src/generated/methods.ts',
-      'packages/searchads360/src/generated/schema.ts',
-      'packages/searchads360/src/generated/types.ts',
-    ]);
+  it('writes the types, the operation table and the method types of every API into its client package, and its types and request types into the emulator', () => {
+    expect(files.map((f) => f.file).sort()).toEqual(
+      [
+        'packages/calendar/src/generated/api.ts',
+        'packages/calendar/src/generated/methods.ts',
+        'packages/calendar/src/generated/schema.ts',
+        'packages/calendar/src/generated/types.ts',
+        'packages/searchads360/src/generated/api.ts',
+        'packages/searchads360/src/generated/methods.ts',
+        'packages/searchads360/src/generated/schema.ts',
+        'packages/searchads360/src/generated/types.ts',
+        'packages/emulator/src/apis/calendar/generated/requests.ts',
+        'packages/emulator/src/apis/calendar/generated/types.ts',
+        'packages/emulator/src/apis/searchads360/generated/requests.ts',
+        'packages/emulator/src/apis/searchads360/generated/types.ts',
+      ].sort(),
+    );
+  });
+
+  it("types each emulator request as the validator delivers it: spec names, converted query values, the body's optionality", () => {
+    const requests = content('packages/emulator/src/apis/calendar/generated/requests.ts');
+    const declared = (name: string) =>
+      requests.split(`export type ${name} = {\n`)[1]?.split('\n};\n')[0] ?? '';
+    const list = declared('EventsListRequest');
+    expect(list).toContain('    calendarId: string;');
+    expect(list).toContain('    maxResults?: number;');
+    expect(list).toContain('    showDeleted?: boolean;');
+    expect(list).toMatch(/ {4}eventTypes\?: \("birthday" \| [^)]+\)\[\];/);
+    // Headers keep their HTTP names (the client's arguments are camelCase).
+    expect(list).toContain('    "If-None-Match"?: string;');
+    expect(list).toContain('  body: undefined;');
+    expect(declared('EventsInsertRequest')).toContain('  body: EventsInsertBody;');
+    expect(requests).toContain('export interface EventsInsertBody extends EventInput {');
+    expect(declared('EventsPatchRequest')).toContain('  body: EventPatchInput;');
+    expect(requests).toContain('  "events.insert": EventsInsertRequest;');
+    expect(content('packages/emulator/src/apis/calendar/generated/types.ts')).toBe(
+      content('packages/calendar/src/generated/types.ts'),
+    );
   });
 
   it('names every schema twice in types.ts: as returned, and as a request body takes it', () => {
@@ -199,7 +226,7 @@ describe('the check mode', () => {
     expect(findDrift(files)).toEqual([]);
     expect(checkReport(files, apiNames)).toEqual({
       code: 0,
-      stdout: `generated files are up to date (8 files, ${apiNames.join(', ')})`,
+      stdout: `generated files are up to date (12 files, ${apiNames.join(', ')})`,
       stderr: '',
     });
   });

@@ -11,7 +11,6 @@ import path from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { API_MODULES } from '../src/apis/index.ts';
 import type { AnyApiModule, ApiModule } from '../src/core/api-module.ts';
-import type { Context } from '../src/core/context.ts';
 import { badRequest, notFound } from '../src/core/errors.ts';
 import { own } from '../src/core/own.ts';
 import { applySeed, createSeedParser, SeedError } from '../src/core/seed.ts';
@@ -91,7 +90,7 @@ const notesApi: ApiModule<NotesStore> = {
   name: 'notes',
   title: 'Notes API',
   handlers: {
-    'notes.insert'(context: Context<NotesStore>) {
+    'notes.insert'(context) {
       const { text } = context.request.body ?? {};
       if (typeof text !== 'string') throw badRequest('required', 'text is required', 'text');
       const id = `n${Object.keys(context.store.notes).length + 1}`;
@@ -99,7 +98,7 @@ const notesApi: ApiModule<NotesStore> = {
       context.store.notes[id] = note;
       return { body: answer(note) };
     },
-    'notes.get'(context: Context<NotesStore>) {
+    'notes.get'(context) {
       const note = own(context.store.notes, context.request.path.id ?? '');
       if (!note || note.owner !== context.user.email) throw notFound();
       return { body: answer(note) };

@@ -8,6 +8,7 @@ import { type ApiName, type ApiSpec, SpecError } from './spec.js';
 import type { State, UserRecord } from './state.js';
 import type { StorageSlice } from './storage.js';
 import type { Store } from './store.js';
+import type { ValidRequest } from './validate.js';
 
 /** How an API answers a user over the rate limit. */
 export type RateLimitStatus = 403 | 429;
@@ -35,19 +36,23 @@ export interface ApiStateShape {
   check?(state: State, fail: Fail): void;
 }
 
-/** An API's part of the seed file (`--seed`): its keys and what it writes from them. */
-export interface ApiSeedShape<S> {
+/**
+ * An API's part of the seed file (`--seed`): its keys and what it writes from them. `Seed` is
+ * the document as the API reads it; the core checks the document against `properties` and
+ * `user` before it hands it to `check` and `apply`.
+ */
+export interface ApiSeedShape<S, Seed extends SeedDocument = SeedDocument> {
   /** The JSON Schema of each of its keys of the seed document (spec references as above). */
   readonly properties: Readonly<Record<string, object>>;
   /** What a seed user may say for it, besides email, tokens and scopes (Calendar: settings). */
   readonly user?: Readonly<Record<string, object>>;
   /** After the schema: what it cannot say (ids given twice). */
-  check?(seed: SeedDocument, fail: Fail): void;
+  check?(seed: Seed, fail: Fail): void;
   /**
    * Writes its part of a checked seed, the seed's users already created. `at` names the entry
    * being written, for the error if it is refused.
    */
-  apply(target: SeedTarget<S>, seed: SeedDocument, at: (place: string) => void): void;
+  apply(target: SeedTarget<S>, seed: Seed, at: (place: string) => void): void;
 }
 
 /** A checked seed document: the core's `users` and every API's keys. */
@@ -84,15 +89,16 @@ export interface SeedTarget<S> {
 
 /**
  * An API module whose store is of type `S`; `createStore` makes it and the module's other
- * members get it back: the core only passes it between them.
+ * members get it back: the core only passes it between them. `Seed` is the seed document as
+ * its seed part reads it.
  */
-export interface ApiModule<S = unknown> {
+export interface ApiModule<S = unknown, Seed extends SeedDocument = SeedDocument> {
   /** The name of its bundled spec in @gspec/specs (`calendar`), its key in reports. */
   readonly name: ApiName;
   /** How people call it, for the start-up lines (`Google Calendar API`). */
   readonly title: string;
   /** Its operations' handlers by operationId; the spec's other operations answer 501. */
-  readonly handlers: Readonly<Record<string, Handler<S>>>;
+  readonly handlers: Readonly<Record<string, Handler<ValidRequest, S>>>;
   /** Its store, on the core's (which holds the state, the users and the changes of a request). */
   createStore(core: Store, spec: ApiSpec): S;
   /** Gives a new user what the API starts an account with. */
@@ -100,18 +106,19 @@ export interface ApiModule<S = unknown> {
   /** Its tables in the database of `--persist` (core/storage.ts). */
   storage(store: S): StorageSlice;
   readonly state: ApiStateShape;
-  readonly seed?: ApiSeedShape<S>;
+  readonly seed?: ApiSeedShape<S, Seed>;
   /** How its live service answers a user over the rate limit. */
   readonly rateLimitStatus: RateLimitStatus;
 }
 
 /**
- * A module of any store type, as the registry and the core hold them side by side. Each
- * module's own members agree on its store type (its declaration checks that); the core only
- * hands a module's store back to the same module.
+ * A module of any store and seed type, as the registry and the core hold them side by side.
+ * Each module's own members agree on its types (its declaration checks that); the core only
+ * hands a module's store back to the same module, and hands its seed part a document that
+ * passed the module's seed schema.
  */
-// biome-ignore lint/suspicious/noExplicitAny: the store type differs per module and is opaque to the core.
-export type AnyApiModule = ApiModule<any>;
+// biome-ignore lint/suspicious/noExplicitAny: the store and seed types differ per module and are opaque to the core.
+export type AnyApiModule = ApiModule<any, any>;
 
 /** A handler for an operation the spec does not have is a setup error. */
 export function checkHandlers(spec: ApiSpec, handlers: Readonly<Record<string, unknown>>): void {

@@ -2,12 +2,17 @@
 
 import type { Notifier } from './notifier.js';
 import type { SchemaTools } from './schemas.js';
-import type { ApiSpec, Json, JsonObject, OperationSpec } from './spec.js';
+import type { ApiSpec, JsonObject, OperationSpec } from './spec.js';
 import type { UserRecord } from './state.js';
 import type { ValidRequest } from './validate.js';
 
-/** What a handler of an API whose store is `S` gets (core/api-module.ts). */
-export interface Context<S = unknown> {
+/**
+ * What a handler gets. `Request` is what validateRequest delivered; an API sees it through the
+ * types of the operation's request generated from its spec (`Context<EventsInsertRequest>`,
+ * see TypedHandlers); a function that reads none of it takes `Context<unknown>`. `S` is the
+ * API's own store (`ApiModule.createStore`, core/api-module.ts).
+ */
+export interface Context<Request = ValidRequest, S = unknown> {
   /** The spec of the API the operation belongs to. */
   spec: ApiSpec;
   tools: SchemaTools;
@@ -15,7 +20,7 @@ export interface Context<S = unknown> {
   store: S;
   user: UserRecord;
   op: OperationSpec;
-  request: ValidRequest;
+  request: Request;
   notifier: Notifier;
   /** `http://<Host of the request>`: the emulator as the client reached it (for resourceUri). */
   origin: string;
@@ -49,7 +54,7 @@ export interface Reply {
   headers?: Record<string, string>;
 }
 
-export type Handler<S = unknown> = ((context: Context<S>) => Reply) & {
+export type Handler<Request = ValidRequest, S = unknown> = ((context: Context<Request, S>) => Reply) & {
   /**
    * The body's array of rows of a best-effort batch operation (`conversion`): the schema
    * problems of single rows then reach the handler as `request.rowProblems` (validate.ts).
@@ -57,17 +62,26 @@ export type Handler<S = unknown> = ((context: Context<S>) => Reply) & {
   batchList?: string;
 };
 
-export const text = (query: Record<string, Json>, name: string): string | undefined => {
-  const value = query[name];
-  return typeof value === 'string' ? value : undefined;
+/**
+ * An API's handlers, each typed by the request of its operation: `Requests` maps an
+ * operationId to the type of what validateRequest delivers for it (path and query parameters
+ * in their schema's types, the body valid against its schema), generated from the API's spec.
+ */
+export type TypedHandlers<Requests, S> = {
+  [Id in keyof Requests]?: Handler<Requests[Id] & Pick<ValidRequest, 'rowProblems'>, S>;
 };
 
-export const flag = (query: Record<string, Json>, name: string): boolean => query[name] === true;
-
-export const strings = (query: Record<string, Json>, name: string): string[] => {
-  const value = query[name];
-  return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
-};
+/**
+ * The handler table of an API, as the core calls it. The one place a ValidRequest is taken
+ * for the typed request of its operation: the core validates every request against the very
+ * schemas `Requests` is generated from before it calls the operation's handler. (In a batch
+ * operation the rows `rowProblems` names are the exception: the handler must skip them.)
+ */
+export function defineHandlers<Requests, S>(
+  handlers: TypedHandlers<Requests, S>,
+): Record<string, Handler<ValidRequest, S>> {
+  return handlers as unknown as Record<string, Handler<ValidRequest, S>>;
+}
 
 /**
  * maxResults, or the default of its schema in the spec; never more than the operation's

@@ -5,24 +5,26 @@
  * Managing rules needs owner access; the roles are enforced by Store.calendar.
  */
 
-import { flag, maxResults, text } from '../../core/context.js';
+import { maxResults } from '../../core/context.js';
 import { ApiError, badRequest, notFound } from '../../core/errors.js';
 import { own } from '../../core/own.js';
-import { isObject, type JsonObject } from '../../core/spec.js';
+import type { JsonObject } from '../../core/spec.js';
 import { nextRevision } from '../../core/state.js';
-import type { Context, Handler } from './context.js';
+import type { Context } from './context.js';
+import type { AclRuleInput } from './generated/types.js';
+import type { CalendarHandlers, OnCalendar } from './handler-types.js';
 import type { AclRecord, CalendarRecord } from './records.js';
 import { refuseWithSync } from './sync.js';
 import { fingerprint, paginate, readSyncToken } from './tokens.js';
 
 const RULE = '#/components/schemas/AclRule';
 
-function calendarOf(context: Context): CalendarRecord {
-  return context.store.calendar(context.user, context.request.path.calendarId as string, 'owner');
+function calendarOf(context: OnCalendar): CalendarRecord {
+  return context.store.calendar(context.user, context.request.path.calendarId, 'owner');
 }
 
-function ruleOf(context: Context, calendar: CalendarRecord): AclRecord {
-  const rule = own(context.store.state.acl[calendar.id], context.request.path.ruleId as string);
+function ruleOf(context: Context<{ path: { ruleId: string } }>, calendar: CalendarRecord): AclRecord {
+  const rule = own(context.store.state.acl[calendar.id], context.request.path.ruleId);
   if (!rule || rule.deleted) throw notFound();
   return rule;
 }
@@ -36,19 +38,19 @@ const cannotChangeOwner = () =>
     },
   ]);
 
+type Scope = NonNullable<AclRuleInput['scope']>;
+
 /** The scope of a body, checked and normalized (emails and domains in lower case); and its rule id. */
-function readScope(value: unknown): { scope: JsonObject; id: string } {
-  const scope = isObject(value) ? value : {};
-  const type = String(scope.type);
+function readScope({ type, value }: Scope): { scope: JsonObject; id: string } {
   if (type === 'default') return { scope: { type }, id: 'default' };
-  const raw = typeof scope.value === 'string' ? scope.value.trim().toLowerCase() : '';
+  const raw = value?.trim().toLowerCase() ?? '';
   if (raw === '') throw badRequest('required', `A ${type} scope needs a value`, 'scope.value');
   if (type !== 'domain' && !/^[^\s@]+@[^\s@]+$/.test(raw))
     throw badRequest('invalid', `A ${type} scope's value is an email address, not ${raw}`, 'scope.value');
   return { scope: { type, value: raw }, id: `${type}:${raw}` };
 }
 
-function write(context: Context, calendar: CalendarRecord, rule: AclRecord): JsonObject {
+function write(context: Context<unknown>, calendar: CalendarRecord, rule: AclRecord): JsonObject {
   const { store } = context;
   rule.revision = nextRevision(store.state);
   store.touch(`acl:${calendar.id}`);
@@ -56,28 +58,31 @@ function write(context: Context, calendar: CalendarRecord, rule: AclRecord): Jso
   return store.aclResource(rule);
 }
 
-function change(context: Context, fields: JsonObject): JsonObject {
+function change(
+  context: OnCalendar & Context<{ path: { ruleId: string }; body: AclRuleInput }>,
+  fields: JsonObject,
+): JsonObject {
   const calendar = calendarOf(context);
   const rule = ruleOf(context, calendar);
-  if (fields.scope !== undefined && readScope(fields.scope).id !== rule.id)
+  const { scope } = context.request.body;
+  if (scope !== undefined && readScope(scope).id !== rule.id)
     throw badRequest('invalid', `The scope of rule ${rule.id} cannot change`, 'scope');
   if (rule.id === `user:${calendar.owner}`) throw cannotChangeOwner();
   rule.resource = { ...rule.resource, ...(fields.role !== undefined ? { role: fields.role } : {}) };
   return write(context, calendar, rule);
 }
 
-export const aclHandlers: Record<string, Handler> = {
+export const aclHandlers: CalendarHandlers = {
   'acl.list'(context) {
     const { store, request, op } = context;
     const calendar = calendarOf(context);
-    const syncToken = text(request.query, 'syncToken');
+    const { syncToken, pageToken } = request.query;
     const scope = `acl:${calendar.id}`;
     if (syncToken !== undefined) refuseWithSync(context);
     const since = syncToken !== undefined ? readSyncToken(store.state, syncToken, scope) : undefined;
     const rules = Object.values(store.state.acl[calendar.id] ?? {}).filter(
-      (rule) => since !== undefined || !rule.deleted || flag(request.query, 'showDeleted'),
+      (rule) => since !== undefined || !rule.deleted || request.query.showDeleted === true,
     );
-    const pageToken = text(request.query, 'pageToken');
     const page = paginate({
       state: store.state,
       scope,
@@ -108,7 +113,7 @@ export const aclHandlers: Record<string, Handler> = {
     const { store } = context;
     const calendar = calendarOf(context);
     const fields = context.tools.writable(context.request.body, RULE);
-    const { scope, id } = readScope(fields.scope);
+    const { scope, id } = readScope(context.request.body.scope);
     if (id === `user:${calendar.owner}`) throw cannotChangeOwner();
     const rules = store.state.acl[calendar.id] ?? {};
     store.state.acl[calendar.id] = rules;
@@ -129,7 +134,7 @@ export const aclHandlers: Record<string, Handler> = {
   },
 
   'acl.patch'(context) {
-    const fields = context.tools.writable(context.request.body ?? {}, RULE);
+    const fields = context.tools.writable(context.request.body, RULE);
     return { body: change(context, fields) };
   },
 

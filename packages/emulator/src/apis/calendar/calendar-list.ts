@@ -3,12 +3,13 @@
  * reminders, notifications). Summary, time zone and location come from the calendar itself.
  */
 
-import { flag, maxResults, text } from '../../core/context.js';
+import { maxResults } from '../../core/context.js';
 import { badRequest, duplicate } from '../../core/errors.js';
 import { own } from '../../core/own.js';
 import type { JsonObject } from '../../core/spec.js';
 import { nextRevision } from '../../core/state.js';
-import type { Context, Handler } from './context.js';
+import type { Context } from './context.js';
+import type { CalendarHandlers } from './handler-types.js';
 import { applyPatch } from './patch.js';
 import type { ListEntryRecord } from './records.js';
 import { roleRank } from './store.js';
@@ -21,10 +22,10 @@ const ENTRY = '#/components/schemas/CalendarListEntry';
  * The user's settings from a body. RGB colors count only with colorRgbFormat=true, as on the
  * service; a colorId sets them from the palette.
  */
-function settingsFrom(context: Context): JsonObject {
-  const body = context.tools.writable(context.request.body ?? {}, ENTRY);
+function settingsFrom(context: Context<{ query: { colorRgbFormat?: boolean }; body: object }>): JsonObject {
+  const body = context.tools.writable(context.request.body, ENTRY);
   delete body.id;
-  if (!flag(context.request.query, 'colorRgbFormat')) {
+  if (context.request.query.colorRgbFormat !== true) {
     delete body.backgroundColor;
     delete body.foregroundColor;
   } else if (body.backgroundColor !== undefined || body.foregroundColor !== undefined) {
@@ -33,7 +34,7 @@ function settingsFrom(context: Context): JsonObject {
   return body;
 }
 
-function save(context: Context, entry: ListEntryRecord, resource: JsonObject): JsonObject {
+function save(context: Context<unknown>, entry: ListEntryRecord, resource: JsonObject): JsonObject {
   entry.resource = resource;
   entry.revision = nextRevision(context.store.state);
   context.store.withColors(entry);
@@ -41,18 +42,17 @@ function save(context: Context, entry: ListEntryRecord, resource: JsonObject): J
   return context.store.listEntryResource(context.user.email, entry);
 }
 
-export const calendarListHandlers: Record<string, Handler> = {
+export const calendarListHandlers: CalendarHandlers = {
   'calendarList.list'(context) {
     const { store, user, request, op } = context;
-    const syncToken = text(request.query, 'syncToken');
+    const { syncToken, pageToken, minAccessRole: minRole } = request.query;
     const scope = `calendarList:${user.email}`;
     if (syncToken !== undefined) refuseWithSync(context);
     const since = syncToken !== undefined ? readSyncToken(store.state, syncToken, scope) : undefined;
-    const minRole = text(request.query, 'minAccessRole');
     const entries = Object.values(store.state.calendarList[user.email] ?? {}).filter((entry) => {
       if (since !== undefined) return true;
-      if (entry.deleted && !flag(request.query, 'showDeleted')) return false;
-      if (entry.resource.hidden === true && !flag(request.query, 'showHidden')) return false;
+      if (entry.deleted && request.query.showDeleted !== true) return false;
+      if (entry.resource.hidden === true && request.query.showHidden !== true) return false;
       if (minRole) {
         const role = store.listEntryResource(user.email, entry).accessRole;
         if (roleRank(role) < roleRank(minRole)) return false;
@@ -66,9 +66,7 @@ export const calendarListHandlers: Record<string, Handler> = {
       revisionOf: (entry) => store.entryRevision(entry),
       keyOf: (entry) => [entry.calendarId],
       maxResults: maxResults(context),
-      ...(text(request.query, 'pageToken') !== undefined
-        ? { pageToken: text(request.query, 'pageToken') }
-        : {}),
+      ...(pageToken !== undefined ? { pageToken } : {}),
       ...(since !== undefined ? { since } : {}),
       fingerprint: fingerprint(request.query, op.sync ? [op.sync.syncTokenParameter] : []),
     });
@@ -84,13 +82,13 @@ export const calendarListHandlers: Record<string, Handler> = {
   },
 
   'calendarList.get'(context) {
-    const entry = context.store.listEntry(context.user, context.request.path.calendarId as string);
+    const entry = context.store.listEntry(context.user, context.request.path.calendarId);
     return { body: context.store.listEntryResource(context.user.email, entry) };
   },
 
   'calendarList.insert'(context) {
     const { store, user } = context;
-    const id = String(context.request.body?.id);
+    const { id } = context.request.body;
     // Any calendar the user can see (their own, or shared with them); others are 404 as on Google.
     store.calendar(user, id, 'freeBusyReader');
     const existing = own(store.state.calendarList[user.email], id);
@@ -100,18 +98,18 @@ export const calendarListHandlers: Record<string, Handler> = {
   },
 
   'calendarList.update'(context) {
-    const entry = context.store.listEntry(context.user, context.request.path.calendarId as string);
+    const entry = context.store.listEntry(context.user, context.request.path.calendarId);
     return { body: save(context, entry, { hidden: false, selected: true, ...settingsFrom(context) }) };
   },
 
   'calendarList.patch'(context) {
-    const entry = context.store.listEntry(context.user, context.request.path.calendarId as string);
+    const entry = context.store.listEntry(context.user, context.request.path.calendarId);
     return { body: save(context, entry, applyPatch(entry.resource, settingsFrom(context))) };
   },
 
   'calendarList.delete'(context) {
     const { store, user } = context;
-    const entry = store.listEntry(user, context.request.path.calendarId as string);
+    const entry = store.listEntry(user, context.request.path.calendarId);
     if (entry.calendarId === user.email)
       throw badRequest(
         'invalid',

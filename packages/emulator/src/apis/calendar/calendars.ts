@@ -6,14 +6,15 @@
 import { badRequest } from '../../core/errors.js';
 import type { JsonObject } from '../../core/spec.js';
 import { etagFor, nextRevision, now } from '../../core/state.js';
-import type { Context, Handler } from './context.js';
+import type { Context } from './context.js';
+import type { CalendarHandlers, OnCalendar } from './handler-types.js';
 import { applyPatch } from './patch.js';
 import type { CalendarRecord } from './records.js';
 import type { Role } from './store.js';
 
 const CALENDAR = '#/components/schemas/Calendar';
 
-function write(context: Context, calendar: CalendarRecord, resource: JsonObject): JsonObject {
+function write(context: Context<unknown>, calendar: CalendarRecord, resource: JsonObject): JsonObject {
   calendar.resource = resource;
   calendar.revision = nextRevision(context.store.state);
   // Summary, time zone and location show in every list entry of the calendar.
@@ -23,11 +24,11 @@ function write(context: Context, calendar: CalendarRecord, resource: JsonObject)
 }
 
 /** The calendar of the path, for a caller who needs at least `need`. */
-function calendarOf(context: Context, need: Role) {
-  return context.store.calendar(context.user, context.request.path.calendarId as string, need);
+function calendarOf(context: OnCalendar, need: Role) {
+  return context.store.calendar(context.user, context.request.path.calendarId, need);
 }
 
-export const calendarHandlers: Record<string, Handler> = {
+export const calendarHandlers: CalendarHandlers = {
   'calendars.insert'(context) {
     const { store, user } = context;
     const body = context.tools.writable(context.request.body, CALENDAR);
@@ -60,7 +61,7 @@ export const calendarHandlers: Record<string, Handler> = {
 
   'calendars.patch'(context) {
     const calendar = calendarOf(context, 'owner');
-    const body = context.tools.writable(context.request.body ?? {}, CALENDAR);
+    const body = context.tools.writable(context.request.body, CALENDAR);
     return { body: write(context, calendar, applyPatch(calendar.resource, body)) };
   },
 

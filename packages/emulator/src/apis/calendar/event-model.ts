@@ -7,6 +7,7 @@ import { ApiError, badRequest, conditionNotMet } from '../../core/errors.js';
 import { isObject, type Json, type JsonObject } from '../../core/spec.js';
 import { etagFor, nextRevision, now } from '../../core/state.js';
 import type { Context } from './context.js';
+import type { Conditional } from './handler-types.js';
 import type { CalendarRecord, EventRecord } from './records.js';
 import { checkRecurrence } from './recurrence.js';
 import { type Role, roleRank } from './store.js';
@@ -129,7 +130,7 @@ function timeOf(event: JsonObject, field: 'start' | 'end'): { value: JsonObject;
 }
 
 /** The type-specific properties of the spec: `<eventType>Properties` fields of Event. */
-export function typeSpecificProperties(context: Context): string[] {
+export function typeSpecificProperties(context: Context<unknown>): string[] {
   const event = context.tools.resolve(EVENT);
   const properties = isObject(event.properties) ? event.properties : {};
   const types =
@@ -140,7 +141,7 @@ export function typeSpecificProperties(context: Context): string[] {
 }
 
 /** 412 when If-Match names another version than the stored one. */
-export function checkIfMatch(context: Context, record: EventRecord): void {
+export function checkIfMatch(context: Conditional, record: EventRecord): void {
   const ifMatch = context.request.headers['If-Match'];
   if (ifMatch === undefined || ifMatch.trim() === '*') return;
   const tags = ifMatch.split(',').map((tag) => tag.trim().replace(/^W\//, ''));
@@ -171,6 +172,16 @@ function content(resource: JsonObject): string {
   return JSON.stringify(rest);
 }
 
+/** The time zone of a calendar as stored (UTC when it has none). */
+export const calendarZone = (calendar: CalendarRecord): string => String(calendar.resource.timeZone ?? 'UTC');
+
+/** The summary of a calendar as stored (its id when it has none). */
+export const calendarSummary = (calendar: CalendarRecord): string =>
+  String(calendar.resource.summary ?? calendar.id);
+
+/** The eventType of a stored event (`default` when it has none). */
+export const eventTypeOf = (event: JsonObject): string => String(event.eventType ?? 'default');
+
 /** The organizer of an event the calendar itself organizes. */
 export function calendarOrganizer(calendar: CalendarRecord): JsonObject {
   const name = calendar.resource.summary;
@@ -194,7 +205,7 @@ export interface StoreEventOptions {
  * Writes an event: the server-assigned fields are set here only, so every write gets a new
  * etag and `updated`, and `sequence` grows when what the client sees changed.
  */
-export function storeEvent(context: Context, options: StoreEventOptions): EventRecord {
+export function storeEvent(context: Context<unknown>, options: StoreEventOptions): EventRecord {
   const { store, user } = context;
   const { state } = store;
   const { calendar, id, previous } = options;
@@ -204,7 +215,7 @@ export function storeEvent(context: Context, options: StoreEventOptions): EventR
   // An exception (a changed instance) stays the instance of its recurring event.
   const recurringEventId = typeof before?.recurringEventId === 'string' ? before.recurringEventId : undefined;
   if (recurringEventId) delete fields.recurrence;
-  else checkRecurrence(fields, String(calendar.resource.timeZone ?? 'UTC'));
+  else checkRecurrence(fields, calendarZone(calendar));
   const time = now(state);
   const revision = nextRevision(state);
   const organizer =
@@ -249,7 +260,7 @@ export function storeEvent(context: Context, options: StoreEventOptions): EventR
 }
 
 /** Marks an event deleted: it stays for sync and showDeleted as `status: cancelled`. */
-export function cancelEvent(context: Context, calendarId: string, record: EventRecord): void {
+export function cancelEvent(context: Context<unknown>, calendarId: string, record: EventRecord): void {
   const { state } = context.store;
   context.store.touch(`events:${calendarId}`);
   // An instance of a recurring event that was not stored yet becomes a cancelled exception.

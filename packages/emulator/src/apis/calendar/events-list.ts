@@ -5,15 +5,16 @@
  * once, when one of its instances falls in the time window.
  */
 
-import { flag, maxResults, strings, text } from '../../core/context.js';
+import { maxResults } from '../../core/context.js';
 import { alreadyDeleted, badRequest, notFound } from '../../core/errors.js';
 import { storedItems } from '../../core/json.js';
 import { own } from '../../core/own.js';
-import { isObject, type Json, type JsonObject } from '../../core/spec.js';
+import { isObject, type JsonObject } from '../../core/spec.js';
 import { isoTime } from '../../core/state.js';
-import type { Context, Handler } from './context.js';
+import type { Context } from './context.js';
 import { creationOrder, type EventOrderIndex } from './event-index.js';
-import { eventView, instant } from './event-model.js';
+import { calendarSummary, calendarZone, eventTypeOf, eventView, instant } from './event-model.js';
+import type { CalendarContext, CalendarHandler } from './handler-types.js';
 import type { EventRecord } from './records.js';
 import { expand, isRecurring } from './recurrence.js';
 import { refuseWithSync } from './sync.js';
@@ -44,8 +45,8 @@ function searchable(event: JsonObject): string {
 }
 
 /** The `name=value` filters of privateExtendedProperty or sharedExtendedProperty, checked. */
-function propertyFilters(query: Record<string, Json>, scope: 'private' | 'shared'): [string, string][] {
-  return strings(query, `${scope}ExtendedProperty`).map((filter) => {
+function propertyFilters(filters: string[] | undefined, scope: 'private' | 'shared'): [string, string][] {
+  return (filters ?? []).map((filter) => {
     const at = filter.indexOf('=');
     if (at < 1)
       throw badRequest(
@@ -74,10 +75,8 @@ interface Window {
 }
 
 /** The timeMin/timeMax window of a query, checked. */
-function windowOf(context: Context): Window {
-  const { query } = context.request;
-  const timeMin = text(query, 'timeMin');
-  const timeMax = text(query, 'timeMax');
+function windowOf(context: Context<{ query: { timeMin?: string; timeMax?: string } }>): Window {
+  const { timeMin, timeMax } = context.request.query;
   const min = timeMin ? Date.parse(timeMin) : undefined;
   const max = timeMax ? Date.parse(timeMax) : undefined;
   if (min !== undefined && max !== undefined && max <= min)
@@ -148,25 +147,23 @@ function expandedInOrder(
 
 /** Whether an event matches the query's filters (all but paging and sync). */
 function eventFilter(
-  context: Context,
+  context: CalendarContext<'events.list'>,
   syncing: boolean,
   zone: string,
   { min, max }: Window,
 ): (record: EventRecord) => boolean {
   const { query } = context.request;
-  const updatedMin = text(query, 'updatedMin');
-  const q = text(query, 'q');
+  const { updatedMin, q, iCalUID: uid } = query;
   const terms = q ? q.toLowerCase().split(/\s+/).filter(Boolean) : [];
-  const uid = text(query, 'iCalUID');
-  const types = strings(query, 'eventTypes');
-  const privateFilters = propertyFilters(query, 'private');
-  const sharedFilters = propertyFilters(query, 'shared');
-  const hideDeleted = !syncing && !flag(query, 'showDeleted');
+  const types: readonly string[] = query.eventTypes ?? [];
+  const privateFilters = propertyFilters(query.privateExtendedProperty, 'private');
+  const sharedFilters = propertyFilters(query.sharedExtendedProperty, 'shared');
+  const hideDeleted = !syncing && query.showDeleted !== true;
   const updatedAfter = updatedMin ? Date.parse(updatedMin) : undefined;
   return ({ resource: event }) => {
     if (hideDeleted && event.status === 'cancelled') return false;
     if (uid !== undefined && event.iCalUID !== uid) return false;
-    if (types.length > 0 && !types.includes(String(event.eventType ?? 'default'))) return false;
+    if (types.length > 0 && !types.includes(eventTypeOf(event))) return false;
     if (isRecurring(event) && (min !== undefined || max !== undefined)) {
       // A recurring event (not expanded) is listed when one of its instances is in the window.
       if (expand(event, zone, min, max).length === 0) return false;
@@ -185,16 +182,15 @@ function eventFilter(
   };
 }
 
-export const eventsListHandler: Handler = (context) => {
+export const eventsListHandler: CalendarHandler<'events.list'> = (context) => {
   const { store, request, op } = context;
-  const calendar = store.calendar(context.user, request.path.calendarId as string);
+  const calendar = store.calendar(context.user, request.path.calendarId);
   const role = store.roleOf(context.user.email, calendar);
-  const syncToken = text(request.query, 'syncToken');
+  const { syncToken, orderBy } = request.query;
   const scope = `events:${calendar.id}`;
   if (syncToken !== undefined) refuseWithSync(context);
   const since = syncToken !== undefined ? readSyncToken(store.state, syncToken, scope) : undefined;
-  const orderBy = text(request.query, 'orderBy');
-  if (orderBy === 'startTime' && !flag(request.query, 'singleEvents'))
+  if (orderBy === 'startTime' && request.query.singleEvents !== true)
     throw badRequest('invalid', 'orderBy=startTime needs singleEvents=true', 'orderBy');
   // Instances share their recurring event's seq; their start and id keep keys unique.
   const keyOf = (event: EventRecord): SortKey =>
@@ -203,11 +199,11 @@ export const eventsListHandler: Handler = (context) => {
       : orderBy === 'updated'
         ? [Date.parse(String(event.resource.updated)), event.seq, event.id]
         : creationOrder(event);
-  const zone = String(calendar.resource.timeZone ?? 'UTC');
+  const zone = calendarZone(calendar);
   const stored = store.state.events[calendar.id] ?? {};
   const window = windowOf(context);
   const { min, max } = window;
-  const singleEvents = flag(request.query, 'singleEvents');
+  const singleEvents = request.query.singleEvents === true;
   const accepts = eventFilter(context, since !== undefined, zone, window);
   // One object, changed rather than spread per branch: a spread of it cost more than the page.
   const paging: PageRequest<EventRecord> = {
@@ -217,7 +213,7 @@ export const eventsListHandler: Handler = (context) => {
     revisionOf: (event: EventRecord) => event.revision,
     keyOf,
     maxResults: maxResults(context),
-    pageToken: text(request.query, 'pageToken'),
+    pageToken: request.query.pageToken,
     since,
     fingerprint: fingerprint(request.query, op.sync ? [op.sync.syncTokenParameter] : []),
   };
@@ -251,7 +247,7 @@ export const eventsListHandler: Handler = (context) => {
   const body: JsonObject = {
     kind: 'calendar#events',
     etag: `"${store.state.epoch}-${store.state.revision}"`,
-    summary: String(calendar.resource.summary ?? calendar.id),
+    summary: calendarSummary(calendar),
     updated: isoTime(Math.max(store.state.lastTime, 0)),
     timeZone: zone,
     accessRole: role,
@@ -264,20 +260,20 @@ export const eventsListHandler: Handler = (context) => {
 };
 
 /** events.instances: the instances of one recurring event, exceptions included, in time order. */
-export const eventsInstancesHandler: Handler = (context) => {
+export const eventsInstancesHandler: CalendarHandler<'events.instances'> = (context) => {
   const { store, request } = context;
-  const calendar = store.calendar(context.user, request.path.calendarId as string);
+  const calendar = store.calendar(context.user, request.path.calendarId);
   const role = store.roleOf(context.user.email, calendar);
   const stored = store.state.events[calendar.id] ?? {};
-  const parent = own(stored, request.path.eventId as string);
+  const parent = own(stored, request.path.eventId);
   if (!parent) throw notFound();
   if (parent.resource.status === 'cancelled') throw alreadyDeleted();
   if (!isRecurring(parent.resource))
     throw badRequest('invalid', `${parent.id} is not a recurring event; it has no instances`, 'eventId');
-  const zone = String(calendar.resource.timeZone ?? 'UTC');
+  const zone = calendarZone(calendar);
   const { min, max } = windowOf(context);
-  const originalStart = text(request.query, 'originalStart');
-  const showDeleted = flag(request.query, 'showDeleted');
+  const { originalStart, pageToken } = request.query;
+  const showDeleted = request.query.showDeleted === true;
   const generated = expand(parent.resource, zone, min, max)
     .filter((one) => !own(stored, one.id))
     .map(
@@ -299,7 +295,6 @@ export const eventsInstancesHandler: Handler = (context) => {
     (record) =>
       originalStart === undefined || instant(record.resource.originalStartTime) === Date.parse(originalStart),
   );
-  const pageToken = text(request.query, 'pageToken');
   const page = paginate({
     state: store.state,
     scope: `instances:${calendar.id}:${parent.id}`,
@@ -314,9 +309,9 @@ export const eventsInstancesHandler: Handler = (context) => {
     body: {
       kind: 'calendar#events',
       etag: `"${store.state.epoch}-${store.state.revision}"`,
-      summary: String(calendar.resource.summary ?? calendar.id),
+      summary: calendarSummary(calendar),
       updated: isoTime(Math.max(store.state.lastTime, 0)),
-      timeZone: text(request.query, 'timeZone') ?? zone,
+      timeZone: request.query.timeZone ?? zone,
       accessRole: role,
       defaultReminders: [],
       items: page.items.map((record) => eventView(record.resource, role)),

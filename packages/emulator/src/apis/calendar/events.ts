@@ -4,23 +4,25 @@
  * `nonDefaultEventTypeFallback` turns a refusal into the conversion to `default`.
  */
 
-import { text } from '../../core/context.js';
 import { ApiError, alreadyDeleted, badRequest, duplicate, notFound } from '../../core/errors.js';
 import { own } from '../../core/own.js';
 import { isObject, type JsonObject } from '../../core/spec.js';
-import type { Context, Handler } from './context.js';
+import type { Context } from './context.js';
 import {
   calendarOrganizer,
+  calendarZone,
   cancelEvent,
   checkEventId,
   checkIfMatch,
   checkTimes,
   EVENT,
+  eventTypeOf,
   eventView,
   newEventId,
   storeEvent,
   typeSpecificProperties,
 } from './event-model.js';
+import type { CalendarHandlers, Conditional, OnCalendar, OnEvent } from './handler-types.js';
 import { applyPatch, withoutNullMembers } from './patch.js';
 import { parseQuickAdd } from './quick-add.js';
 import type { EventRecord } from './records.js';
@@ -34,28 +36,28 @@ export const DEPRECATED_BEHAVIOR_HEADER = 'x-emulator-deprecated-behavior';
 /** Writing events needs writer access (with or without private access). */
 const WRITE: Role = 'writerWithoutPrivateAccess';
 
-function calendarOf(context: Context, need: Role = WRITE) {
-  return context.store.calendar(context.user, context.request.path.calendarId as string, need);
+function calendarOf(context: OnCalendar, need: Role = WRITE) {
+  return context.store.calendar(context.user, context.request.path.calendarId, need);
 }
 
 /**
  * The event of the path: a stored one, or an instance of a recurring event (not stored until
  * it is changed or cancelled, when it becomes an exception under its instance id).
  */
-function eventOf(context: Context, need: Role = WRITE): EventRecord {
+function eventOf(context: OnEvent, need: Role = WRITE): EventRecord {
   const calendar = calendarOf(context, need);
-  const id = context.request.path.eventId as string;
+  const id = context.request.path.eventId;
   const events = context.store.state.events[calendar.id] ?? {};
   const record = own(events, id);
   if (record) return record;
   const parent = own(events, parseInstanceId(id)?.parentId ?? '');
   if (!parent || parent.resource.status === 'cancelled' || !isRecurring(parent.resource)) throw notFound();
-  const instance = findInstance(parent.resource, String(calendar.resource.timeZone ?? 'UTC'), id);
+  const instance = findInstance(parent.resource, calendarZone(calendar), id);
   if (!instance) throw notFound();
   return { id, seq: parent.seq, revision: parent.revision, resource: instance.resource };
 }
 
-function typeRestriction(context: Context, type: string): ApiError {
+function typeRestriction(context: Context<unknown>, type: string): ApiError {
   return new ApiError(400, [
     {
       domain: 'calendar',
@@ -71,7 +73,7 @@ function typeRestriction(context: Context, type: string): ApiError {
  * Applies x-event-types to the fields of a write. Returns the deprecated behaviour applied,
  * if any, so that the answer can report it.
  */
-function applyEventTypes(context: Context, fields: JsonObject): string | undefined {
+function applyEventTypes(context: Context<unknown>, fields: JsonObject): string | undefined {
   const allowed = context.op.eventTypes;
   const type = typeof fields.eventType === 'string' ? fields.eventType : 'default';
   if (!allowed || allowed.includes(type)) return undefined;
@@ -88,9 +90,9 @@ function answer(record: EventRecord, deprecated?: string) {
   };
 }
 
-function replace(context: Context, record: EventRecord, fields: JsonObject): EventRecord {
+function replace(context: OnCalendar & Conditional, record: EventRecord, fields: JsonObject): EventRecord {
   checkIfMatch(context, record);
-  const current = String(record.resource.eventType ?? 'default');
+  const current = eventTypeOf(record.resource);
   if (fields.eventType !== undefined && fields.eventType !== current)
     throw badRequest('invalid', `The eventType of an event cannot change (it is ${current})`, 'eventType');
   checkTimes(fields);
@@ -102,7 +104,7 @@ function replace(context: Context, record: EventRecord, fields: JsonObject): Eve
   });
 }
 
-export const eventHandlers: Record<string, Handler> = {
+export const eventHandlers: CalendarHandlers = {
   'events.insert'(context) {
     const calendar = calendarOf(context);
     const fields = context.tools.writable(context.request.body, EVENT);
@@ -145,7 +147,7 @@ export const eventHandlers: Record<string, Handler> = {
 
   'events.quickAdd'(context) {
     const calendar = calendarOf(context);
-    const fields = parseQuickAdd(text(context.request.query, 'text') ?? '', new Date());
+    const fields = parseQuickAdd(context.request.query.text, new Date());
     return answer(storeEvent(context, { calendar, id: newEventId(), fields }));
   },
 
@@ -166,10 +168,7 @@ export const eventHandlers: Record<string, Handler> = {
     // null removes a field. The body was validated against EventPatch, where only fields that
     // may be absent take null; pruning against Event keeps nulls and drops read-only fields.
     const stored = context.tools.writable(record.resource, EVENT);
-    const given = withoutNullMembers(context.tools.writable(context.request.body ?? {}, EVENT), [
-      'start',
-      'end',
-    ]);
+    const given = withoutNullMembers(context.tools.writable(context.request.body, EVENT), ['start', 'end']);
     return answer(replace(context, record, applyPatch(stored, given)));
   },
 
@@ -190,13 +189,9 @@ export const eventHandlers: Record<string, Handler> = {
   'events.move'(context) {
     const record = eventOf(context);
     const source = calendarOf(context);
-    const destination = context.store.calendar(
-      context.user,
-      text(context.request.query, 'destination') as string,
-      WRITE,
-    );
+    const destination = context.store.calendar(context.user, context.request.query.destination, WRITE);
     if (record.resource.status === 'cancelled') throw notFound();
-    const type = String(record.resource.eventType ?? 'default');
+    const type = eventTypeOf(record.resource);
     if (context.op.eventTypes && !context.op.eventTypes.includes(type)) throw typeRestriction(context, type);
     if (destination.id === source.id) return answer(record);
     const there = own(context.store.state.events[destination.id], record.id);

@@ -8,8 +8,10 @@
 
 import { ApiError, badRequest } from '../../core/errors.js';
 import { own, setOwn } from '../../core/own.js';
-import { isObject, type JsonObject } from '../../core/spec.js';
-import type { Context, Handler } from './context.js';
+import type { JsonObject } from '../../core/spec.js';
+import type { Context } from './context.js';
+import { calendarZone } from './event-model.js';
+import type { CalendarHandlers } from './handler-types.js';
 import type { CalendarRecord, EventRecord } from './records.js';
 import { busySpans } from './recurrence.js';
 import { formatInZone, isTimeZone } from './time.js';
@@ -31,7 +33,12 @@ export function mergeSpans(spans: Span[]): Span[] {
 const DAY = 24 * 60 * 60 * 1000;
 
 /** The events that may be busy in [min, max): near it by the time index, or every one without it. */
-function candidates(context: Context, events: Record<string, EventRecord>, min: number, max: number) {
+function candidates(
+  context: Context<unknown>,
+  events: Record<string, EventRecord>,
+  min: number,
+  max: number,
+) {
   const { store } = context;
   if (!store.useIndexes) return Object.values(events);
   // The index places an all-day date at midnight UTC, and here it is busy from midnight in the
@@ -43,8 +50,8 @@ function candidates(context: Context, events: Record<string, EventRecord>, min: 
     .filter((record): record is EventRecord => record !== undefined);
 }
 
-function busyOf(context: Context, calendar: CalendarRecord, min: number, max: number): Span[] {
-  const zone = String(calendar.resource.timeZone ?? 'UTC');
+function busyOf(context: Context<unknown>, calendar: CalendarRecord, min: number, max: number): Span[] {
+  const zone = calendarZone(calendar);
   const events = context.store.state.events[calendar.id] ?? {};
   const spans: Span[] = [];
   for (const record of candidates(context, events, min, max)) {
@@ -55,11 +62,11 @@ function busyOf(context: Context, calendar: CalendarRecord, min: number, max: nu
   return mergeSpans(spans);
 }
 
-export const freebusyHandlers: Record<string, Handler> = {
+export const freebusyHandlers: CalendarHandlers = {
   'freebusy.query'(context) {
-    const body = context.request.body as JsonObject;
-    const min = Date.parse(String(body.timeMin));
-    const max = Date.parse(String(body.timeMax));
+    const { body } = context.request;
+    const min = Date.parse(body.timeMin);
+    const max = Date.parse(body.timeMax);
     if (!(max > min))
       throw new ApiError(400, [
         {
@@ -70,13 +77,11 @@ export const freebusyHandlers: Record<string, Handler> = {
           locationType: 'parameter',
         },
       ]);
-    const zone = typeof body.timeZone === 'string' ? body.timeZone : 'UTC';
+    const zone = body.timeZone ?? 'UTC';
     if (!isTimeZone(zone)) throw badRequest('invalid', `Invalid time zone: ${zone}`, 'timeZone');
-    const cap = typeof body.calendarExpansionMax === 'number' ? body.calendarExpansionMax : 50;
+    const cap = body.calendarExpansionMax ?? 50;
     const calendars: JsonObject = {};
-    const items = Array.isArray(body.items) ? body.items : [];
-    items.forEach((item, index) => {
-      const id = isObject(item) ? String(item.id) : '';
+    body.items.forEach(({ id }, index) => {
       if (index >= cap) {
         setOwn(calendars, id, {
           busy: [],

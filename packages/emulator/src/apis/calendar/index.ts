@@ -6,12 +6,12 @@ import type { ApiModule } from '../../core/api-module.js';
 import type { Services } from '../../core/services.js';
 import { readDefaults } from './defaults.js';
 import { HANDLERS } from './handlers.js';
-import { calendarSeedShape } from './seed.js';
+import { type CalendarSeed, calendarSeedShape } from './seed.js';
 import { calendarStateShape } from './state-schema.js';
 import { calendarStorage } from './storage.js';
 import { Store } from './store.js';
 
-export const calendarApi: ApiModule<Store> = {
+export const calendarApi: ApiModule<Store, CalendarSeed> = {
   name: 'calendar',
   title: 'Google Calendar API',
   handlers: HANDLERS,

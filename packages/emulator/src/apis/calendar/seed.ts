@@ -79,13 +79,11 @@ function renameCalendar(store: Store, from: string, to: string, owner: string): 
   }
 }
 
-export const calendarSeedShape: ApiSeedShape<Store> = {
+export const calendarSeedShape: ApiSeedShape<Store, CalendarSeed> = {
   properties: { calendars: CALENDAR_SEED_SCHEMA },
   user: { settings: { type: 'object', additionalProperties: { type: 'string' } } },
 
-  check(document, fail) {
-    // The schema above has just held the document to CalendarSeed's shape.
-    const seed = document as CalendarSeed;
+  check(seed, fail) {
     const ids = new Map<string, number>();
     (seed.calendars ?? []).forEach((calendar, i) => {
       if (calendar.id === undefined) return;
@@ -96,8 +94,7 @@ export const calendarSeedShape: ApiSeedShape<Store> = {
     });
   },
 
-  apply({ store, invoke }, document, at) {
-    const seed = document as CalendarSeed;
+  apply({ store, invoke }, seed, at) {
     const known = Object.keys(store.defaults.settings);
     (seed.users ?? []).forEach((entry, i) => {
       if (!entry.settings) return;
@@ -137,8 +134,9 @@ export const calendarSeedShape: ApiSeedShape<Store> = {
           );
         if (fields.summary === undefined)
           throw new SeedError('summary: a secondary calendar needs a summary');
-        const made = invoke(owner, 'calendars.insert', { body: fields });
-        id = String(made.body?.id);
+        const made = invoke(owner, 'calendars.insert', { body: fields }).body?.id;
+        if (typeof made !== 'string') throw new SeedError('calendars.insert answered without an id');
+        id = made;
         if (wanted !== undefined) {
           renameCalendar(store, id, wanted, owner);
           id = wanted;

@@ -1,13 +1,14 @@
 /** settings.list, settings.get and colors.get: read-only, from the spec's examples. */
 
-import { maxResults, text } from '../../core/context.js';
+import { maxResults } from '../../core/context.js';
 import { notFound } from '../../core/errors.js';
 import { own } from '../../core/own.js';
 import { etagFor } from '../../core/state.js';
-import type { Context, Handler } from './context.js';
+import type { Context } from './context.js';
+import type { CalendarHandlers } from './handler-types.js';
 import { fingerprint, paginate, readSyncToken } from './tokens.js';
 
-function setting(context: Context, id: string, value: string) {
+function setting(context: Context<unknown>, id: string, value: string) {
   return {
     kind: 'calendar#setting',
     etag: etagFor(context.store.state, context.store.user(context.user.email).settingsRevision),
@@ -16,14 +17,13 @@ function setting(context: Context, id: string, value: string) {
   };
 }
 
-export const settingsHandlers: Record<string, Handler> = {
+export const settingsHandlers: CalendarHandlers = {
   'settings.list'(context) {
     const { store, request } = context;
     const user = store.user(context.user.email);
     const scope = `settings:${user.email}`;
-    const syncToken = text(request.query, 'syncToken');
+    const { syncToken, pageToken } = request.query;
     const since = syncToken !== undefined ? readSyncToken(store.state, syncToken, scope) : undefined;
-    const pageToken = text(request.query, 'pageToken');
     const page = paginate({
       state: store.state,
       scope,
@@ -47,7 +47,7 @@ export const settingsHandlers: Record<string, Handler> = {
   },
 
   'settings.get'(context) {
-    const id = context.request.path.setting as string;
+    const { setting: id } = context.request.path;
     const value = own(context.store.user(context.user.email).settings, id);
     if (value === undefined) throw notFound(`No setting ${id}`);
     return { body: setting(context, id, value) };

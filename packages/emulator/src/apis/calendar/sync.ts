@@ -4,7 +4,7 @@ import { badRequest } from '../../core/errors.js';
 import type { Context } from './context.js';
 
 /** Refuses the parameters x-sync says cannot go with a sync token. */
-export function refuseWithSync(context: Context): void {
+export function refuseWithSync(context: Context<{ query: Readonly<Record<string, unknown>> }>): void {
   const sync = context.op.sync;
   if (!sync) return;
   for (const name of sync.incompatibleParameters) {

@@ -7,19 +7,24 @@
  */
 
 import { ApiError, badRequest, notFound } from '../../core/errors.js';
-import { isObject, type JsonObject } from '../../core/spec.js';
-import type { Context, Handler } from './context.js';
+import type { JsonObject } from '../../core/spec.js';
+import type { Context } from './context.js';
+import type { ChannelInput } from './generated/types.js';
+import type { CalendarHandlers, OnCalendar } from './handler-types.js';
+
+/** The body of a watch: a channel with its id and address. */
+type WatchBody = ChannelInput & { id: string; address: string };
 
 /** The lifetime of a channel that asks for none, and the longest granted. */
 export const DEFAULT_CHANNEL_TTL_MS = 7 * 24 * 3600 * 1000;
 export const MAX_CHANNEL_TTL_MS = 30 * 24 * 3600 * 1000;
 
-function expirationOf(body: JsonObject): number {
+function expirationOf(body: ChannelInput): number {
   const now = Date.now();
   let requested = now + DEFAULT_CHANNEL_TTL_MS;
-  const ttl = isObject(body.params) ? body.params.ttl : undefined;
-  if (typeof body.expiration === 'string') requested = Number(body.expiration);
-  else if (typeof ttl === 'string') {
+  const ttl = body.params?.ttl;
+  if (body.expiration !== undefined) requested = Number(body.expiration);
+  else if (ttl !== undefined) {
     if (!/^\d+$/.test(ttl))
       throw badRequest('invalid', `params.ttl must be a number of seconds, not ${ttl}`, 'params.ttl');
     requested = now + Number(ttl) * 1000;
@@ -33,8 +38,7 @@ function expirationOf(body: JsonObject): number {
   return Math.min(requested, now + MAX_CHANNEL_TTL_MS);
 }
 
-function addressOf(body: JsonObject): string {
-  const address = String(body.address);
+function addressOf({ address }: WatchBody): string {
   let url: URL;
   try {
     url = new URL(address);
@@ -47,9 +51,9 @@ function addressOf(body: JsonObject): string {
   return url.href;
 }
 
-function watch(context: Context, key: string, path: string): JsonObject {
-  const body = context.request.body as JsonObject;
-  const id = String(body.id);
+function watch(context: Context<{ body: WatchBody }>, key: string, path: string): JsonObject {
+  const { body } = context.request;
+  const { id } = body;
   if (context.notifier.active(id))
     throw new ApiError(400, [
       {
@@ -63,7 +67,7 @@ function watch(context: Context, key: string, path: string): JsonObject {
   const channel = context.notifier.open({
     id,
     address: addressOf(body),
-    ...(typeof body.token === 'string' ? { token: body.token } : {}),
+    ...(body.token !== undefined ? { token: body.token } : {}),
     expiration: expirationOf(body),
     key,
     resourceUri: `${context.origin}${context.spec.basePath}${path}?alt=json`,
@@ -79,21 +83,17 @@ function watch(context: Context, key: string, path: string): JsonObject {
   };
 }
 
-const calendarPath = (context: Context) =>
-  `/calendars/${encodeURIComponent(context.request.path.calendarId as string)}`;
+const calendarPath = (context: OnCalendar) =>
+  `/calendars/${encodeURIComponent(context.request.path.calendarId)}`;
 
-export const watchHandlers: Record<string, Handler> = {
+export const watchHandlers: CalendarHandlers = {
   'events.watch'(context) {
-    const calendar = context.store.calendar(
-      context.user,
-      context.request.path.calendarId as string,
-      'freeBusyReader',
-    );
+    const calendar = context.store.calendar(context.user, context.request.path.calendarId, 'freeBusyReader');
     return { body: watch(context, `events:${calendar.id}`, `${calendarPath(context)}/events`) };
   },
 
   'acl.watch'(context) {
-    const calendar = context.store.calendar(context.user, context.request.path.calendarId as string, 'owner');
+    const calendar = context.store.calendar(context.user, context.request.path.calendarId, 'owner');
     return { body: watch(context, `acl:${calendar.id}`, `${calendarPath(context)}/acl`) };
   },
 
@@ -106,9 +106,9 @@ export const watchHandlers: Record<string, Handler> = {
   },
 
   'channels.stop'(context) {
-    const body = context.request.body as JsonObject;
-    if (!context.notifier.stop(String(body.id), String(body.resourceId), context.user.email))
-      throw notFound(`Channel '${String(body.id)}' not found for project`);
+    const { id, resourceId } = context.request.body;
+    if (!context.notifier.stop(id, resourceId, context.user.email))
+      throw notFound(`Channel '${id}' not found for project`);
     return {};
   },
 };

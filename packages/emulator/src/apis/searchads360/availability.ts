@@ -9,20 +9,18 @@
 import { own } from '../../core/own.js';
 import type { JsonObject } from '../../core/spec.js';
 import { nextRevision } from '../../core/state.js';
+import { slot } from '../../core/storage.js';
 import { activityOf, BatchProblems, batchRows, field, isCount } from './batch.js';
-import type { Handler } from './context.js';
+import type { BatchHandler, SearchAds360Handlers } from './handler-types.js';
 import { readWorld, worldWithRowAdvertisers, writableWorld } from './state.js';
 
 const AVAILABILITY = '#/components/schemas/Availability';
 
-const updateAvailability: Handler = (context) => {
+const updateAvailability: BatchHandler<'conversion.updateAvailability', 'availabilities'> = (context) => {
   const problems = new BatchProblems('availabilities', 'availabilities');
-  const rows = batchRows(
-    context.request.body ?? {},
-    'availabilities',
-    context.request.rowProblems,
-    problems,
-  ).map((row) => (row ? context.tools.writable(row, AVAILABILITY) : undefined));
+  const rows = batchRows(context.request.body.availabilities, context.request.rowProblems, problems).map(
+    (row) => (row ? context.tools.writable(row, AVAILABILITY) : undefined),
+  );
   const world = context.openIds
     ? worldWithRowAdvertisers(context.store, context.spec, rows)
     : readWorld(context.store.state, context.spec);
@@ -95,14 +93,13 @@ const updateAvailability: Handler = (context) => {
     const writable = writableWorld(context.store, context.spec);
     nextRevision(context.store.state);
     for (const { advertiserId, activityId, availability } of recorded) {
-      writable.availabilities[advertiserId] ??= {};
-      (writable.availabilities[advertiserId] as Record<string, JsonObject>)[activityId] = availability;
+      slot(writable.availabilities, advertiserId)[activityId] = availability;
     }
   }
   problems.throwIfAny(rows.length, 'recorded');
   return { body: { availabilities: recorded.map((r) => r.availability) } };
 };
 
-export const availabilityHandlers: Record<string, Handler> = {
+export const availabilityHandlers: SearchAds360Handlers = {
   'conversion.updateAvailability': Object.assign(updateAvailability, { batchList: 'availabilities' }),
 };

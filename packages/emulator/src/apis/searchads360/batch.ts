@@ -5,7 +5,7 @@
  * every refused row; a row it does not name was written.
  */
 import { ApiError, type GoogleErrorItem } from '../../core/errors.js';
-import { isObject, type Json, type JsonObject } from '../../core/spec.js';
+import { isObject, type JsonObject } from '../../core/spec.js';
 import type { AdvertiserRecord, FloodlightActivityRecord } from './state.js';
 
 export class BatchProblems {
@@ -88,16 +88,14 @@ export class BatchProblems {
 }
 
 /**
- * The rows of a batch body's array `list`, by index (a row that is not an object is undefined),
- * the schema problems of single rows already added to `problems`.
+ * The rows of a batch body's array, by index (a row that is not an object, or that the schema
+ * refused, is undefined), the schema problems of single rows already added to `problems`.
  */
 export function batchRows(
-  body: JsonObject,
-  list: string,
+  rows: readonly unknown[] = [],
   rowProblems: Map<number, GoogleErrorItem[]> | undefined,
   problems: BatchProblems,
 ): (JsonObject | undefined)[] {
-  const rows = Array.isArray(body[list]) ? (body[list] as Json[]) : [];
   return rows.map((row, i) => {
     const items = rowProblems?.get(i);
     if (items) problems.addItems(i, items);

@@ -14,8 +14,9 @@ import { invalidParameter } from '../../core/errors.js';
 import { storedItems } from '../../core/json.js';
 import { own } from '../../core/own.js';
 import { follow, isObject, type JsonObject, pointerToken } from '../../core/spec.js';
-import type { Context, Handler } from './context.js';
+import type { Context } from './context.js';
 import { CONVERSION_LIST_KIND } from './conversions.js';
+import type { SearchAds360Handler, SearchAds360Handlers } from './handler-types.js';
 import {
   advertiserOfPath,
   type EngineAccountPlace,
@@ -30,7 +31,7 @@ import {
 export const DEPRECATION_NOTE_HEADER = 'x-emulator-deprecation';
 
 /** The two deprecation headers of an operation marked deprecated, from its x-deprecation. */
-export function deprecationHeaders(context: Context): Record<string, string> {
+export function deprecationHeaders(context: Context<unknown>): Record<string, string> {
   const { op, spec } = context;
   if (!op.deprecated) return {};
   const operation = follow(
@@ -67,20 +68,30 @@ function dayStart(name: string, value: number): number {
 
 const DAY = 24 * 60 * 60 * 1000;
 
-/** The slice of the engine account's conversions the query asks for. */
+/** The days and the slice a conversion read asks for. */
+interface ListQuery {
+  startDate: number;
+  endDate: number;
+  startRow: number;
+  rowCount: number;
+}
+
+/**
+ * The slice of the engine account's conversions the query asks for, narrowed by the `filters`
+ * given (a conversion field's name to the value it must have).
+ */
 function listConversions(
-  context: Context,
+  query: ListQuery,
   world: SearchAds360State,
   place: EngineAccountPlace,
-  filters: string[],
+  filters: Record<string, string | undefined>,
 ): JsonObject[] {
-  const { query } = context.request;
-  const start = dayStart('startDate', Number(query.startDate));
-  const end = dayStart('endDate', Number(query.endDate));
+  const start = dayStart('startDate', query.startDate);
+  const end = dayStart('endDate', query.endDate);
   if (start > end)
     throw invalidParameter('startDate', `startDate ${query.startDate} is after endDate ${query.endDate}`);
-  const wanted = filters.flatMap((name) =>
-    typeof query[name] === 'string' ? [[name, query[name]] as const] : [],
+  const wanted = Object.entries(filters).filter(
+    (filter): filter is [string, string] => filter[1] !== undefined,
   );
   const all = Object.values(own(world.conversions, place.advertiser.id) ?? {}).filter((conversion) => {
     if (conversion.engineAccountId !== place.engineAccount.id) return false;
@@ -95,11 +106,11 @@ function listConversions(
     id: BigInt(String(conversion.dsConversionId)),
   }));
   keyed.sort((a, b) => a.time - b.time || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-  const startRow = Number(query.startRow);
-  return keyed.slice(startRow, startRow + Number(query.rowCount)).map((entry) => entry.conversion);
+  const { startRow, rowCount } = query;
+  return keyed.slice(startRow, startRow + rowCount).map((entry) => entry.conversion);
 }
 
-const answer = (context: Context, conversions: JsonObject[]) => ({
+const answer = (context: Context<unknown>, conversions: JsonObject[]) => ({
   body: {
     kind: CONVERSION_LIST_KIND,
     // Google leaves an empty list out, as the spec's empty saved-column list does. Stored
@@ -109,35 +120,36 @@ const answer = (context: Context, conversions: JsonObject[]) => ({
   headers: deprecationHeaders(context),
 });
 
-const get: Handler = (context) => {
+const get: SearchAds360Handler<'conversion.get'> = (context) => {
   const world = readWorld(context.store.state, context.spec);
-  const { agencyId, advertiserId, engineAccountId } = context.request.path as Record<string, string>;
+  const { agencyId, advertiserId, engineAccountId } = context.request.path;
   const open = context.openIds === true;
-  const { agency, advertiser } = advertiserOfPath(world, agencyId as string, advertiserId as string, open);
+  const { agency, advertiser } = advertiserOfPath(world, agencyId, advertiserId, open);
   // Default mode: an engine account no one named yet holds no conversions (nothing is written).
   const engineAccount =
-    own(advertiser.engineAccounts, engineAccountId as string) ??
-    (open && (advertiser.createdOnFirstUse || !findEngineAccount(world, engineAccountId as string))
-      ? { id: engineAccountId as string, entities: [], clicks: {} }
+    own(advertiser.engineAccounts, engineAccountId) ??
+    (open && (advertiser.createdOnFirstUse || !findEngineAccount(world, engineAccountId))
+      ? { id: engineAccountId, entities: [], clicks: {} }
       : undefined);
   if (!engineAccount)
     throw unknownId(
       'engineAccountId',
       `Engine account ${engineAccountId} is not found for advertiser ${advertiserId}.`,
     );
-  const conversions = listConversions(context, world, { agency, advertiser, engineAccount }, [
-    'campaignId',
-    'adGroupId',
-    'adId',
-    'criterionId',
-    'customerId',
-  ]);
+  const { query } = context.request;
+  const { campaignId, adGroupId, adId, criterionId, customerId } = query;
+  const conversions = listConversions(
+    query,
+    world,
+    { agency, advertiser, engineAccount },
+    { campaignId, adGroupId, adId, criterionId, customerId },
+  );
   return answer(context, conversions);
 };
 
-const getByCustomerId: Handler = (context) => {
+const getByCustomerId: SearchAds360Handler<'conversion.getByCustomerId'> = (context) => {
   const world = readWorld(context.store.state, context.spec);
-  const customerId = context.request.path.customerId as string;
+  const { customerId } = context.request.path;
   const place: EngineAccountPlace | undefined =
     findCustomer(world, customerId) ??
     // Default mode: a customer id no one named yet has no conversions (nothing is written).
@@ -155,16 +167,12 @@ const getByCustomerId: Handler = (context) => {
     (query.agencyId !== undefined && query.agencyId !== place.agency.id) ||
     (query.advertiserId !== undefined && query.advertiserId !== place.advertiser.id) ||
     (query.engineAccountId !== undefined && query.engineAccountId !== place.engineAccount.id);
-  const conversions = listConversions(context, world, place, [
-    'campaignId',
-    'adGroupId',
-    'adId',
-    'criterionId',
-  ]);
+  const { campaignId, adGroupId, adId, criterionId } = query;
+  const conversions = listConversions(query, world, place, { campaignId, adGroupId, adId, criterionId });
   return answer(context, mismatch ? [] : conversions);
 };
 
-export const conversionReadHandlers: Record<string, Handler> = {
+export const conversionReadHandlers: SearchAds360Handlers = {
   'conversion.get': get,
   'conversion.getByCustomerId': getByCustomerId,
 };

@@ -23,8 +23,10 @@ import { ApiError } from '../../core/errors.js';
 import { own } from '../../core/own.js';
 import type { Json, JsonObject } from '../../core/spec.js';
 import { nextRevision, now } from '../../core/state.js';
+import { slot } from '../../core/storage.js';
 import { activityOf, BatchProblems, batchRows, CURRENCIES, field, isCount } from './batch.js';
-import type { Context, Handler } from './context.js';
+import type { Context } from './context.js';
+import type { BatchHandler, BatchRequest, SearchAds360Handlers } from './handler-types.js';
 import {
   type AdvertiserRecord,
   type ClickRecord,
@@ -136,9 +138,11 @@ function ordered(value: JsonObject): JsonObject {
  * The conversions of the body with what a client may write (read-only and unknown fields
  * dropped), by index; a row refused by the schema is undefined, its problems in `problems`.
  */
-function rowsOf(context: Context, problems: BatchProblems): (JsonObject | undefined)[] {
-  const body = context.request.body ?? {};
-  const rows = batchRows(body, 'conversion', context.request.rowProblems, problems);
+function rowsOf(
+  context: Context<BatchRequest<'conversion.insert' | 'conversion.update', 'conversion'>>,
+  problems: BatchProblems,
+): (JsonObject | undefined)[] {
+  const rows = batchRows(context.request.body.conversion, context.request.rowProblems, problems);
   if (rows.length === 0)
     throw new ApiError(400, [
       {
@@ -507,7 +511,7 @@ const sameJson = (a: Json | undefined, b: Json | undefined): boolean =>
 
 /** Stamps written conversions: the next dsConversionIds (insert) and the modification time. */
 function stamp(
-  context: Context,
+  context: Context<unknown>,
   conversion: JsonObject,
   world: SearchAds360State,
   isNew: boolean,
@@ -549,21 +553,20 @@ function onceInBatch(
 
 /** Stores the prepared conversions of an insert, with their dsConversionIds; answers them as stored. */
 function writeInserted(
-  context: Context,
+  context: Context<unknown>,
   prepared: { advertiser: AdvertiserRecord; conversion: JsonObject }[],
 ): JsonObject[] {
   const writable = writableWorld(context.store, context.spec);
   nextRevision(context.store.state);
   return prepared.map(({ advertiser, conversion }) => {
     const written = stamp(context, conversion, writable, true);
-    writable.conversions[advertiser.id] ??= {};
-    const list = writable.conversions[advertiser.id] as Record<string, JsonObject>;
+    const list = slot(writable.conversions, advertiser.id);
     list[conversionKey(String(written.conversionTimestamp), String(written.conversionId))] = written;
     return written;
   });
 }
 
-const insert: Handler = (context) => {
+const insert: BatchHandler<'conversion.insert', 'conversion'> = (context) => {
   const problems = new BatchProblems('conversion', 'conversions');
   const rows = rowsOf(context, problems);
   const world = context.openIds
@@ -616,7 +619,7 @@ const insert: Handler = (context) => {
   return answer(stored);
 };
 
-const update: Handler = (context) => {
+const update: BatchHandler<'conversion.update', 'conversion'> = (context) => {
   const problems = new BatchProblems('conversion', 'conversions');
   const rows = rowsOf(context, problems);
   const world = context.openIds
@@ -702,7 +705,7 @@ const update: Handler = (context) => {
   return answer(changed);
 };
 
-export const conversionWriteHandlers: Record<string, Handler> = {
+export const conversionWriteHandlers: SearchAds360Handlers = {
   'conversion.insert': Object.assign(insert, { batchList: 'conversion' }),
   'conversion.update': Object.assign(update, { batchList: 'conversion' }),
 };

@@ -6,11 +6,11 @@
 import type { ApiModule } from '../../core/api-module.js';
 import type { Store } from '../../core/store.js';
 import { searchAds360Handlers } from './handlers.js';
-import { searchAds360SeedShape } from './seed.js';
+import { type SearchAds360SeedDocument, searchAds360SeedShape } from './seed.js';
 import { searchAds360StateShape } from './state-schema.js';
 import { searchAds360Storage } from './storage.js';
 
-export const searchAds360Api: ApiModule<Store> = {
+export const searchAds360Api: ApiModule<Store, SearchAds360SeedDocument> = {
   name: 'searchads360',
   title: 'Search Ads 360 API',
   handlers: searchAds360Handlers,

@@ -6,10 +6,9 @@
  * parent before children, each entity with a new id: campaigns, their ad groups, and the ads,
  * keywords and product groups of each ad group (`<ad group's new id>~<new id>`).
  */
-
 import type { JsonObject } from '../../core/spec.js';
-import type { Handler } from './context.js';
 import { csvDocument } from './csv.js';
+import type { SearchAds360Handler, SearchAds360Handlers } from './handler-types.js';
 import {
   AD_GROUP_CHILDREN,
   type AdvertiserRecord,
@@ -64,33 +63,23 @@ export function idMappingRows(agencyId: string, advertiser: AdvertiserRecord): s
   return rows;
 }
 
-const getIdMappingFile: Handler = (context) => {
+const getIdMappingFile: SearchAds360Handler<'reports.getIdMappingFile'> = (context) => {
   const world = readWorld(context.store.state, context.spec);
-  const { agencyId, advertiserId } = context.request.path as Record<string, string>;
-  const { advertiser } = advertiserOfPath(
-    world,
-    agencyId as string,
-    advertiserId as string,
-    context.openIds === true,
-  );
+  const { agencyId, advertiserId } = context.request.path;
+  const { advertiser } = advertiserOfPath(world, agencyId, advertiserId, context.openIds === true);
   return {
     text: {
       contentType: 'text/csv; charset=utf-8',
-      body: csvDocument(idMappingRows(agencyId as string, advertiser)),
+      body: csvDocument(idMappingRows(agencyId, advertiser)),
     },
     headers: { 'content-disposition': `attachment; filename="id-mapping-${advertiser.id}.csv"` },
   };
 };
 
-const listSavedColumns: Handler = (context) => {
+const listSavedColumns: SearchAds360Handler<'savedColumns.list'> = (context) => {
   const world = readWorld(context.store.state, context.spec);
-  const { agencyId, advertiserId } = context.request.path as Record<string, string>;
-  const { advertiser } = advertiserOfPath(
-    world,
-    agencyId as string,
-    advertiserId as string,
-    context.openIds === true,
-  );
+  const { agencyId, advertiserId } = context.request.path;
+  const { advertiser } = advertiserOfPath(world, agencyId, advertiserId, context.openIds === true);
   const items: JsonObject[] = advertiser.savedColumns.map((column) => ({
     kind: 'doubleclicksearch#savedColumn',
     savedColumnName: column.savedColumnName,
@@ -100,7 +89,7 @@ const listSavedColumns: Handler = (context) => {
   return { body: { kind: 'doubleclicksearch#savedColumnList', ...(items.length > 0 ? { items } : {}) } };
 };
 
-export const reportHandlers: Record<string, Handler> = {
+export const reportHandlers: SearchAds360Handlers = {
   'reports.getIdMappingFile': getIdMappingFile,
   'savedColumns.list': listSavedColumns,
 };

@@ -6,7 +6,7 @@
  * Every refusal names the entry at fault (`searchads360.agencies[0].advertisers[1].id`).
  */
 
-import type { ApiSeedShape, SeedTarget } from '../../core/api-module.js';
+import type { ApiSeedShape, SeedDocument, SeedTarget } from '../../core/api-module.js';
 import { ApiError } from '../../core/errors.js';
 import { own, setOwn } from '../../core/own.js';
 import type { JsonObject } from '../../core/spec.js';
@@ -390,12 +390,15 @@ export function applySearchAds360Seed(
   }
 }
 
+/** A seed as Search Ads 360 reads it: its section. */
+export interface SearchAds360SeedDocument extends SeedDocument {
+  searchads360?: SearchAds360Seed;
+}
+
 /** Search Ads 360's part of a seed file: the `searchads360` section. */
-export const searchAds360SeedShape: ApiSeedShape<Store> = {
+export const searchAds360SeedShape: ApiSeedShape<Store, SearchAds360SeedDocument> = {
   properties: { searchads360: SEARCHADS360_SEED_SCHEMA },
   apply(target, seed, at) {
-    // The seed schema has just held the section to SearchAds360Seed's shape.
-    const section = seed.searchads360 as SearchAds360Seed | undefined;
-    if (section) applySearchAds360Seed(target, section, at);
+    if (seed.searchads360) applySearchAds360Seed(target, seed.searchads360, at);
   },
 };
