@@ -7,7 +7,7 @@
  * 503 while reads go on. The crash test (kill -9 while writing) is persist-crash.test.ts; a
  * real full disk and a read-only file are persist-disk.test.ts.
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { stopAll } from '@gspec/scripts/child-process';
@@ -153,6 +153,35 @@ describe('persist: round trip', () => {
       expect((await call('GET', '/calendars/primary/events')).status).toBe(200);
     }
     expect(emulator.persistence?.stats.commits).toBe(commits);
+  });
+
+  it('once writes pause, the log is folded into the database file (what a power cut can cost stays short)', async () => {
+    const file = newFile();
+    const { call } = await start(file);
+    const inserted = await call('POST', '/calendars/primary/events', timedEvent('folded in'));
+    expect(inserted.status).toBe(200);
+    // The database file alone (no log beside it), as a power cut would leave it once the log
+    // is gone: the row is there after a pause of about a second without commits.
+    const alone = `${file}.alone`;
+    const inFileAlone = () => {
+      copyFileSync(file, alone);
+      const db = new Database(alone, { readonly: true });
+      try {
+        return db
+          .prepare('SELECT count(*) FROM calendar_events WHERE event_id = ?')
+          .raw()
+          .get(inserted.body.id);
+      } catch {
+        return undefined; // its tables are still only in the log
+      } finally {
+        db.close();
+        rmSync(alone, { force: true });
+      }
+    };
+    const deadline = Date.now() + 60_000;
+    while (JSON.stringify(inFileAlone()) !== '[1]' && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(inFileAlone()).toEqual([1]);
   });
 
   it('a commit writes only what changed: one event into a calendar of 2,000 is one row and the clock', async () => {

@@ -90,6 +90,23 @@ const CORE_MIGRATIONS = [
 
 const noop = () => undefined;
 
+/**
+ * The log is folded into the database file (a checkpoint, which flushes both to the disk) once
+ * it holds this many pages, 40 MB at SQLite's 4 KiB pages, instead of SQLite's 1,000. Every
+ * checkpoint flushes the disk twice, and under load the same pages (the event index's) are
+ * written again and again between two checkpoints. Measured with 20 connections inserting into
+ * a calendar of 100,000 events: commit time per insert 48 → 37 µs, persisted throughput 0.45–0.46
+ * → 0.53–0.54 of the emulator's without persistence (bench/persist.bench.ts, paired runs).
+ */
+const CHECKPOINT_PAGES = 10_000;
+
+/**
+ * After this long without a commit the log is folded in at once: what a power cut can cost
+ * (the commits since the last checkpoint, with `sync: 'normal'`) stays within about a second of
+ * writes when the emulator is not under load, and within CHECKPOINT_PAGES when it is.
+ */
+const IDLE_CHECKPOINT_MS = 1000;
+
 /** The map under `key` in `map`, made empty when missing: where a loaded row goes. */
 export function slot<T>(map: Record<string, Record<string, T>>, key: string): Record<string, T> {
   let inner = map[key];
@@ -148,6 +165,8 @@ export class Persistence {
   private readonly onError: (message: string) => void;
   private closed = false;
   private statementsRun = 0;
+  /** The checkpoint due once the commits pause (IDLE_CHECKPOINT_MS). */
+  private idleCheckpoint: NodeJS.Timeout | undefined;
 
   /**
    * Opens (or makes) `options.file`, brings its schema up to date and, when it holds a state,
@@ -224,6 +243,9 @@ export class Persistence {
       db.exec('PRAGMA locking_mode = EXCLUSIVE');
       db.exec('PRAGMA journal_mode = WAL');
       db.exec(`PRAGMA synchronous = ${this.sync === 'full' ? 'FULL' : 'NORMAL'}`);
+      db.exec(`PRAGMA wal_autocheckpoint = ${CHECKPOINT_PAGES}`);
+      // The log file is reused after a checkpoint; past this size it is cut back.
+      db.exec(`PRAGMA journal_size_limit = ${CHECKPOINT_PAGES * 4096}`);
       db.exec('BEGIN IMMEDIATE');
       db.exec('COMMIT');
       return db;
@@ -398,6 +420,11 @@ export class Persistence {
     for (const slice of this.slices) slice.committed(mark.state);
     this.durable = mark;
     this.stats.commits += 1;
+    if (this.idleCheckpoint) this.idleCheckpoint.refresh();
+    else {
+      this.idleCheckpoint = setTimeout(() => this.checkpoint(), IDLE_CHECKPOINT_MS);
+      this.idleCheckpoint.unref();
+    }
     this.stats.lastMs = performance.now() - began;
     this.stats.lastFull = full;
     this.stats.lastStatements = this.statementsRun;
@@ -426,9 +453,22 @@ export class Persistence {
     }
   }
 
+  /** Folds the log into the database file, flushing both to the disk (see IDLE_CHECKPOINT_MS). */
+  private checkpoint(): void {
+    this.idleCheckpoint = undefined;
+    if (this.closed || this.readOnlyReason !== undefined) return;
+    try {
+      this.db.exec('PRAGMA wal_checkpoint(TRUNCATE)');
+    } catch (error) {
+      // The commits are in the log all the same; the next checkpoint folds them in.
+      this.onError(`The emulator could not fold the log into ${this.file}: ${message(error)}`);
+    }
+  }
+
   /** Commits what is pending (a failure is told to onError) and closes the database. */
   close(): void {
     if (this.closed) return;
+    clearTimeout(this.idleCheckpoint);
     try {
       this.commit();
     } catch {
