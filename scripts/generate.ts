@@ -300,11 +300,20 @@ function runtimeTypes(text: string): string[] {
   return [...new Set(used ?? [])].sort();
 }
 
+/** The names types.ts exports: every schema's type as answered and as a body takes it. */
+const schemaTypeNames = (named: NamedTypes): string[] =>
+  Object.keys(named.schemas).flatMap((name) => [name, `${name}Input`]);
+
+/** Takes a generated type's name for an operation; one already taken (a schema's) is a SpecError. */
+function claimName(taken: Set<string>, name: string, where: string): void {
+  if (taken.has(name)) throw new SpecError(`${where}: its type ${name} has the name of a schema's type`);
+  taken.add(name);
+}
+
 /** The names types.ts exports that `text` uses, for its import line. */
 function typesUsed(named: NamedTypes, text: string): string[] {
   const words = new Set(text.match(/\b[A-Z][A-Za-z0-9]*\b/g) ?? []);
-  return Object.keys(named.schemas)
-    .flatMap((name) => [name, `${name}Input`])
+  return schemaTypeNames(named)
     .filter((name) => words.has(name))
     .sort();
 }
@@ -320,7 +329,7 @@ function methodsFile(
   named: NamedTypes,
   operations: OperationFacts[],
 ): string {
-  const taken = new Set(Object.keys(named.schemas).flatMap((name) => [name, `${name}Input`]));
+  const taken = new Set(schemaTypeNames(named));
   const q = JSON.stringify;
   const declarations: string[] = [];
   const types = new Map<
@@ -329,11 +338,7 @@ function methodsFile(
   >();
   for (const facts of operations) {
     const stem = operationTypeStem(facts.id);
-    for (const name of [`${stem}Args`, `${stem}Body`]) {
-      if (taken.has(name))
-        throw new SpecError(`${api.name}: ${facts.id}: its type ${name} has the name of a schema's type`);
-      taken.add(name);
-    }
+    for (const name of [`${stem}Args`, `${stem}Body`]) claimName(taken, name, `${api.name}: ${facts.id}`);
     let body = 'never';
     let required = facts.parameters.some((p) => p.required);
     if (facts.body) {
@@ -479,7 +484,7 @@ function requestsFile(
   named: NamedTypes,
   operations: OperationFacts[],
 ): string {
-  const taken = new Set(Object.keys(named.schemas).flatMap((name) => [name, `${name}Input`]));
+  const taken = new Set(schemaTypeNames(named));
   const q = JSON.stringify;
   const declarations: string[] = [];
   for (const facts of operations) {
@@ -508,16 +513,13 @@ function requestsFile(
         `${facts.id} request body`,
       );
       if (made.declaration) {
-        if (taken.has(made.typeName))
-          throw new SpecError(`${where}: its type ${made.typeName} has the name of a schema's type`);
-        taken.add(made.typeName);
+        claimName(taken, made.typeName, where);
         declarations.push(made.declaration);
       }
       body = requestBody.required ? made.typeName : `${made.typeName} | undefined`;
     }
     const name = `${stem}Request`;
-    if (taken.has(name)) throw new SpecError(`${where}: its type ${name} has the name of a schema's type`);
-    taken.add(name);
+    claimName(taken, name, where);
     declarations.push(
       `${jsdoc([`The request of \`${facts.id}\` (\`${facts.method} ${facts.route}\`) as the emulator's handler gets it.`], '')}` +
         `export type ${name} = {\n  path: ${group('path')};\n  query: ${group('query')};\n  headers: ${group('header')};\n  body: ${body};\n};\n`,
