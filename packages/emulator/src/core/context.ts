@@ -62,13 +62,17 @@ export type Handler<Request = ValidRequest, S = unknown> = ((context: Context<Re
   batchList?: string;
 };
 
+/** What the handler of operation `Id` gets as its request: its generated type, and the batch rows refused. */
+export type TypedRequest<Requests, Id extends keyof Requests> = Requests[Id] &
+  Pick<ValidRequest, 'rowProblems'>;
+
 /**
  * An API's handlers, each typed by the request of its operation: `Requests` maps an
  * operationId to the type of what validateRequest delivers for it (path and query parameters
  * in their schema's types, the body valid against its schema), generated from the API's spec.
  */
 export type TypedHandlers<Requests, S> = {
-  [Id in keyof Requests]?: Handler<Requests[Id] & Pick<ValidRequest, 'rowProblems'>, S>;
+  [Id in keyof Requests]?: Handler<TypedRequest<Requests, Id>, S>;
 };
 
 /**

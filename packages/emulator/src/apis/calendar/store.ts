@@ -6,6 +6,7 @@
 
 import { randomBytes } from 'node:crypto';
 import { forbidden, notFound } from '../../core/errors.js';
+import type { ChangeState } from '../../core/notifier.js';
 import { own } from '../../core/own.js';
 import type { JsonObject } from '../../core/spec.js';
 import { etagFor, nextRevision, type UserRecord } from '../../core/state.js';
@@ -63,7 +64,7 @@ export class Store {
   }
 
   /** Records that a watched resource changed (or is gone) in this request. */
-  touch(key: string, change?: 'exists' | 'not_exists'): void {
+  touch(key: string, change?: ChangeState): void {
     this.core.touch(key, change);
   }
 

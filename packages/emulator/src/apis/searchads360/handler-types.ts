@@ -2,9 +2,8 @@
  * The Search Ads 360 handlers typed by their operations: each handler's `request` is what the
  * validator delivered, in the types generated from the spec (generated/requests.ts).
  */
-import type { TypedHandlers } from '../../core/context.js';
+import type { TypedHandlers, TypedRequest } from '../../core/context.js';
 import type { Store } from '../../core/store.js';
-import type { ValidRequest } from '../../core/validate.js';
 import type { Handler } from './context.js';
 import type { OperationRequests } from './generated/requests.js';
 
@@ -12,7 +11,7 @@ export type OperationId = keyof OperationRequests;
 /** A table of Search Ads 360 handlers, by operationId. */
 export type SearchAds360Handlers = TypedHandlers<OperationRequests, Store>;
 /** The request of one operation, as its handler gets it. */
-export type RequestOf<Id extends OperationId> = OperationRequests[Id] & Pick<ValidRequest, 'rowProblems'>;
+export type RequestOf<Id extends OperationId> = TypedRequest<OperationRequests, Id>;
 export type SearchAds360Handler<Id extends OperationId> = Handler<RequestOf<Id>>;
 
 /**
