@@ -9,7 +9,7 @@
  * bare fetch over loopback (docs/benchmarks.md). Nothing here imports openapi-fetch, so a
  * program that uses only resource methods does not bundle it.
  */
-import type { Credentials } from './auth.js';
+import type { CredentialHeaders, Credentials } from './auth.js';
 import { GoogleApiError, NetworkError, TimeoutError } from './errors.js';
 import { notModified } from './partial.js';
 import { backoffDelay, type Clock, isRetryable, parseRetryAfter, type RetryOptions } from './retry.js';
@@ -199,17 +199,20 @@ export async function callOperation(
   const timeoutMs = options.timeoutMs ?? context.timeoutMs;
   const { clock, credentials } = context;
   const started = clock.now();
-  // The attempt after a refused token, which asks for a new one; 0 until then.
-  let refreshAt = 0;
+  // Whether the credentials were refreshed after a 401 (once per call), and the headers that
+  // refresh gave, for the attempt after it.
+  let refreshed = false;
+  let renewed: CredentialHeaders | undefined;
   for (let attempts = 1; ; attempts++) {
-    const authorization = await credentials.authorization(attempts === refreshAt);
+    const sent = renewed ?? (await credentials.headers(url));
+    renewed = undefined;
     let failure: GoogleApiError | NetworkError | TimeoutError;
     try {
       const answer = await attempt(
         context,
         operationId,
         url,
-        authorization ? { ...init, headers: { ...init.headers, Authorization: authorization } } : init,
+        sent ? { ...init, headers: { ...init.headers, ...sent } } : init,
         timeoutMs,
         signal,
       );
@@ -223,16 +226,20 @@ export async function callOperation(
       signal?.throwIfAborted();
       failure = error instanceof TimeoutError ? error : new NetworkError(operationId, { cause: error });
     }
-    // A refused token is asked for again once, whatever the method: nothing was done with it.
-    // That attempt does not count.
-    if (
-      failure instanceof GoogleApiError &&
-      failure.status === 401 &&
-      credentials.refreshable &&
-      !refreshAt
-    ) {
-      refreshAt = attempts--;
-      continue;
+    // Refused credentials are refreshed once, whatever the method: nothing was done with the
+    // request. The attempt with the new ones does not count. When the refresh fails, the 401
+    // is thrown with the reason as its cause.
+    if (failure instanceof GoogleApiError && failure.status === 401 && credentials.refresh && !refreshed) {
+      refreshed = true;
+      try {
+        renewed = await credentials.refresh(url, sent);
+      } catch (cause) {
+        throw new GoogleApiError(operationId, failure.status, failure.body, failure.retryAfterMs, { cause });
+      }
+      if (renewed) {
+        attempts--;
+        continue;
+      }
     }
     if (!policy || !repeatable || attempts >= policy.maxAttempts || !isRetryable(failure)) throw failure;
     const wait =

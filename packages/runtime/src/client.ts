@@ -28,8 +28,10 @@ function rawClient<Paths extends {}>(
   });
   client.use({
     async onRequest({ request }) {
-      const authorization = await credentials.authorization(false);
-      if (authorization) request.headers.set('Authorization', authorization);
+      // The same headers as the resource methods send, all of them (an auth client may add
+      // x-goog-user-project to Authorization). No refresh after a 401: raw calls never repeat.
+      const headers = await credentials.headers(request.url);
+      if (headers) for (const name in headers) request.headers.set(name, headers[name] as string);
       return request;
     },
   });

@@ -3,7 +3,7 @@
  * resolve to for the calls. Shared by the lean resource client and the one with
  * openapi-fetch's raw methods; nothing here imports openapi-fetch.
  */
-import { type AccessToken, credentialsFrom } from './auth.js';
+import { type AccessToken, credentialsFrom, type GoogleAuthLike } from './auth.js';
 import type { CallContext, CallFetch, FetchLike } from './call.js';
 import { ClientConfigError } from './errors.js';
 import { type Clock, defaultRetry, type RetryOptions, systemClock } from './retry.js';
@@ -17,6 +17,16 @@ export interface ResourceClientOptions {
    * never included in errors or logs.
    */
   accessToken?: AccessToken;
+  /**
+   * A google-auth-library client, of major 9, 10 or 11: `GoogleAuth`, `JWT`, `OAuth2Client`,
+   * `UserRefreshClient`, `Impersonated`, or anything else with `getRequestHeaders(url)`.
+   * Every header it returns for a request is sent (`Authorization`, `x-goog-user-project`
+   * when a quota project is set). After a 401 the client is made to refresh its token once
+   * and the call is repeated; when it cannot, the 401 is thrown with the reason as its
+   * `cause`. Not together with `accessToken`. The library is an optional peer dependency:
+   * nothing here imports it.
+   */
+  auth?: GoogleAuthLike;
   /** An API key, sent as the `key` query parameter; for public data only. */
   apiKey?: string;
   /**
@@ -90,7 +100,7 @@ export function resolve(defaultBaseUrl: string, options: ResourceClientOptions):
     // Looked up at call time, so a fetch patched in after the client was made is used.
     fetch: options.fetch ?? ((url, init) => globalThis.fetch(url, init)),
     headers: options.headers,
-    credentials: credentialsFrom(options.accessToken),
+    credentials: credentialsFrom(options.accessToken, options.auth, options.headers),
     querySerializer: apiKey ? (query) => serializeQuery({ ...query, key: apiKey }) : serializeQuery,
     retry: checkRetry(options.retry),
     timeoutMs,

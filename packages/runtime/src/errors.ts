@@ -39,7 +39,17 @@ export class GoogleApiError extends Error {
   /** `Retry-After` of the answer, in milliseconds, when it was sent and valid. */
   declare readonly retryAfterMs: number | undefined;
 
-  constructor(operationId: string, status: number, body: unknown, retryAfterMs?: number) {
+  /**
+   * `options.cause`: what went wrong besides the answer, such as the failed refresh of the
+   * credentials after a 401. It is kept as the cause only, never put into the message.
+   */
+  constructor(
+    operationId: string,
+    status: number,
+    body: unknown,
+    retryAfterMs?: number,
+    options?: { cause?: unknown },
+  ) {
     const envelope = (body as { error?: { message?: unknown; errors?: unknown } } | null)?.error;
     const details = Array.isArray(envelope?.errors) ? (envelope.errors as GoogleErrorDetail[]) : [];
     const message =
@@ -51,6 +61,7 @@ export class GoogleApiError extends Error {
     const reasons = details.flatMap((d) => (typeof d.reason === 'string' ? [d.reason] : []));
     super(
       `${operationId} failed with ${status}${reasons.length ? ` (${reasons.join(', ')})` : ''}: ${message}`,
+      options,
     );
     this.status = status;
     this.operationId = operationId;

@@ -1,4 +1,4 @@
-export type { AccessToken, TokenProvider } from './auth.js';
+export type { AccessToken, AuthHeaders, GoogleAuthLike, TokenProvider } from './auth.js';
 export type {
   CallFetch,
   CallInit,

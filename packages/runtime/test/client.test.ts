@@ -111,6 +111,7 @@ describe('options', () => {
       { given: { baseUrl: 'https://example.test/v3?key=1' }, want: /query or a fragment/ },
     ],
     ['an empty token', { given: { accessToken: '' }, want: /empty string/ }],
+    ['a token that is not a string', { given: { accessToken: 42 as never }, want: /string or a function/ }],
     ['an empty API key', { given: { apiKey: '' }, want: /apiKey is empty/ }],
     ['a timeout of 0', { given: { timeoutMs: 0 }, want: /timeoutMs must be a positive number/ }],
     [

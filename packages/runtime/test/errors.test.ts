@@ -94,4 +94,20 @@ describe('GoogleApiError', () => {
     const e = new GoogleApiError('events.list', ...given);
     expect({ message: e.message, reasons: e.reasons }).toEqual(want);
   });
+
+  it.each<[string, { given: { cause?: unknown } | undefined; want: boolean }]>([
+    [
+      'keeps a cause it is given, out of its message',
+      { given: { cause: new Error('refresh-secret') }, want: true },
+    ],
+    ['has no cause when given none', { given: undefined, want: false }],
+  ])('%s', (_title, { given, want }) => {
+    const e = new GoogleApiError('events.list', 401, 'Unauthorized', undefined, given);
+    expect({ has: 'cause' in e, cause: e.cause, message: e.message }).toEqual({
+      has: want,
+      cause: given?.cause,
+      message: 'events.list failed with 401: Unauthorized',
+    });
+    expect(JSON.stringify(e)).not.toContain('refresh-secret');
+  });
 });
