@@ -20,12 +20,22 @@ export type { AnyApiModule, ApiModule } from './core/api-module.js';
 export { CONTROL_PREFIX } from './core/control.js';
 export type { GoogleErrorBody, GoogleErrorItem } from './core/errors.js';
 export type { Channel, Notifier, NotifierOptions } from './core/notifier.js';
+export {
+  GOOGLE_TOKEN_URL,
+  type OAuthClientConfig,
+  OAuthConfigError,
+  type OAuthOptions,
+  type OAuthServer,
+  type RefreshTokenConfig,
+  type ServiceAccountConfig,
+} from './core/oauth.js';
 export { QUOTA_COST_HEADER, QUOTA_USED_HEADER, type QuotaReport } from './core/quota.js';
 export {
   applySeed,
   type Seed,
   SeedError,
   type SeedUser,
+  seedOAuth,
   seedScopeMap,
   seedUserMap,
 } from './core/seed.js';
@@ -63,4 +73,13 @@ export {
   type UsersFile,
   UsersFileError,
 } from './core/users.js';
+export {
+  type AuthorizedUserFile,
+  CredentialsError,
+  type ServiceAccountKeyFile,
+  type ServiceAccountRequest,
+  type UserRequest,
+  writeServiceAccount,
+  writeUserCredentials,
+} from './credentials.js';
 export { createEmulator, parseSeed, readSeedFile } from './emulator.js';

@@ -4,12 +4,14 @@
  * with it), it is the schema the emulator checks the file with, it takes what the emulator takes
  * and refuses what it refuses, and a file that names it with `$schema` is taken as it is.
  */
+import { generateKeyPairSync } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
 import { API_MODULES } from '../src/apis/index.ts';
 import { CONFIG_FILES, type ConfigFile, configSchema } from '../src/core/config-schemas.ts';
+import { SeedError, seedOAuth } from '../src/core/seed.ts';
 import { loadApiSpec } from '../src/core/spec.ts';
 import { parseUsersFile } from '../src/core/users.ts';
 import { parseSeed } from '../src/emulator.ts';
@@ -105,6 +107,105 @@ describe('seed.schema.json', () => {
   ])('refuses %s, as the emulator does', (_name, value) => {
     expect(check(value)).toBe(false);
     expect(() => parseSeed(value)).toThrow();
+  });
+});
+
+describe("seed.schema.json: the token endpoint's keys (serviceAccounts, oauthClients, users' refreshTokens)", () => {
+  const check = editorCheck('seed');
+  const SA = 'robot@demo-project.iam.gserviceaccount.com';
+  const PUBLIC_KEY = generateKeyPairSync('rsa', { modulusLength: 2048 })
+    .publicKey.export({ type: 'spki', format: 'pem' })
+    .toString();
+  const account = { email: SA, keys: { k1: PUBLIC_KEY } };
+  const client = { clientId: 'app.apps.googleusercontent.com', clientSecret: 'GOCSPX-secret' };
+  const grant = { token: '1//ana-refresh', clientId: client.clientId, scopes: ['calendar'] };
+  /** A seed with all three, each entry changed by `change`. */
+  const seed = (change: { account?: object; client?: object; grant?: object } = {}) => ({
+    users: [
+      { email: 'ana@example.com', tokens: ['token-ana'], refreshTokens: [{ ...grant, ...change.grant }] },
+    ],
+    serviceAccounts: [{ ...account, ...change.account }],
+    oauthClients: [{ ...client, ...change.client }],
+  });
+  const emulatorTakes = (value: unknown) => {
+    try {
+      parseSeed(value);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+
+  it('are in the published schema', () => {
+    const schema = published('seed');
+    expect(Object.keys(schema.properties)).toEqual(
+      expect.arrayContaining(['serviceAccounts', 'oauthClients']),
+    );
+    expect(Object.keys(schema.properties.users.items.properties)).toContain('refreshTokens');
+  });
+
+  it.each<[string, 'take' | 'refuse', unknown]>([
+    ['all three', 'take', seed()],
+    [
+      'a service account with its numeric id, two keys and delegation',
+      'take',
+      seed({
+        account: {
+          clientId: '112233445566778899',
+          keys: { k1: PUBLIC_KEY, k2: PUBLIC_KEY },
+          delegation: { scopes: ['calendar'] },
+        },
+      }),
+    ],
+    [
+      'a refresh token of several scopes',
+      'take',
+      seed({ grant: { scopes: ['calendar.readonly', 'doubleclicksearch'] } }),
+    ],
+    ['service accounts alone', 'take', { serviceAccounts: [account] }],
+    ['with $schema', 'take', { $schema: './seed.schema.json', ...seed() }],
+    ['serviceAccounts not a list', 'refuse', { serviceAccounts: account }],
+    ['a service account without keys', 'refuse', { serviceAccounts: [{ email: SA }] }],
+    ['a service account with no key', 'refuse', seed({ account: { keys: {} } })],
+    ['a service account key that is empty', 'refuse', seed({ account: { keys: { k1: '' } } })],
+    ['a service account email that is not one', 'refuse', seed({ account: { email: 'robot' } })],
+    ['a service account id that is not a number', 'refuse', seed({ account: { clientId: 'robot' } })],
+    ['an unknown field of a service account', 'refuse', seed({ account: { privateKey: 'x' } })],
+    ['delegation without scopes', 'refuse', seed({ account: { delegation: {} } })],
+    [
+      'a delegated scope with a space',
+      'refuse',
+      seed({ account: { delegation: { scopes: ['calendar events'] } } }),
+    ],
+    ['an OAuth client without its secret', 'refuse', { oauthClients: [{ clientId: client.clientId }] }],
+    ['an OAuth client with an empty secret', 'refuse', seed({ client: { clientSecret: '' } })],
+    ['an OAuth client id with a space', 'refuse', seed({ client: { clientId: 'my app' } })],
+    [
+      'a refresh token without scopes',
+      'refuse',
+      { users: [{ email: 'ana@example.com', refreshTokens: [{ token: 't', clientId: 'c' }] }] },
+    ],
+    ['a refresh token with a space', 'refuse', seed({ grant: { token: '1// ana' } })],
+    ['an unknown field of a refresh token', 'refuse', seed({ grant: { email: 'ana@example.com' } })],
+    ['refreshTokens not a list', 'refuse', { users: [{ email: 'ana@example.com', refreshTokens: grant }] }],
+  ])('%s: the schema and the seed reader both %s it', (_name, verdict, value) => {
+    expect(check(value)).toBe(verdict === 'take');
+    expect(emulatorTakes(value)).toBe(verdict === 'take');
+  });
+
+  it('takes a seed that only the token endpoint refuses (it cannot say that a client is listed, or a key is one), as the emulator reads it; seedOAuth refuses it', () => {
+    for (const value of [
+      seed({ grant: { clientId: 'other.apps.googleusercontent.com' } }),
+      seed({ account: { keys: { k1: 'not a key' } } }),
+    ]) {
+      expect(check(value)).toBe(true);
+      expect(() => seedOAuth(parseSeed(value))).toThrow(SeedError);
+    }
+    expect(Object.keys(seedOAuth(parseSeed(seed())))).toEqual([
+      'serviceAccounts',
+      'clients',
+      'refreshTokens',
+    ]);
   });
 });
 

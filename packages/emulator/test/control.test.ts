@@ -4,7 +4,9 @@ import { notImplementedOperations } from '../src/apis/calendar/handlers.ts';
 import { calendarState } from '../src/apis/calendar/records.ts';
 import { spec, timedEvent, useEmulator } from './support/harness.ts';
 
-const emu = useEmulator({ users: { 'token-ana': 'ana@example.com', 'token-bo': 'bo@example.com' } });
+const emu = useEmulator({
+  users: { 'token-ana': 'ana@example.com', 'token-bo': 'bo@example.com', 'ya29.listed': 'bo@example.com' },
+});
 
 describe('control plane', () => {
   it('health lists what is not implemented yet', async () => {
@@ -122,9 +124,9 @@ describe('users', () => {
     expect(ana.body.id).toBe('ana@example.com');
     const bo = await emu.call('GET', '/calendars/primary', { token: 'token-bo' });
     expect(bo.body.id).toBe('bo@example.com');
-    const other = await emu.call('GET', '/calendars/primary', { token: 'ya29.something' });
+    const other = await emu.call('GET', '/calendars/primary', { token: 'some-other-token' });
     expect(other.body.id).toMatch(/^user-[0-9a-f]{10}@example\.com$/);
-    const again = await emu.call('GET', '/calendars/primary', { token: 'ya29.something' });
+    const again = await emu.call('GET', '/calendars/primary', { token: 'some-other-token' });
     expect(again.body.id).toBe(other.body.id);
     await emu.call('POST', '/calendars/primary/events', { token: 'token-ana', body: timedEvent('ana only') });
     expect((await emu.call('GET', '/calendars/primary/events', { token: 'token-bo' })).body.items).toEqual(
@@ -132,5 +134,15 @@ describe('users', () => {
     );
     const quota = (await emu.call('GET', '/__emulator/quota')).body;
     expect(quota.byUser['ana@example.com']).toBe(2);
+  });
+
+  it('takes a token of the shape the token endpoint issues for the user the users map gives it, and no other (decision 0047)', async () => {
+    await emu.reset();
+    const listed = await emu.call('GET', '/calendars/primary', { token: 'ya29.listed' });
+    expect(listed.body.id).toBe('bo@example.com');
+    // Not strict, yet not a made-up user: the token endpoint did not issue it (or forgot it).
+    const unknown = await emu.call('GET', '/calendars/primary', { token: 'ya29.something' });
+    expect(unknown.status).toBe(401);
+    expect(unknown.body.error.message).toContain('not one this emulator issued');
   });
 });

@@ -609,7 +609,10 @@ describe('gspec-emulator --strict and --rate-limit', () => {
       'invalid --rate-limit-status "500": expected 403 or 429',
     ],
     [['--rate-limit-status', '429'], '--rate-limit-status needs --rate-limit N'],
-    [['--strict'], '--strict accepts only the tokens of --users and of the seed'],
+    [
+      ['--strict'],
+      "--strict accepts only the tokens of --users, of the seed's users and of the token endpoint, and none can be had",
+    ],
     [['--strict', '--users', 'USERS_BAD_SCOPE'], 'invalid --users file: '],
     [['--strict', '--seed', 'SEED_NO_TOKENS'], 'invalid --seed file: '],
   ])('%j exits 1 with a one-line message', async (args, message) => {

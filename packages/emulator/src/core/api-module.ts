@@ -4,6 +4,7 @@
  * given the modules and names none of them.
  */
 import type { Handler, InvokeInput, InvokeResult } from './context.js';
+import type { OAuthClientConfig, RefreshTokenConfig, ServiceAccountConfig } from './oauth.js';
 import { type ApiName, type ApiSpec, SpecError } from './spec.js';
 import type { State, UserRecord } from './state.js';
 import type { StorageSlice } from './storage.js';
@@ -58,6 +59,10 @@ export interface ApiSeedShape<S, Seed extends SeedDocument = SeedDocument> {
 /** A checked seed document: the core's `users` and every API's keys. */
 export interface SeedDocument {
   users?: SeedUser[];
+  /** The token endpoint's service accounts (oauth.ts). */
+  serviceAccounts?: ServiceAccountConfig[];
+  /** The OAuth clients the users' refresh tokens are given to. */
+  oauthClients?: OAuthClientConfig[];
   [part: string]: unknown;
 }
 
@@ -70,6 +75,8 @@ export interface SeedUser {
    * without it they have every scope. Only strict mode enforces scopes.
    */
   scopes?: string[];
+  /** Refresh tokens the user gave OAuth clients, for the token endpoint (oauth.ts). */
+  refreshTokens?: Omit<RefreshTokenConfig, 'email'>[];
   /** What an API reads for the user (`ApiSeedShape.user`). */
   [field: string]: unknown;
 }

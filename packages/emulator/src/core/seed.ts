@@ -14,6 +14,7 @@ import type { ErrorObject, ValidateFunction } from 'ajv';
 import type { AnyApiModule, Fail, SeedDocument, SeedUser } from './api-module.js';
 import { ApiError } from './errors.js';
 import { readJsonFile } from './files.js';
+import { OAuthConfigError, type OAuthOptions, OAuthServer } from './oauth.js';
 import { own, setOwn } from './own.js';
 import { createAjv } from './schemas.js';
 import type { Emulator } from './server.js';
@@ -33,6 +34,66 @@ export class SeedError extends Error {
 /** An email in a seed file (users, and what APIs read: a calendar's owner). */
 export const SEED_EMAIL = { type: 'string', pattern: '^[^\\s@]+@[^\\s@]+\\.[^\\s@]+$' };
 
+const SCOPES = { type: 'array', items: { type: 'string', pattern: '^\\S+$' } };
+const NAME = { type: 'string', pattern: '^\\S+$' };
+
+/**
+ * The token endpoint's part of a seed (oauth.ts): service accounts with their public keys and
+ * any domain-wide delegation, OAuth clients, and (under `users`) the refresh tokens users gave them.
+ */
+const OAUTH_SEED_PROPERTIES = {
+  serviceAccounts: {
+    type: 'array',
+    description:
+      'Service accounts the token endpoint knows: their public keys, and the scopes delegated to them.',
+    items: {
+      type: 'object',
+      required: ['email', 'keys'],
+      additionalProperties: false,
+      properties: {
+        email: SEED_EMAIL,
+        clientId: { type: 'string', pattern: '^\\d+$' },
+        keys: {
+          type: 'object',
+          description: "Key id (the key file's private_key_id) to a PEM public key or X.509 certificate.",
+          minProperties: 1,
+          additionalProperties: { type: 'string', minLength: 1 },
+        },
+        delegation: {
+          type: 'object',
+          required: ['scopes'],
+          additionalProperties: false,
+          description: 'Domain-wide delegation: the scopes it may ask for when it acts as a user (sub).',
+          properties: { scopes: SCOPES },
+        },
+      },
+    },
+  },
+  oauthClients: {
+    type: 'array',
+    description: 'OAuth clients (installed or web apps) that may use the refresh-token grant.',
+    items: {
+      type: 'object',
+      required: ['clientId', 'clientSecret'],
+      additionalProperties: false,
+      properties: { clientId: NAME, clientSecret: { type: 'string', minLength: 1 } },
+    },
+  },
+};
+
+/** What a seed user may carry for the token endpoint: refresh tokens given to OAuth clients. */
+const OAUTH_USER_PROPERTIES = {
+  refreshTokens: {
+    type: 'array',
+    items: {
+      type: 'object',
+      required: ['token', 'clientId', 'scopes'],
+      additionalProperties: false,
+      properties: { token: NAME, clientId: NAME, scopes: SCOPES },
+    },
+  },
+};
+
 /** The seed file's shape (published as dist/schemas/seed.schema.json, see config-schemas.ts). */
 export function seedSchema(modules: readonly AnyApiModule[]): object {
   return {
@@ -49,11 +110,13 @@ export function seedSchema(modules: readonly AnyApiModule[]): object {
           properties: {
             email: SEED_EMAIL,
             tokens: { type: 'array', items: { type: 'string', pattern: '^\\S+$' } },
-            scopes: { type: 'array', items: { type: 'string', pattern: '^\\S+$' } },
+            scopes: SCOPES,
+            ...OAUTH_USER_PROPERTIES,
             ...Object.assign({}, ...modules.map((m) => m.seed?.user ?? {})),
           },
         },
       },
+      ...OAUTH_SEED_PROPERTIES,
       ...Object.assign({}, ...modules.map((m) => m.seed?.properties ?? {})),
     },
   };
@@ -182,6 +245,40 @@ export function seedScopeMap(seed: Seed, scopes: ScopeMap = {}, source = 'seed')
     }
   });
   return out;
+}
+
+/**
+ * The token endpoint's configuration from a seed: its service accounts, OAuth clients and the
+ * users' refresh tokens, checked (keys that are no public key, a client given twice, a refresh
+ * token for a client the seed does not list are SeedErrors that name the entry).
+ */
+export function seedOAuth(seed: Seed, source = 'seed'): OAuthOptions {
+  const { serviceAccounts = [], oauthClients = [] } = seed;
+  const users = seed.users ?? [];
+  const clientIds = new Set(oauthClients.map((client) => client.clientId));
+  users.forEach((user, i) => {
+    (user.refreshTokens ?? []).forEach((grant, j) => {
+      if (!clientIds.has(grant.clientId))
+        throw new SeedError(
+          `${source}: users[${i}].refreshTokens[${j}].clientId: ${JSON.stringify(grant.clientId)} is not one of oauthClients`,
+        );
+    });
+  });
+  const options: OAuthOptions = {
+    serviceAccounts,
+    clients: oauthClients,
+    refreshTokens: users.flatMap((user) =>
+      (user.refreshTokens ?? []).map((grant) => ({ ...grant, email: user.email })),
+    ),
+  };
+  try {
+    // The endpoint's own checks, once, so that a bad seed is refused before anything starts.
+    new OAuthServer(options);
+  } catch (error) {
+    if (error instanceof OAuthConfigError) throw new SeedError(`${source}: ${error.message}`);
+    throw error;
+  }
+  return options;
 }
 
 /** What an operation's refusal says, for a seed error. */

@@ -17,6 +17,7 @@ export type { InvokeInput, InvokeResult } from './operations.js';
 import { CONTROL_PREFIX, handleControl } from './control.js';
 import { ApiError, fromRefusal, pathNotFound } from './errors.js';
 import { Notifier, type NotifierOptions } from './notifier.js';
+import { type OAuthOptions, OAuthServer } from './oauth.js';
 import { QuotaMeter } from './quota.js';
 import { createServices, type Services } from './services.js';
 import type { ApiName, ApiSpec } from './spec.js';
@@ -46,6 +47,12 @@ export interface EmulatorOptions {
   strict?: boolean;
   /** Token to the OAuth scopes it was granted (full or short names); a token not in it has all. */
   scopes?: ScopeMap;
+  /**
+   * The token endpoint (oauth.ts): the service accounts, OAuth clients and refresh tokens it
+   * knows (`seedOAuth` reads them from a seed). Served whatever is given; with nothing
+   * registered every grant is refused.
+   */
+  oauth?: OAuthOptions;
   /** Quota units per user and API in any rolling window (a minute unless `windowMs`); over it, 403 or 429. */
   rateLimit?: RateLimitOptions;
   onResponse?: (exchange: Exchange) => void;
@@ -69,6 +76,8 @@ export interface Emulator {
   store: Store;
   quota: QuotaMeter;
   notifier: Notifier;
+  /** The OAuth 2.0 token endpoint at the root (`/token`, `/tokeninfo`, `/revoke`). */
+  oauth: OAuthServer;
   /** With the `persist` option: the database, and `commit()` to save in-process changes (`invoke`). */
   persistence?: Persistence;
   /**
@@ -108,8 +117,11 @@ export function createEmulatorOf(modules: readonly AnyApiModule[], options: Emul
   };
   const quota = new QuotaMeter();
   const users = options.users ?? {};
+  // A delegated assertion may act as any user the emulator has (seeded, or seen before).
+  const oauth = new OAuthServer(options.oauth, (email) => Object.hasOwn(store.state.users, email));
   const access = new AccessPolicy(services, {
     users,
+    oauth,
     ...(options.strict ? { strict: true } : {}),
     ...(options.scopes ? { scopes: options.scopes } : {}),
     ...(options.rateLimit ? { rateLimit: options.rateLimit } : {}),
@@ -179,6 +191,17 @@ export function createEmulatorOf(modules: readonly AnyApiModule[], options: Emul
       }
       const service = services.forPath(pathname);
       if (service) return operations.answer(request, target, service, body, effect);
+      if (OAuthServer.serves(pathname)) {
+        if (body.error !== undefined) throw body.error;
+        return oauth.answer(
+          method,
+          pathname,
+          target.query(),
+          body.text,
+          request.headers,
+          `http://${request.headers.host ?? '127.0.0.1'}`,
+        );
+      }
       throw pathNotFound(pathname);
     } catch (error) {
       if (error instanceof ApiError) {
@@ -243,6 +266,7 @@ export function createEmulatorOf(modules: readonly AnyApiModule[], options: Emul
     store,
     quota,
     notifier,
+    oauth,
     ...(persistence ? { persistence } : {}),
     invoke,
     invokeAsSeed,

@@ -17,6 +17,7 @@
 
 import type { RateLimitStatus } from './api-module.js';
 import { ApiError, authError } from './errors.js';
+import type { OAuthServer } from './oauth.js';
 import type { Services } from './services.js';
 import type { ApiName, OperationSpec } from './spec.js';
 import { emailForToken, expandScope, type ScopeMap, type UserMap } from './users.js';
@@ -40,6 +41,8 @@ export interface AccessOptions {
   /** Token to granted scopes (full or short names); a token not in it has every scope. */
   scopes?: ScopeMap;
   rateLimit?: RateLimitOptions;
+  /** The token endpoint: the access tokens it issued carry their own user and scopes. */
+  oauth?: OAuthServer;
 }
 
 /** Options of strict mode or the rate limit that cannot work; the message names the option. */
@@ -216,9 +219,11 @@ export class AccessPolicy {
   readonly limiter: RateLimiter | undefined;
   private readonly users: UserMap;
   private readonly scopes: ScopeMap;
+  private readonly oauth: OAuthServer | undefined;
 
   constructor(services: Services, options: AccessOptions = {}) {
     this.strict = options.strict === true;
+    this.oauth = options.oauth;
     this.users = options.users ?? {};
     this.scopes = options.scopes ?? {};
     for (const [token, granted] of Object.entries(this.scopes))
@@ -241,17 +246,27 @@ export class AccessPolicy {
 
   /**
    * The email of the request's token once strict mode and the rate limit let the request
-   * through, its units spent; else throws their refusal (401, 403 or 429).
+   * through, its units spent; else throws their refusal (401, 403 or 429). A token the token
+   * endpoint issued (or a service account's self-signed JWT) acts as its user with its scopes,
+   * in strict mode and out of it; an expired or revoked one is a 401 in both. A token the
+   * users map names is its user's, whatever its shape.
    */
   admit(token: string, api: ApiName, op: OperationSpec, now = Date.now()): string {
-    if (this.strict) {
-      if (!Object.hasOwn(this.users, token))
-        throw authError(
-          "Request had invalid authentication credentials. The emulator runs in strict mode, which accepts only the bearer tokens of its users file (--users) and of the seed's users; this token is not one of them.",
-        );
-      this.checkScopes(token, op);
+    const grant = Object.hasOwn(this.users, token) ? undefined : this.oauth?.lookup(token, now);
+    let email: string;
+    if (grant) {
+      if (this.strict) this.checkScopes(grant.scopes, op);
+      email = grant.email;
+    } else {
+      if (this.strict) {
+        if (!Object.hasOwn(this.users, token))
+          throw authError(
+            "Request had invalid authentication credentials. The emulator runs in strict mode, which accepts only the bearer tokens of its users file (--users), of the seed's users and of its token endpoint; this token is none of them.",
+          );
+        this.checkScopes(this.granted(token), op);
+      }
+      email = emailForToken(token, this.users);
     }
-    const email = emailForToken(token, this.users);
     this.limiter?.charge(api, email, op.quotaCost, now);
     return email;
   }
@@ -261,8 +276,8 @@ export class AccessPolicy {
     return Object.hasOwn(this.scopes, token) ? (this.scopes[token] ?? []).map(expandScope) : undefined;
   }
 
-  private checkScopes(token: string, op: OperationSpec): void {
-    const granted = this.granted(token);
+  /** Refuses an operation none of whose scopes was granted (`undefined`: every scope was). */
+  private checkScopes(granted: string[] | undefined, op: OperationSpec): void {
     // An operation the spec secures with no scope takes any token.
     if (granted === undefined || op.scopes.length === 0 || op.scopes.some((s) => granted.includes(s))) return;
     const message = `Request had insufficient authentication scopes. ${op.id} needs any one of ${op.scopes.join(

@@ -11,6 +11,7 @@
  * text is checked against that media type's schema.
  */
 import type { ErrorObject } from 'ajv';
+import { OAuthServer } from '../../src/core/oauth.ts';
 import { createAjv } from '../../src/core/schemas.ts';
 import type { Exchange } from '../../src/core/server.ts';
 import {
@@ -98,6 +99,33 @@ function unevaluated(errors: ErrorObject[] | null | undefined): string {
   return names.length > 0 ? ` (${names.join(', ')})` : '';
 }
 
+/**
+ * The token endpoint is Google's OAuth 2.0 endpoint, in no API spec: its refusals are
+ * `{ error, error_description }` (RFC 6749), never the APIs' envelope; a token is
+ * `{ access_token, expires_in, token_type: 'Bearer' }`.
+ */
+function checkOAuthAnswer(exchange: Exchange): string[] {
+  const where = `${exchange.method} ${exchange.path} → ${exchange.status}`;
+  const body = exchange.body as Record<string, unknown> | undefined;
+  if (!isObject(body)) return [`${where}: no JSON object`];
+  if (exchange.status !== 200)
+    return typeof body.error === 'string' &&
+      typeof body.error_description === 'string' &&
+      Object.keys(body).length === 2
+      ? []
+      : [`${where}: not an OAuth error ({ error, error_description })`];
+  if (
+    exchange.path === '/token' &&
+    !(
+      typeof body.access_token === 'string' &&
+      typeof body.expires_in === 'number' &&
+      body.token_type === 'Bearer'
+    )
+  )
+    return [`${where}: not a token ({ access_token, expires_in, token_type })`];
+  return [];
+}
+
 export function createResponseCheck(spec: ApiSpec, notImplemented: string[]): ResponseCheck {
   const ajv = createAjv();
   const strict = strictCopy(spec.document);
@@ -126,6 +154,7 @@ export function createResponseCheck(spec: ApiSpec, notImplemented: string[]): Re
 
   return (exchange) => {
     if (exchange.path.startsWith('/__emulator')) return [];
+    if (OAuthServer.serves(exchange.path)) return checkOAuthAnswer(exchange);
     const where = `${exchange.method} ${exchange.path} → ${exchange.status}`;
     const problems: string[] = [];
     if (exchange.operationId === undefined) {
