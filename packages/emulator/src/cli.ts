@@ -13,7 +13,9 @@ import { CONTROL_PREFIX } from './core/control.js';
  * The port comes from --port, else PORT, else 4011; 0 picks a free port.
  */
 import { readJsonFile } from './core/files.js';
-import { applySeed, type Seed, SeedError, seedScopeMap, seedUserMap } from './core/seed.js';
+import type { OAuthOptions } from './core/oauth.js';
+import { TOKEN_PATH } from './core/oauth.js';
+import { applySeed, type Seed, SeedError, seedOAuth, seedScopeMap, seedUserMap } from './core/seed.js';
 import type { Emulator } from './core/server.js';
 import { SpecError } from './core/spec.js';
 import { StateFileError } from './core/state-file.js';
@@ -85,6 +87,7 @@ const HELP = commandHelp(
   [
     'It prints its URLs when it is ready; GET /__emulator/health answers 200 from then on.',
     'It stops on Ctrl-C (SIGINT) or SIGTERM.',
+    'gspec-emulator credentials service-account|user --help: write credentials for its token endpoint.',
   ],
 );
 
@@ -114,12 +117,18 @@ function rateLimitOption(
 function strictLines(emulator: Emulator, users: UserMap, scopes: ScopeMap): string[] {
   const limited = Object.keys(scopes).filter((token) => Object.hasOwn(users, token)).length;
   return [
-    `Strict mode: only the ${Object.keys(users).length} tokens of --users and the seed are accepted, ${limited} with only the scopes given to them (the others have every scope)`,
+    `Strict mode: only the ${Object.keys(users).length} tokens of --users and the seed are accepted, ${limited} with only the scopes given to them (the others have every scope), and the tokens of the token endpoint with the scopes asked for`,
     ...unusedScopes(emulator.services, scopes).map(
       ({ scope, tokens }) =>
         `  note: scope ${scope} (${tokens} token${tokens === 1 ? '' : 's'}) allows no operation of these APIs`,
     ),
   ];
+}
+
+function oauthSummary(emulator: Emulator): string {
+  const { serviceAccounts, clients, refreshTokens } = emulator.oauth.counts;
+  const count = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`;
+  return `${count(serviceAccounts, 'service account')}, ${count(clients, 'OAuth client')}, ${count(refreshTokens, 'refresh token')}`;
 }
 
 function rateLimitLine(options: RateLimitOptions): string {
@@ -159,6 +168,7 @@ async function main(): Promise<void> {
     fail('--persist-sync needs --persist FILE (see gspec-emulator --help)');
   let users: UserMap = {};
   let scopes: ScopeMap = {};
+  let oauth: OAuthOptions = {};
   try {
     if (values.users) ({ users, scopes } = readUsersFile(values.users));
     let seed: Seed | undefined;
@@ -166,13 +176,16 @@ async function main(): Promise<void> {
       seed = readSeedFile(values.seed);
       users = seedUserMap(seed, users, values.seed);
       scopes = seedScopeMap(seed, scopes, values.seed);
+      oauth = seedOAuth(seed, values.seed);
     }
-    if (values.strict && Object.keys(users).length === 0)
+    const grants = (oauth.serviceAccounts?.length ?? 0) + (oauth.refreshTokens?.length ?? 0);
+    if (values.strict && Object.keys(users).length === 0 && grants === 0)
       fail(
-        `--strict accepts only the tokens of --users and of the seed's users, and none were given; add --users FILE or "tokens" to the seed's users`,
+        `--strict accepts only the tokens of --users, of the seed's users and of the token endpoint, and none can be had; add --users FILE, "tokens" to the seed's users, or the seed's "serviceAccounts" or users' "refreshTokens"`,
       );
     emulator = createEmulator({
       users,
+      oauth,
       ...(values.strict ? { strict: true, scopes } : {}),
       ...(rateLimit ? { rateLimit } : {}),
       // Failed saves are always told: the requests that waited for them were answered 503.
@@ -238,6 +251,7 @@ async function main(): Promise<void> {
         }`,
     ),
     `  Control plane         ${origin}${CONTROL_PREFIX}/health`,
+    `  OAuth 2.0 tokens      ${origin}${TOKEN_PATH} (${oauthSummary(emulator)})`,
     ...(values.users
       ? [
           `Users from ${values.users} (${Object.keys(users).length})${values.strict ? '' : '; any other token works too'}`,
@@ -270,4 +284,7 @@ async function main(): Promise<void> {
   process.stdout.write(`${lines.join('\n')}\n`);
 }
 
-main().catch((error: unknown) => fail((error as Error).stack ?? String(error)));
+// `gspec-emulator credentials ...` writes credentials instead of starting the emulator.
+if (process.argv[2] === 'credentials')
+  import('./credentials-cli.js').then(({ runCredentials }) => runCredentials(process.argv.slice(3)));
+else main().catch((error: unknown) => fail((error as Error).stack ?? String(error)));
