@@ -42,7 +42,14 @@ const PUBLISHED = [
 ];
 
 /** The tools of the user's project, at the versions this workspace tests with. */
-const TOOLS = ['typescript', '@types/node', 'vitest', 'googleapis', '@seriousme/openapi-schema-validator'];
+const TOOLS = [
+  'typescript',
+  '@types/node',
+  'vitest',
+  'googleapis',
+  'google-auth-library',
+  '@seriousme/openapi-schema-validator',
+];
 
 interface Packed {
   name: string;
@@ -289,6 +296,21 @@ beforeAll(async () => {
       `${composeProgram(prelude, blocks)}\nconsole.log(${JSON.stringify(blocks.map((b) => b.name))}.join(' '));\n`,
     );
   }
+  // The clients' sign-in examples (`auth-` blocks): type-checked only, since they sign in at
+  // Google; the emulator's test below runs the same auth clients against it.
+  for (const api of Object.keys(README_PRELUDES)) {
+    const blocks = readmeBlocks(path.join(repoRoot, `packages/${api}/README.md`), 'auth-');
+    if (blocks.length === 0) throw new Error(`packages/${api}/README.md has no auth- examples`);
+    writeFileSync(path.join(project, `src/readme-auth-${api}.ts`), `${composeProgram('', blocks)}\n`);
+  }
+  // The emulator's google-auth example, at the origin the test gives it.
+  writeFileSync(
+    path.join(project, 'src/readme-google-auth.ts'),
+    `${readmeBlock(path.join(repoRoot, 'packages/emulator/README.md'), 'google-auth').replaceAll(
+      "'http://127.0.0.1:4011'",
+      "process.argv[2] ?? ''",
+    )}\nconsole.log(JSON.stringify({ events: data.items?.length }));\n`,
+  );
   // Type-checked and built once (tsc emits even when it finds errors; the first test below
   // fails on them, the others run what was built).
   typecheck = await attempt('npx', ['--no-install', 'tsc', '-p', '.'], project);
@@ -497,6 +519,41 @@ describe('the README examples', () => {
       body: JSON.stringify({ summary: 'Team' }),
     });
     expect(write.status).toBe(403);
+    await stopServer(emulator, origin);
+  });
+
+  it("the emulator's sign-in: the README's credentials commands, then googleapis on google-auth-library through @gspec/emulator/google-auth", async () => {
+    const commands = readmeBlock(path.join(repoRoot, 'packages/emulator/README.md'), 'credentials')
+      .replaceAll('\\\n', ' ')
+      .split('\n')
+      .map((line) => line.trim().split(/\s+/));
+    expect(commands.map((words) => words.slice(1, 3).join(' '))).toEqual([
+      'gspec-emulator credentials',
+      'gspec-emulator credentials',
+      'gspec-emulator --seed',
+    ]);
+    for (const words of commands.slice(0, 2)) await run('npx', ['--no-install', ...words.slice(1)], project);
+    const emulator = npx('gspec-emulator', [...(commands[2] as string[]).slice(2), '--port', '0']);
+    const origin = await emulator.ready;
+    expect(emulator.output().out).toContain('(1 service account, 1 OAuth client, 1 refresh token)');
+    const { stdout } = await run(
+      'env',
+      [
+        'GOOGLE_APPLICATION_CREDENTIALS=key.json',
+        'METADATA_SERVER_DETECTION=none',
+        'node',
+        'dist/src/readme-google-auth.js',
+        origin,
+      ],
+      project,
+    );
+    // Ana's events, read with a token the emulator issued to the service account acting as her.
+    expect(JSON.parse(stdout)).toEqual({ events: expect.any(Number) });
+    // In strict mode only a token from the token endpoint gets in: the program really signed in.
+    const anyToken = await fetch(`${origin}/calendar/v3/users/me/calendarList`, {
+      headers: { authorization: 'Bearer ana@example.com' },
+    });
+    expect(anyToken.status).toBe(401);
     await stopServer(emulator, origin);
   });
 
