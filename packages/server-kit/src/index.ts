@@ -1,5 +1,13 @@
 export { createAjv } from './ajv.js';
 export {
+  BATCH_LIMIT,
+  type BatchCall,
+  batchPath,
+  type CallAnswer,
+  readBatch,
+  writeBatch,
+} from './batch.js';
+export {
   CommandLineError,
   type CommandOption,
   type CommandValues,
