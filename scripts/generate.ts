@@ -30,7 +30,7 @@ import { parseArgs } from 'node:util';
 import openapiTS, { astToString, type OpenAPI3 } from 'openapi-typescript';
 import { type ApiEntry, bundleApi, listApis, type OpenApiDocument, repoRoot, SpecError } from './lib/apis.ts';
 import { docLines, jsdoc, NamedTypes, operationTypeStem } from './lib/named-types.ts';
-import { argumentName } from './lib/operations.ts';
+import { argumentName, isBatchEndpoint } from './lib/operations.ts';
 import { liftAllOfRequired, mapType, TypeMappingError } from './lib/type-mapping.ts';
 
 export interface GeneratedFile {
@@ -56,6 +56,10 @@ function header(api: ApiEntry): string {
 async function schemaFile(api: ApiEntry, doc: OpenApiDocument): Promise<string> {
   const input = structuredClone(doc);
   liftAllOfRequired(input);
+  // A batch endpoint is no path of the client's base URL (Calendar's is at the host's root):
+  // typed as one, openapi-fetch's raw methods would offer a URL that does not exist.
+  for (const [route, item] of Object.entries<Node>(input.paths ?? {}))
+    if (HTTP_METHODS.some((method) => isBatchEndpoint(item[method]))) delete input.paths?.[route];
   const nodes = await openapiTS(input as OpenAPI3, {
     silent: true,
     // Request bodies must not carry readOnly fields; openapi-fetch strips them with these markers.
@@ -121,7 +125,7 @@ function operationsOf(api: ApiEntry, doc: OpenApiDocument): OperationFacts[] {
   for (const [route, item] of Object.entries<Node>(doc.paths ?? {})) {
     for (const method of HTTP_METHODS) {
       const op = item[method] as Node | undefined;
-      if (!op) continue;
+      if (!op || isBatchEndpoint(op)) continue;
       const where = `${api.name}: ${method.toUpperCase()} ${route}`;
       if (!op.operationId) throw new SpecError(`${where} has no operationId`);
       const byKey = new Map<string, Parameter>();

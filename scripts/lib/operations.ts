@@ -22,6 +22,15 @@ export interface SpecOperation {
 
 export const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
 
+/**
+ * Whether an operation is a batch endpoint (`x-batch`, docs/extensions.md): a transport that
+ * carries the API's other operations, not a method of the API. Every walk over "the API's
+ * operations" (the generated methods, code samples, the contract tests) leaves it out; the
+ * batch clients, the servers' batch handling and the spec's own tests read it.
+ */
+export const isBatchEndpoint = (operation: Json): boolean =>
+  typeof operation === 'object' && operation !== null && operation['x-batch'] !== undefined;
+
 /** A header parameter as the clients' methods name it in their argument: `If-Match` is `ifMatch`. */
 export function argumentName(header: string): string {
   return header.toLowerCase().replace(/-([a-z])/g, (_m, c: string) => c.toUpperCase());
@@ -84,7 +93,7 @@ export function listOperations(doc: OpenApiDocument): SpecOperation[] {
     const item = resolve(doc, rawItem);
     for (const method of HTTP_METHODS) {
       const operation = item[method];
-      if (!operation) continue;
+      if (!operation || isBatchEndpoint(operation)) continue;
       const merged = new Map<string, Json>();
       for (const raw of [...(item.parameters ?? []), ...(operation.parameters ?? [])]) {
         const param = resolve(doc, raw);

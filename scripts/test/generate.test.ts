@@ -102,6 +102,16 @@ describe('the generator', () => {
     expect(ids).toHaveLength(37);
     expect(ids).toContain('events.quickAdd');
   });
+
+  it('makes no method and no path type of the batch endpoint (x-batch), which is not under the base URL', () => {
+    const calendar = (name: string) =>
+      files.find((f) => f.file.endsWith(`calendar/src/generated/${name}`))?.content;
+    for (const name of ['api.ts', 'methods.ts', 'schema.ts']) {
+      expect(calendar(name), name).toBeDefined();
+      expect(calendar(name), name).not.toContain('batch.execute');
+      expect(calendar(name), name).not.toContain('/batch/calendar/v3');
+    }
+  });
 });
 
 const content = (file: string) => files.find((f) => f.file === file)?.content ?? '';

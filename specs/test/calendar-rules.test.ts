@@ -23,7 +23,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { OpenApiDocument } from '@gspec/scripts/apis';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { deref, loadSpec, type OperationRef, operationsOf } from './support.ts';
+import { allOperationsOf, deref, loadSpec, type OperationRef, operationsOf } from './support.ts';
 
 const API = 'calendar@v3';
 const fixture = (name: string) =>
@@ -110,6 +110,67 @@ describe('operations of the seed', () => {
   it.each(seed.map((s) => [s.operationId, s] as const))('%s has the seed method and path', (_id, s) => {
     const ref = op(s.operationId);
     expect([ref.method.toUpperCase(), ref.path]).toEqual([s.method, s.path]);
+  });
+});
+
+describe('the batch endpoint', () => {
+  const batch = () => {
+    const found = allOperationsOf(API, doc).filter((ref) => ref.operation['x-batch'] !== undefined);
+    expect(found).toHaveLength(1);
+    return found[0] as OperationRef;
+  };
+  /** The named example of a multipart/mixed body: its text, and the Content-IDs of its parts. */
+  const multipartExample = (media: Node) => {
+    const example = deref<Node>(doc, Object.values<Node>(media.examples)[0]);
+    const text = example.value as string;
+    const boundary = /^--([^\r\n]+)\r\n/.exec(text)?.[1] as string;
+    const parts = text.split(`--${boundary}`).slice(1, -1);
+    return {
+      text,
+      boundary,
+      parts,
+      ids: parts.map((part) => /\r\nContent-ID: <([^>]+)>\r\n/.exec(part)?.[1]),
+    };
+  };
+
+  it('is POST /batch/calendar/v3 at the host root, outside the API operations, costing nothing itself', () => {
+    const ref = batch();
+    expect([ref.method, ref.path]).toEqual(['post', '/batch/calendar/v3']);
+    expect(ref.pathItem.servers?.map((server: Node) => server.url)).toEqual(['https://www.googleapis.com']);
+    expect(ref.operation['x-batch']).toEqual({
+      maxCalls: 50,
+      partMediaType: 'application/http',
+      pairing: 'Content-ID',
+    });
+    expect(ref.operation['x-quota-cost']).toBe(0);
+    expect(ops.has(ref.operationId)).toBe(false);
+  });
+
+  it('states the rules: outer headers inherited, each call on its own, pairing by Content-ID, the limit', () => {
+    const text = batch().operation.description as string;
+    expect(text).toMatch(
+      /headers of the outer request, other than the `Content-` ones, apply to every\s+part/,
+    );
+    expect(text).toMatch(/each call succeeds or\s+fails on its own/i);
+    expect(text).toMatch(/pair\s+them by `Content-ID`/);
+    expect(text).toMatch(/at most 50 calls/i);
+    expect(text).toMatch(/as if it were sent\s+alone/);
+  });
+
+  it('takes and answers multipart/mixed, with examples that pair every answer with its call', () => {
+    const ref = batch();
+    const request = deref<Node>(doc, ref.operation.requestBody).content;
+    const answer = response(ref, '200')?.content;
+    expect(Object.keys(request)).toEqual(['multipart/mixed']);
+    expect(Object.keys(answer)).toEqual(['multipart/mixed']);
+    const calls = multipartExample(request['multipart/mixed']);
+    const answers = multipartExample(answer['multipart/mixed']);
+    expect(calls.text.endsWith(`--${calls.boundary}--\r\n`)).toBe(true);
+    expect(calls.parts.length).toBeGreaterThan(1);
+    for (const part of [...calls.parts, ...answers.parts])
+      expect(part).toMatch(/^\r\nContent-Type: application\/http\r\n/);
+    expect(answers.ids).toEqual(calls.ids.map((id) => `response-${id}`));
+    for (const part of answers.parts) expect(part).toMatch(/\r\n\r\nHTTP\/1\.1 \d{3} /);
   });
 });
 

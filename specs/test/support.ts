@@ -1,5 +1,6 @@
 /** Shared helpers of the spec tests: the bundled documents and their operations. */
 import { type ApiEntry, bundleApi, getApi, type OpenApiDocument } from '@gspec/scripts/apis';
+import { isBatchEndpoint } from '@gspec/scripts/operations';
 
 export const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
 
@@ -27,7 +28,16 @@ export function loadSpec(nameOrId: string): Promise<OpenApiDocument> {
   return doc;
 }
 
+/**
+ * The API's operations, in the order of the document: every operation but a batch endpoint
+ * (`x-batch`), which carries the others rather than being one of the service's methods.
+ */
 export function operationsOf(api: string, doc: OpenApiDocument): OperationRef[] {
+  return allOperationsOf(api, doc).filter((op) => !isBatchEndpoint(op.operation));
+}
+
+/** Every operation of the document, batch endpoints included. */
+export function allOperationsOf(api: string, doc: OpenApiDocument): OperationRef[] {
   const out: OperationRef[] = [];
   for (const [path, pathItem] of Object.entries(doc.paths ?? {})) {
     // biome-ignore lint/suspicious/noExplicitAny: a raw OpenAPI path item object.

@@ -136,7 +136,11 @@ export async function loadApis(specDir = defaultSpecDir()): Promise<MockApi[]> {
       checkDocument(file, document);
       let operations: IHttpOperation[];
       try {
-        operations = await getHttpOperationsFromSpec(document as object);
+        // A batch endpoint (`x-batch`) is no operation of the API but the transport of the
+        // others: the gateway answers it by handing each call to Prism, never Prism itself.
+        operations = (await getHttpOperationsFromSpec(document as object)).filter(
+          (operation) => operation.extensions?.['x-batch'] === undefined,
+        );
       } catch (error) {
         throw new MockSetupError(`${file}: Prism cannot read this spec: ${(error as Error).message}`);
       }

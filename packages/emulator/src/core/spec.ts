@@ -211,7 +211,9 @@ export function readApiSpec(document: unknown, source = 'openapi.json'): ApiSpec
       const pathParameters = Array.isArray(item.parameters) ? item.parameters : [];
       for (const method of METHODS) {
         const operation = item[method];
-        if (isObject(operation))
+        // A batch endpoint (`x-batch`) is no operation of the API but the transport of the
+        // others; the server serves it itself (core/batch), so no module handles it.
+        if (isObject(operation) && operation['x-batch'] === undefined)
           operations.push(readOperation(document, path, method, operation, pathParameters));
       }
     }
