@@ -7,7 +7,7 @@
 import { type IncomingMessage, type ServerResponse, STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import { Readable } from 'node:stream';
-import { corsHeaders } from '@gspec/server-kit';
+import { type BatchCall, type CallAnswer, corsHeaders, writeBatch } from '@gspec/server-kit';
 import { ApiError } from './errors.js';
 import { bodyBytes, releaseBytes } from './json.js';
 
@@ -22,6 +22,11 @@ export interface Exchange {
   body?: unknown;
   /** A body that is not JSON, as sent (the ID-mapping CSV). */
   text?: string;
+  /**
+   * For a call sent in a batch, the batch's path (`/batch/calendar/v3`): each call is told
+   * with its own method, path and answer, and then the batch's own answer (multipart/mixed).
+   */
+  batch?: string;
 }
 
 export interface Answer {
@@ -32,6 +37,30 @@ export interface Answer {
   /** A JSON body in pieces (the state dump), written one after another as the socket drains. */
   chunks?: string[];
   operationId?: string;
+  /** The calls of a batch with their answers (batch.ts), encoded as multipart/mixed when sent. */
+  parts?: BatchPart[];
+}
+
+/** One call of a batch with its answer, as the batch's answer carries it until it is sent. */
+export interface BatchPart {
+  call: BatchCall;
+  answer: Answer;
+  /** Whether the call changed the state: if the turn's commit fails, its part alone becomes a 503. */
+  wrote: boolean;
+}
+
+/** The JSON or text of an answer, with its Content-Type, as one string (a batch part's body). */
+function callAnswer(result: Answer): CallAnswer {
+  const headers = { ...result.headers };
+  let body: string | undefined;
+  if (result.text) {
+    body = result.text.body;
+    headers['content-type'] = result.text.contentType;
+  } else if (result.body !== undefined) {
+    body = JSON.stringify(result.body);
+    headers['content-type'] = 'application/json; charset=UTF-8';
+  }
+  return { status: result.status, headers, ...(body !== undefined ? { body } : {}) };
 }
 
 export interface AnswerWriterOptions {
@@ -47,6 +76,14 @@ export interface AnswerWriterOptions {
  * headers it was charged. The change stays in memory and the next commit that works keeps it.
  */
 export function unsaved(error: unknown, result: Answer): Answer {
+  // A batch stays a batch: only the parts of the calls that wrote are 503s.
+  if (result.parts)
+    return {
+      ...result,
+      parts: result.parts.map((part) =>
+        part.wrote ? { ...part, answer: unsaved(error, part.answer) } : part,
+      ),
+    };
   const failure = new ApiError(503, [
     {
       domain: 'global',
@@ -108,7 +145,21 @@ export class AnswerWriter {
     }
   }
 
-  send(request: IncomingMessage, response: ServerResponse, result: Answer): void {
+  send(request: IncomingMessage, response: ServerResponse, given: Answer): void {
+    // A batch's answer is text: each call's answer in its part, in the calls' order.
+    const { parts } = given;
+    const answers = parts?.map((part) => callAnswer(part.answer));
+    const result: Answer =
+      parts && answers
+        ? {
+            status: given.status,
+            headers: given.headers,
+            text: writeBatch(
+              parts.map((p) => p.call),
+              answers,
+            ),
+          }
+        : given;
     // The answer's own headers object (each answer has a new one), with CORS unless it says otherwise.
     const { headers } = result;
     for (const [name, value] of Object.entries(corsHeaders(request))) headers[name] ??= value;
@@ -139,6 +190,7 @@ export class AnswerWriter {
     this.options.log?.(
       `${request.method} ${url} ${result.status}${result.operationId ? ` ${result.operationId}` : ''}`,
     );
+    if (parts && answers) this.tellParts(url, parts, answers);
     this.options.onResponse?.({
       method: request.method ?? 'GET',
       path: url,
@@ -146,6 +198,32 @@ export class AnswerWriter {
       status: result.status,
       headers,
       ...(result.text ? { text: result.text.body } : result.body !== undefined ? { body: result.body } : {}),
+    });
+  }
+
+  /**
+   * The calls of a batch, each logged and told to `onResponse` as the same request alone would
+   * be, marked with the batch's path.
+   */
+  private tellParts(batch: string, parts: BatchPart[], answers: CallAnswer[]): void {
+    parts.forEach(({ call, answer }, i) => {
+      const { status, headers } = answers[i] as CallAnswer;
+      this.options.log?.(
+        `  part ${call.index}: ${call.method} ${call.target} ${status}${answer.operationId ? ` ${answer.operationId}` : ''}`,
+      );
+      this.options.onResponse?.({
+        method: call.method,
+        path: call.target,
+        ...(answer.operationId ? { operationId: answer.operationId } : {}),
+        status,
+        headers,
+        ...(answer.text
+          ? { text: answer.text.body }
+          : answer.body !== undefined
+            ? { body: answer.body }
+            : {}),
+        batch,
+      });
     });
   }
 

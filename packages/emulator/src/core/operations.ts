@@ -23,6 +23,12 @@ import { type RawRequest, validateRequest } from './validate.js';
 
 export type { InvokeInput, InvokeResult } from './context.js';
 
+/**
+ * What an API request is read from: its method, target and headers. A request over HTTP is
+ * one, and so is each call of a batch (batch.ts), which has no socket of its own.
+ */
+export type RequestHead = Pick<IncomingMessage, 'method' | 'url' | 'headers'>;
+
 /** The body of a request, or why it could not be read (answered once the request is routed). */
 export interface ReadBody {
   text: string | undefined;
@@ -153,7 +159,7 @@ export class Operations {
    * awaits, so what changes in the state while it runs is this request's.
    */
   answer(
-    request: IncomingMessage,
+    request: RequestHead,
     target: Target,
     service: Service,
     body: ReadBody,

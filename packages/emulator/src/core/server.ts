@@ -1,15 +1,29 @@
 /**
  * The emulator's HTTP server: each API at its live base path (`/calendar/v3`,
- * `/doubleclicksearch/v2`), and the control plane under `/__emulator`. A request is routed by
- * its API's spec, authenticated,
- * charged its quota, validated against the spec and handed to its operation's handler; every
- * refusal is Google's error envelope.
+ * `/doubleclicksearch/v2`), Google's batch endpoints (`/batch/<api>/<version>`, `/batch`;
+ * batch.ts), and the control plane under `/__emulator`. A request is routed by its API's spec,
+ * authenticated, charged its quota, validated against the spec and handed to its operation's
+ * handler; every refusal is Google's error envelope.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { HttpRefusal, listen, MAX_BODY_BYTES, preflightHeaders, readBody } from '@gspec/server-kit';
+import {
+  batchPath,
+  HttpRefusal,
+  listen,
+  MAX_BODY_BYTES,
+  preflightHeaders,
+  readBody,
+} from '@gspec/server-kit';
 import { type Answer, AnswerWriter, answerClientError, type Exchange } from './answers.js';
 import type { AnyApiModule } from './api-module.js';
-import { type InvokeInput, type InvokeResult, Operations, type ReadBody } from './operations.js';
+import { answerBatch } from './batch.js';
+import {
+  type InvokeInput,
+  type InvokeResult,
+  Operations,
+  type ReadBody,
+  type RequestHead,
+} from './operations.js';
 
 export type { Exchange } from './answers.js';
 export type { InvokeInput, InvokeResult } from './operations.js';
@@ -19,14 +33,14 @@ import { ApiError, fromRefusal, pathNotFound } from './errors.js';
 import { Notifier, type NotifierOptions } from './notifier.js';
 import { type OAuthOptions, OAuthServer } from './oauth.js';
 import { QuotaMeter } from './quota.js';
-import { createServices, type Services } from './services.js';
+import { createServices, type Service, type Services } from './services.js';
 import type { ApiName, ApiSpec } from './spec.js';
 import { emptyCoreState, type State } from './state.js';
 import { createStateChecker } from './state-file.js';
 import { Persistence, type PersistOptions } from './storage.js';
 import { Store } from './store.js';
 import { AccessPolicy, type RateLimitOptions } from './strict.js';
-import { parseTarget } from './target.js';
+import { parseTarget, type Target } from './target.js';
 import type { ScopeMap, UserMap } from './users.js';
 
 /**
@@ -165,6 +179,44 @@ export function createEmulatorOf(modules: readonly AnyApiModule[], options: Emul
   const invoke = operations.invoke.bind(operations);
   const invokeAsSeed = operations.invokeAsSeed.bind(operations);
 
+  /** The answer of a refusal (ApiError) or of a failure no handler expected (500). */
+  function failed(error: unknown, method: string, pathname: string): Answer {
+    if (error instanceof ApiError) {
+      const extra = error as ApiError & { operationId?: string; quotaHeaders?: Record<string, string> };
+      return {
+        status: error.status,
+        headers: { ...extra.quotaHeaders, ...error.headers },
+        body: error.body,
+        ...(extra.operationId ? { operationId: extra.operationId } : {}),
+      };
+    }
+    const message = `The emulator failed: ${(error as Error).message}`;
+    options.log?.(`${method} ${pathname}: ${(error as Error).stack ?? message}`);
+    return {
+      status: 500,
+      headers: {},
+      body: new ApiError(500, [{ domain: 'global', reason: 'backendError', message }]).body,
+    };
+  }
+
+  /**
+   * An API call: what every request to an API's base path gets, and each call of a batch, so
+   * that a call in a batch is answered exactly as it would be alone.
+   */
+  function answerCall(
+    head: RequestHead,
+    target: Target,
+    service: Service,
+    body: ReadBody,
+    effect: { wrote: boolean },
+  ): Answer {
+    try {
+      return operations.answer(head, target, service, body, effect);
+    } catch (error) {
+      return failed(error, head.method ?? 'GET', target.pathname);
+    }
+  }
+
   function answer(request: IncomingMessage, body: ReadBody, effect: { wrote: boolean }): Answer {
     const method = request.method ?? 'GET';
     const target = parseTarget(request.url ?? '/');
@@ -190,7 +242,9 @@ export function createEmulatorOf(modules: readonly AnyApiModule[], options: Emul
         }
       }
       const service = services.forPath(pathname);
-      if (service) return operations.answer(request, target, service, body, effect);
+      if (service) return answerCall(request, target, service, body, effect);
+      const batch = batchPath(pathname);
+      if (batch) return answerBatch(services, answerCall, request, pathname, batch.prefix, body, effect);
       if (OAuthServer.serves(pathname)) {
         if (body.error !== undefined) throw body.error;
         return oauth.answer(
@@ -204,22 +258,7 @@ export function createEmulatorOf(modules: readonly AnyApiModule[], options: Emul
       }
       throw pathNotFound(pathname);
     } catch (error) {
-      if (error instanceof ApiError) {
-        const extra = error as ApiError & { operationId?: string; quotaHeaders?: Record<string, string> };
-        return {
-          status: error.status,
-          headers: { ...extra.quotaHeaders, ...error.headers },
-          body: error.body,
-          ...(extra.operationId ? { operationId: extra.operationId } : {}),
-        };
-      }
-      const message = `The emulator failed: ${(error as Error).message}`;
-      options.log?.(`${method} ${target.pathname}: ${(error as Error).stack ?? message}`);
-      return {
-        status: 500,
-        headers: {},
-        body: new ApiError(500, [{ domain: 'global', reason: 'backendError', message }]).body,
-      };
+      return failed(error, method, target.pathname);
     }
   }
 

@@ -9,7 +9,11 @@
  * A success answer trimmed by `fields` is checked the same way, except that `required` is not.
  * An answer that is not JSON (the ID-mapping CSV) must have a documented content type, and its
  * text is checked against that media type's schema.
+ * A batch's own answer is multipart/mixed (200) or a refusal in the envelope; each of its calls
+ * is told on its own (`batch` set) and checked like the same call alone, except that a call the
+ * batch cannot carry is its 400 without an operation.
  */
+import { batchPath } from '@gspec/server-kit';
 import type { ErrorObject } from 'ajv';
 import { OAuthServer } from '../../src/core/oauth.ts';
 import { createAjv } from '../../src/core/schemas.ts';
@@ -154,12 +158,30 @@ export function createResponseCheck(spec: ApiSpec, notImplemented: string[]): Re
 
   return (exchange) => {
     if (exchange.path.startsWith('/__emulator')) return [];
-    if (OAuthServer.serves(exchange.path)) return checkOAuthAnswer(exchange);
-    const where = `${exchange.method} ${exchange.path} → ${exchange.status}`;
+    // A CORS preflight is answered the same on every path, before any routing.
+    if (exchange.method === 'OPTIONS' && exchange.batch === undefined)
+      return exchange.status === 204 && exchange.body === undefined
+        ? []
+        : [`OPTIONS ${exchange.path}: not a preflight`];
+    if (OAuthServer.serves(exchange.path) && exchange.batch === undefined) return checkOAuthAnswer(exchange);
+    const where = `${exchange.method} ${exchange.path}${exchange.batch ? ` in ${exchange.batch}` : ''} → ${exchange.status}`;
     const problems: string[] = [];
+    if (exchange.batch === undefined && batchPath(exchange.path.split('?')[0] as string)) {
+      if (exchange.status === 200)
+        return /^multipart\/mixed; boundary=[^"\s;]+$/.test(exchange.headers['content-type'] ?? '') &&
+          exchange.text !== undefined
+          ? []
+          : [`${where}: a batch's answer is not multipart/mixed with an unquoted boundary`];
+      if (![400, 404, 405, 413].includes(exchange.status)) problems.push(`${where}: not a batch's refusal`);
+      if (!errorSchema(exchange.body))
+        problems.push(`${where}: not Google's error envelope: ${ajv.errorsText(errorSchema.errors)}`);
+      return problems;
+    }
     if (exchange.operationId === undefined) {
       // Unknown paths and wrong methods: no operation documents them; the envelope must hold.
-      if (![404, 405].includes(exchange.status)) problems.push(`${where}: answered without an operation`);
+      // In a batch, a call the batch cannot carry (another API's, another batch) is a 400.
+      const allowed = exchange.batch === undefined ? [404, 405] : [400, 404, 405];
+      if (!allowed.includes(exchange.status)) problems.push(`${where}: answered without an operation`);
       if (!errorSchema(exchange.body))
         problems.push(`${where}: not Google's error envelope: ${ajv.errorsText(errorSchema.errors)}`);
       return problems;
