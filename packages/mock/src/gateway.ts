@@ -3,13 +3,25 @@
  * base path; the gateway routes each request by the live base path (`/calendar/v3`,
  * `/doubleclicksearch/v2`) to the operations of that API, strips the base path, lets Prism
  * validate and mock it in-process, and answers errors in Google's envelope.
+ *
+ * Google's batch endpoints (`/batch/calendar/v3`, `/batch`) are served by the same code: one
+ * call is a function from its method, target, headers and body to an answer, and a batch
+ * hands each of its parts to that function, so a call in a batch gets what it would get alone.
  */
 import './lazy-deps.js';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import {
+  createServer,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import {
   applyFieldMask,
+  type BatchCall,
+  batchPath,
   CheckedMasks,
   corsHeaders,
   createPathRouter,
@@ -21,9 +33,11 @@ import {
   isJsonContentType,
   listen,
   preflightHeaders,
+  readBatch,
   readBearer,
   readBody,
   unsupportedMediaType,
+  writeBatch,
 } from '@gspec/server-kit';
 import { createLogger } from '@stoplight/prism-core';
 import { createInstance, type IHttpConfig, type IHttpRequest } from '@stoplight/prism-http';
@@ -121,12 +135,14 @@ export function readCredentials(
 /**
  * The request's JSON body (every operation of both APIs takes JSON): a body with another
  * Content-Type is refused with 415 as the emulator refuses it, one that is not JSON with 400.
+ * A body without Content-Type is read as JSON, alone as in a batch: third-party batchers send
+ * their parts' JSON bodies without one, and Google takes them.
  */
-function parseBody(raw: Buffer, contentType: string | undefined): unknown {
-  if (raw.length === 0) return undefined;
+function parseBody(raw: Buffer | string | undefined, contentType: string | undefined): unknown {
+  if (raw === undefined || raw.length === 0) return undefined;
   if (contentType && !isJsonContentType(contentType)) throw unsupportedMediaType(contentType);
   try {
-    return JSON.parse(raw.toString('utf8'));
+    return JSON.parse(typeof raw === 'string' ? raw : raw.toString('utf8'));
   } catch (error) {
     throw new HttpRefusal(400, {
       domain: 'global',
@@ -191,6 +207,25 @@ interface Answer {
   body?: string;
 }
 
+/**
+ * One API call as the gateway answers it, whether it came as an HTTP request of its own or as
+ * a part of a batch (with the outer request's headers it inherits already merged in).
+ */
+interface Call {
+  method: string;
+  /** The path and query, such as `/calendar/v3/colors?fields=kind`. */
+  target: string;
+  /** Names in lower case. */
+  headers: IncomingHttpHeaders;
+  body?: Buffer | string | undefined;
+}
+
+/** A call's answer, and the latency its fault rule adds before it is sent. */
+interface CallResult {
+  answer: Answer;
+  delayMs: number;
+}
+
 function jsonAnswer(status: number, body: unknown, headers: Record<string, string> = {}): Answer {
   return {
     status,
@@ -209,6 +244,9 @@ function send(response: ServerResponse, answer: Answer): void {
   response.setHeader('content-length', Buffer.byteLength(answer.body));
   response.end(answer.body);
 }
+
+/** The answer to a refusal of the HTTP layer, with the headers it carries. */
+const refused = (error: HttpRefusal): Answer => jsonAnswer(error.status, error.body, error.headers);
 
 const AUTHENTICATE = 'Bearer realm="https://accounts.google.com/", error="invalid_token"';
 
@@ -361,11 +399,10 @@ export function createGateway(options: GatewayOptions): Gateway {
 
   async function answerApi(
     { api, router, names }: Route,
-    request: IncomingMessage,
+    call: Call,
     url: URL,
-    raw: Buffer,
   ): Promise<{ answer: Answer; operationId?: string }> {
-    const method = (request.method ?? 'GET').toLowerCase();
+    const method = call.method.toLowerCase();
     const subPath = url.pathname.slice(api.basePath.length) || '/';
     const routed = router.route(method, subPath);
     if (routed.kind === 'noPath') {
@@ -388,18 +425,18 @@ export function createGateway(options: GatewayOptions): Gateway {
     }
     const { operation } = routed;
     const operationId = operation.iid ?? operation.id;
-    const asked = readPreferences(request.headers.prefer as string | undefined, url.searchParams);
+    const asked = readPreferences(call.headers.prefer as string | undefined, url.searchParams);
     const preferences =
       asked.code === undefined && asked.exampleKey === undefined
         ? { ...faults?.respond(operationId), ...asked }
         : asked;
-    const body = parseBody(raw, request.headers['content-type']);
-    const credentials = readCredentials(request.headers.authorization, url.searchParams.get('access_token'));
+    const body = parseBody(call.body, call.headers['content-type']);
+    const credentials = readCredentials(call.headers.authorization, url.searchParams.get('access_token'));
     // Copied only when rewritten: most requests carry `Bearer` as it is.
     const headers =
-      credentials.authorization !== undefined && credentials.authorization !== request.headers.authorization
-        ? { ...request.headers, authorization: credentials.authorization }
-        : request.headers;
+      credentials.authorization !== undefined && credentials.authorization !== call.headers.authorization
+        ? { ...call.headers, authorization: credentials.authorization }
+        : call.headers;
     const input: IHttpRequest = {
       method: method as IHttpRequest['method'],
       url: { path: subPath, query: queryRecord(url.searchParams) },
@@ -423,7 +460,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     if (result._tag === 'Left') throw new Error('unreachable: a refused request always has an envelope');
     // Partial responses and conditional reads: nothing to do for requests with neither.
     const fields = url.searchParams.get('fields');
-    const ifNoneMatch = request.headers['if-none-match'];
+    const ifNoneMatch = call.headers['if-none-match'];
     let mask: FieldMask | undefined;
     if (fields?.trim()) {
       try {
@@ -456,25 +493,150 @@ export function createGateway(options: GatewayOptions): Gateway {
     return { answer: shape(fromOutput(scripted.right.output)), operationId };
   }
 
-  async function handleApi(
-    route: Route,
-    request: IncomingMessage,
-    response: ServerResponse,
-    url: URL,
-  ): Promise<void> {
-    let answer: Answer;
-    let operationId: string | undefined;
+  /** The API whose base path `pathname` is under, the longest base path first. */
+  function routeOf(pathname: string): Route | undefined {
+    return routes.find((r) => pathname === r.api.basePath || pathname.startsWith(`${r.api.basePath}/`));
+  }
+
+  const knownBasePaths = options.apis.map((a) => a.basePath).join(' or ');
+  const notServed = (pathname: string): Answer =>
+    jsonAnswer(404, simpleError(404, 'notFound', `Not Found: ${pathname} is not under ${knownBasePaths}`));
+
+  /**
+   * One call, start to end: the answer it gets and the latency its fault rule draws. The HTTP
+   * path and every part of a batch come through here, so Prism's validation, the preferences,
+   * auth, partial responses, conditional reads and faults apply alike to both. A refusal of the
+   * HTTP layer (a bad Prefer, a body that is no JSON) is the call's answer, not an exception.
+   */
+  async function answerCall(call: Call): Promise<CallResult> {
+    const url = new URL(call.target, 'http://localhost');
+    const route = routeOf(url.pathname);
+    if (!route) return { answer: notServed(url.pathname), delayMs: 0 };
     try {
-      // The body is read whole before answering, so that a keep-alive connection stays usable.
-      const raw = await readBody(request);
-      ({ answer, operationId } = await answerApi(route, request, url, raw));
+      const { answer, operationId } = await answerApi(route, call, url);
+      // Drawn right after the answer, as for a call alone, so that a seed gives the same draws.
+      return { answer, delayMs: operationId && faults ? faults.latency(operationId) : 0 };
     } catch (error) {
       if (!(error instanceof HttpRefusal)) throw error;
-      answer = jsonAnswer(error.status, error.body, error.headers);
+      return { answer: refused(error), delayMs: 0 };
     }
-    const delay = operationId && faults ? faults.latency(operationId) : 0;
-    if (delay > 0) await sleep(delay);
-    send(response, answer);
+  }
+
+  /**
+   * Sends what `decide` answers once its latency is waited out; an HttpRefusal it throws (a body
+   * over the limit, a batch that is no batch) is sent as Google's envelope, without latency.
+   */
+  async function reply(response: ServerResponse, decide: () => Promise<CallResult>): Promise<void> {
+    let result: CallResult;
+    try {
+      result = await decide();
+    } catch (error) {
+      if (!(error instanceof HttpRefusal)) throw error;
+      result = { answer: refused(error), delayMs: 0 };
+    }
+    if (result.delayMs > 0) await sleep(result.delayMs);
+    send(response, result.answer);
+  }
+
+  /** A call sent alone. Its body is read whole first, so that a keep-alive connection stays usable. */
+  async function answerRequest(request: IncomingMessage): Promise<CallResult> {
+    const raw = await readBody(request);
+    return answerCall({
+      method: request.method ?? 'GET',
+      target: request.url ?? '/',
+      headers: request.headers,
+      body: raw,
+    });
+  }
+
+  /**
+   * A part whose call the batch does not carry, answered in its own part: a path of another API
+   * than the batch's, of no API (`/healthz`, `/__mock/...`), or another batch. 400 badRequest as
+   * the emulator answers it, not 404: the path may well exist, and a 404 in a part reads as "no
+   * such resource", which a client may act on. The message says which endpoint takes the call.
+   */
+  function notInBatch(
+    call: BatchCall,
+    batchPathname: string,
+    accepted: readonly string[],
+  ): Answer | undefined {
+    const { pathname } = new URL(call.target, 'http://localhost');
+    const route = routeOf(pathname);
+    if (route && accepted.includes(route.api.basePath)) return undefined;
+    const where = `Part ${call.index}: ${call.method} ${pathname}`;
+    const message = batchPath(pathname)
+      ? `${where} is a batch request; a batch cannot hold another batch.`
+      : `${where} cannot be sent in ${batchPathname}, which takes calls under ${accepted.join(' or ')} only${
+          route ? `; send it alone, or in /batch${route.api.basePath}` : ''
+        }.`;
+    return jsonAnswer(400, simpleError(400, 'badRequest', message));
+  }
+
+  /**
+   * A batch request (`/batch/<api>/<version>`, or `/batch` for the calls of every API): its calls
+   * are answered one after the other, in order, so that fault sequences and seeded draws fall on
+   * the calls as they would if the client had sent them one by one in that order. The answer
+   * waits out the longest latency a part drew, not their sum, as the calls of a batch are
+   * answered together. A batch that is no batch is refused whole with 400 (readBatch).
+   */
+  async function answerBatch(
+    request: IncomingMessage,
+    url: URL,
+    prefix: string | undefined,
+  ): Promise<CallResult> {
+    // `/batch/<api>/<version>` of an API the mock does not serve is an unknown path.
+    const accepted =
+      prefix === undefined
+        ? options.apis.map((api) => api.basePath)
+        : options.apis.some((api) => api.basePath === prefix)
+          ? [prefix]
+          : [];
+    // The body is read whole before answering, so that a keep-alive connection stays usable.
+    const raw = await readBody(request);
+    if (accepted.length === 0) {
+      const endpoints = ['/batch', ...options.apis.map((api) => `/batch${api.basePath}`)].join(', ');
+      const message = `Not Found: ${url.pathname} is no batch endpoint of the mock; those are ${endpoints}`;
+      return { answer: jsonAnswer(404, simpleError(404, 'notFound', message)), delayMs: 0 };
+    }
+    if (request.method !== 'POST') {
+      return {
+        answer: jsonAnswer(
+          405,
+          simpleError(
+            405,
+            'httpMethodNotAllowed',
+            `Method ${request.method} is not allowed on ${url.pathname}`,
+          ),
+          { allow: 'POST' },
+        ),
+        delayMs: 0,
+      };
+    }
+    const calls = readBatch(request.headers, raw.toString('utf8'));
+    const answers: Answer[] = [];
+    let delayMs = 0;
+    for (const call of calls) {
+      const refusedPart = notInBatch(call, url.pathname, accepted);
+      const result = refusedPart ? { answer: refusedPart, delayMs: 0 } : await answerCall(call);
+      if (options.verbose)
+        log(`  part ${call.index}: ${call.method} ${call.target} -> ${result.answer.status}`);
+      answers.push(result.answer);
+      delayMs = Math.max(delayMs, result.delayMs);
+    }
+    const batch = writeBatch(
+      calls,
+      answers.map((answer) => ({
+        status: answer.status,
+        headers: Object.fromEntries(
+          Object.entries(answer.headers).map(([name, value]) => [name, String(value)]),
+        ),
+        ...(answer.body !== undefined ? { body: answer.body } : {}),
+      })),
+    );
+    return {
+      answer: { status: 200, headers: { 'content-type': batch.contentType }, body: batch.body },
+      delayMs,
+    };
   }
 
   function handleControl(request: IncomingMessage, response: ServerResponse, url: URL): void {
@@ -520,11 +682,13 @@ export function createGateway(options: GatewayOptions): Gateway {
       });
       return;
     }
-    const route = routes.find(
-      (r) => url.pathname === r.api.basePath || url.pathname.startsWith(`${r.api.basePath}/`),
-    );
-    if (route) {
-      await handleApi(route, request, response, url);
+    const batch = batchPath(url.pathname);
+    if (batch) {
+      await reply(response, () => answerBatch(request, url, batch.prefix));
+      return;
+    }
+    if (routeOf(url.pathname)) {
+      await reply(response, () => answerRequest(request));
       return;
     }
     if (url.pathname.startsWith('/__mock/')) {
@@ -544,8 +708,7 @@ export function createGateway(options: GatewayOptions): Gateway {
         return;
       }
     }
-    const known = options.apis.map((a) => a.basePath).join(' or ');
-    sendJson(response, 404, simpleError(404, 'notFound', `Not Found: ${url.pathname} is not under ${known}`));
+    send(response, notServed(url.pathname));
   }
 
   const server = createServer((request, response) => {
