@@ -32,13 +32,23 @@ async function bundleForBrowser(program: string) {
 }
 
 describe('the browser bundle of a program', () => {
-  it.each<[string, { program: string; openapiFetch: boolean; nodeImports: string[] }]>([
+  it.each<[string, { program: string; openapiFetch: boolean; nodeImports: string[]; batch?: boolean }]>([
     [
-      'createCalendar: resource methods, no openapi-fetch, no node: module',
+      'createCalendar: resource methods, no openapi-fetch, no batch code, no node: module',
       {
         program: `import { createCalendar } from '@gspec/calendar'; const calendar = createCalendar({ accessToken: 't' }); ${listEvents}`,
         openapiFetch: false,
         nodeImports: [],
+        batch: false,
+      },
+    ],
+    [
+      'createCalendarBatch: the batch code and its wire format, no openapi-fetch, no node: module',
+      {
+        program: `import { createCalendarBatch } from '@gspec/calendar'; const batch = createCalendarBatch({ accessToken: 't' }); await batch((b) => [b.colors.get()]);`,
+        openapiFetch: false,
+        nodeImports: [],
+        batch: true,
       },
     ],
     [
@@ -65,9 +75,15 @@ describe('the browser bundle of a program', () => {
         nodeImports: ['node:http'],
       },
     ],
-  ])('%s', async (_title, { program, openapiFetch, nodeImports }) => {
+  ])('%s', async (_title, { program, openapiFetch, nodeImports, batch }) => {
     const bundle = await bundleForBrowser(program);
     expect(bundle.inputs.some((input) => input.includes('node_modules/openapi-fetch/'))).toBe(openapiFetch);
     expect(bundle.nodeImports).toEqual(nodeImports);
+    if (batch !== undefined) {
+      const batchModules = bundle.inputs.filter((input) =>
+        /runtime\/dist\/(batch|multipart)\.js$/.test(input),
+      );
+      expect(batchModules.length > 0).toBe(batch);
+    }
   });
 });

@@ -3,6 +3,7 @@
  * @gspec/scripts/type-probe): programs that must compile, programs that must not and what the
  * error says, what is struck through, what completion offers and what a hover shows.
  */
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describeEveryOperation } from '@gspec/scripts/operation-type-tests';
 import { createTypeProbe, HERE } from '@gspec/scripts/type-probe';
@@ -194,6 +195,116 @@ describe('the editor, inside the argument of events.insert', () => {
   it('keeps EventsInsertArgs one named interface', () => {
     const hover = probe.hover(program(`let args: EventsInsert${HERE}Args | undefined;`));
     expect(hover.text).toContain('interface EventsInsertArgs');
+  });
+});
+
+const batchProgram = (
+  body: string,
+) => `import { createCalendar, createCalendarBatch, type BatchResult, type Event } from '@gspec/calendar';
+const calendar = createCalendar({ accessToken: 't' });
+const batch = createCalendarBatch({ accessToken: 't' });
+export async function run(): Promise<unknown> {
+${body}
+  return undefined;
+}
+`;
+
+describe('createCalendarBatch', () => {
+  it.each([
+    [
+      'a tuple of calls, whose results are a tuple typed by each operation',
+      `const [created, read] = await batch((b) => [
+    b.events.insert({ calendarId: 'primary', start: { date: '2027-01-04' }, end: { date: '2027-01-05' } }),
+    b.colors.get(),
+  ]);
+  const event: Event | undefined = created.ok ? created.value : undefined;
+  const kinds: string | undefined = read.ok ? read.value.kind : read.error.message;
+  void event; void kinds;`,
+    ],
+    [
+      'calls mapped from data, whose results are an array',
+      `const events: { id: string; summary: string }[] = [];
+  const results: BatchResult<Event>[] = await batch(
+    (b) => events.map((e) => b.events.insert({ calendarId: 'primary', ...e, start: {}, end: {} }, { idempotent: true })),
+    { maxCalls: 20 },
+  );
+  void results;`,
+    ],
+  ])('compiles: %s', (_name, body) => {
+    expect(probe.errors(batchProgram(body))).toEqual([]);
+  });
+
+  it.each([
+    [
+      'events.insert without end',
+      `b.events.insert({ calendarId: 'primary', start: {} })`,
+      ["'end'", 'EventsInsertArgs'],
+    ],
+    ['events.get without eventId', `b.events.get({ calendarId: 'primary' })`, ["'eventId'", 'EventsGetArgs']],
+    [
+      'a number for a string',
+      `b.events.get({ calendarId: 'primary', eventId: 42 })`,
+      ["'number'", "'string'"],
+    ],
+    [
+      'a read-only field',
+      `b.events.insert({ calendarId: 'primary', start: {}, end: {}, etag: '"1"' })`,
+      ["'etag'"],
+    ],
+    ['an operation that does not exist', `b.events.frobnicate({ calendarId: 'primary' })`, ["'frobnicate'"]],
+    ["a single call's option", `b.colors.get({}, { timeoutMs: 5 })`, ["'timeoutMs'"]],
+    ["a resource method's promise", `calendar.colors.get()`, ['BatchCall']],
+  ])('does not compile: %s', (_name, call, named) => {
+    const code = batchProgram(`  await batch((b) => [b.colors.get(), ${call}]);`);
+    const errors = probe.errors(code);
+    expect(errors).toHaveLength(1);
+    for (const part of named) expect(errors[0]).toContain(part);
+    // The same program with @ts-expect-error on the call compiles: the error is that call's.
+    expect(probe.errors(code.replace(`, ${call}]`, `,\n    // @ts-expect-error\n    ${call}]`))).toEqual([]);
+  });
+
+  it('has, for every operation, the builder method of the kind the generator chose for the resource method', () => {
+    const methods = readFileSync(path.resolve(import.meta.dirname, '../src/generated/methods.ts'), 'utf8');
+    const resources = methods.slice(methods.indexOf('export interface Resources {'));
+    const checks: string[] = [];
+    let resource = '';
+    for (const line of resources.split('\n')) {
+      const opened = /^ {2}(\w+): \{$/.exec(line);
+      if (opened) resource = opened[1] as string;
+      const method = /^ {4}(\w+): (\w+)<(\w+), ([^>]+)>/.exec(line);
+      if (method) {
+        const [, name, kind, args, answer] = method;
+        checks.push(
+          `Same<CalendarBatchBuilder['${resource}']['${name}'], Batch${kind}<C.${args}, ${answer === 'void' ? 'void' : `C.${answer}`}>>`,
+        );
+      }
+    }
+    expect(checks).toHaveLength(37);
+    const code = `import type * as C from '@gspec/calendar';
+import type { CalendarBatchBuilder, ${['', 'Masked', 'Conditional'].flatMap((k) => [`Batch${k}Method`, `Batch${k}MethodOptionalArgs`]).join(', ')} } from '@gspec/calendar';
+type Same<X, Y> = (<V>() => V extends X ? 1 : 2) extends <V>() => V extends Y ? 1 : 2 ? true : false;
+export const checks: [${checks.map(() => 'true').join(', ')}] = [${checks.map(() => 'true').join(', ')}] as [${checks.join(', ')}];
+`;
+    expect(probe.errors(code)).toEqual([]);
+    // The check can fail: a wrong kind for one operation is an error.
+    const wrong = probe.errors(
+      code.replace(
+        "['colors']['get'], BatchMaskedMethodOptionalArgs",
+        "['colors']['get'], BatchMaskedMethod",
+      ),
+    );
+    expect(wrong.join('\n')).toMatch(/'false'/);
+  });
+
+  it("compiles the README's example", () => {
+    const readme = readFileSync(path.resolve(import.meta.dirname, '../README.md'), 'utf8');
+    const block = /<!-- consumer-test: calendar-batch -->\s*```ts\n([\s\S]*?)\n```/.exec(readme)?.[1];
+    expect(block).toBeDefined();
+    // What the README's other examples take as given: a client and an event's id.
+    const prelude = `declare const accessToken: string;
+declare const baseUrl: string;
+`;
+    expect(probe.errors(`${prelude}${block}\nexport {};\n`)).toEqual([]);
   });
 });
 

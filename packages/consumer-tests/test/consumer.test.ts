@@ -188,7 +188,9 @@ async function walk(dir: string, base = dir): Promise<{ file: string; link: bool
  */
 const README_PRELUDES = {
   calendar: `import { createCalendar, type Event } from '@gspec/calendar';
-const calendar = createCalendar({ accessToken: 'readme@example.com', baseUrl: \`\${process.argv[2]}/calendar/v3\` });
+const accessToken = 'readme@example.com';
+const baseUrl = \`\${process.argv[2]}/calendar/v3\`;
+const calendar = createCalendar({ accessToken, baseUrl });
 const created = await calendar.events.insert({
   calendarId: 'primary',
   summary: 'Made before',
@@ -375,7 +377,7 @@ describe('the program with both clients', () => {
   });
 
   it.each([
-    ['calendar', 'list create patch page sync etag fields errors'],
+    ['calendar', 'list create patch page sync etag fields errors batch'],
     ['searchads360', 'many id-mapping'],
   ])("the %s README's examples type-check and run against the emulator", async (api, names) => {
     const emulator = npx('gspec-emulator', ['--port', '0']);

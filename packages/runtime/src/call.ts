@@ -96,15 +96,35 @@ export interface CallContext {
   clock: Clock;
 }
 
+/** Methods whose repetition is harmless; a POST or PATCH is repeated only when the call says so. */
 const REPEATABLE = ['GET', 'HEAD', 'PUT', 'DELETE', 'OPTIONS'];
 
-interface Answer {
+/** Whether a call may be sent again after a failure that left its effect unknown. */
+export function isRepeatable(
+  op: OperationDescriptor,
+  options: { idempotent?: boolean | undefined },
+): boolean {
+  return options.idempotent === true || REPEATABLE.includes(op.method);
+}
+
+/** The client's retry policy with a call's (or a batch's) own over it; `false` when it sends once. */
+export function policyOf(context: CallContext, retry: Partial<RetryOptions> | false | undefined) {
+  return retry === false || !context.retry ? false : { ...context.retry, ...retry };
+}
+
+/** An answer read whole: a batch part's answer has the same shape as one of fetch's. */
+export interface Answer {
   status: number;
   headers: FetchResponse['headers'];
   text: string;
 }
 
-function requestOf(
+/**
+ * The URL and init of one call: parameters split into path, query, headers and body. A batch
+ * (batch.ts) encodes each of its calls from this too, so a call sends the same request alone
+ * or in a batch.
+ */
+export function requestOf(
   operationId: string,
   op: OperationDescriptor,
   args: Record<string, unknown>,
@@ -131,7 +151,7 @@ function requestOf(
 }
 
 /** One attempt; the timeout covers reading the body too, since a stalled body is a stalled call. */
-async function attempt(
+export async function attempt(
   context: CallContext,
   operationId: string,
   url: string,
@@ -168,7 +188,27 @@ function parse(op: OperationDescriptor, answer: Answer): unknown {
   return answer.text ? JSON.parse(answer.text) : undefined;
 }
 
-function errorOf(operationId: string, answer: Answer, now: number): GoogleApiError {
+/**
+ * What an answer means for a call that sent `init`: the value it resolves to (the body, or
+ * `NotModified` for a 304 to a conditional read), or the GoogleApiError of an error status.
+ * Throws when a success body does not parse.
+ */
+export function outcomeOf(
+  operationId: string,
+  op: OperationDescriptor,
+  init: CallInit,
+  answer: Answer,
+  now: number,
+): { ok: true; value: unknown } | { ok: false; error: GoogleApiError } {
+  if (answer.status >= 200 && answer.status < 300) return { ok: true, value: parse(op, answer) };
+  // A conditional read whose tag is current: the caller keeps its copy (no body).
+  const ifNoneMatch = init.headers['If-None-Match'];
+  if (answer.status === 304 && ifNoneMatch !== undefined)
+    return { ok: true, value: notModified(answer.headers.get('etag'), ifNoneMatch) };
+  return { ok: false, error: errorOf(operationId, answer, now) };
+}
+
+export function errorOf(operationId: string, answer: Answer, now: number): GoogleApiError {
   let body: unknown = answer.text;
   try {
     body = JSON.parse(answer.text);
@@ -194,8 +234,8 @@ export async function callOperation(
   const { signal } = options;
   signal?.throwIfAborted();
   const { url, init } = requestOf(operationId, op, args, context);
-  const policy = options.retry === false || !context.retry ? false : { ...context.retry, ...options.retry };
-  const repeatable = options.idempotent === true || REPEATABLE.includes(op.method);
+  const policy = policyOf(context, options.retry);
+  const repeatable = isRepeatable(op, options);
   const timeoutMs = options.timeoutMs ?? context.timeoutMs;
   const { clock, credentials } = context;
   const started = clock.now();
@@ -216,12 +256,9 @@ export async function callOperation(
         timeoutMs,
         signal,
       );
-      if (answer.status >= 200 && answer.status < 300) return parse(op, answer);
-      // A conditional read whose tag is current: the caller keeps its copy (no body).
-      const ifNoneMatch = init.headers['If-None-Match'];
-      if (answer.status === 304 && ifNoneMatch !== undefined)
-        return notModified(answer.headers.get('etag'), ifNoneMatch);
-      failure = errorOf(operationId, answer, clock.now());
+      const outcome = outcomeOf(operationId, op, init, answer, clock.now());
+      if (outcome.ok) return outcome.value;
+      failure = outcome.error;
     } catch (error) {
       signal?.throwIfAborted();
       failure = error instanceof TimeoutError ? error : new NetworkError(operationId, { cause: error });

@@ -74,7 +74,8 @@ function checkBaseUrl(baseUrl: string): string {
   return baseUrl.replace(/\/+$/, '');
 }
 
-function checkRetry(retry: Partial<RetryOptions> | false | undefined): RetryOptions | false {
+/** The retry policy of the options, checked: each bound a number in range. */
+export function checkRetry(retry: Partial<RetryOptions> | false | undefined): RetryOptions | false {
   if (retry === false) return false;
   const policy = { ...defaultRetry, ...retry };
   for (const [name, value] of Object.entries(policy)) {

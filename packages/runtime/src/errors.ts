@@ -102,6 +102,23 @@ export class TimeoutError extends Error {
   }
 }
 
+/**
+ * A call of a batch whose answer could not be read: the batch's answer was not a
+ * multipart/mixed body of HTTP answers, had no part for the call, had a part for a call the
+ * request did not hold, or the call's part was a success whose body did not parse. The request
+ * was sent, so whether the call took effect is unknown; `cause` holds what was wrong with the
+ * body as a whole, when that was it. Never retried: resending would not make the answer
+ * readable, and a write may have been done.
+ */
+export class BatchResponseError extends Error {
+  override name = 'BatchResponseError';
+  declare readonly operationId: string;
+  constructor(operationId: string, message: string, options?: { cause?: unknown }) {
+    super(`${operationId}: ${message}`, options);
+    this.operationId = operationId;
+  }
+}
+
 /** The reasons of a rate limit and of an exhausted quota; the retry policy reads them too. */
 export const RATE_LIMIT_REASONS = ['rateLimitExceeded', 'userRateLimitExceeded'];
 export const QUOTA_REASONS = ['quotaExceeded', 'dailyLimitExceeded'];

@@ -1,4 +1,25 @@
 export type { AccessToken, AuthHeaders, GoogleAuthLike, TokenProvider } from './auth.js';
+export {
+  type Batch,
+  type BatchBuilder,
+  type BatchCall,
+  type BatchCallError,
+  type BatchCallOptions,
+  type BatchConditionalMethod,
+  type BatchConditionalMethodOptionalArgs,
+  type BatchEndpoint,
+  type BatchFailure,
+  type BatchMaskedMethod,
+  type BatchMaskedMethodOptionalArgs,
+  type BatchMethod,
+  type BatchMethodOptionalArgs,
+  type BatchOptions,
+  type BatchResult,
+  type BatchResults,
+  type BatchSuccess,
+  createBatchClient,
+  googleBatchUrl,
+} from './batch.js';
 export type {
   CallFetch,
   CallInit,
@@ -12,6 +33,7 @@ export type {
 export { createApiClient, createGoogleClient } from './client.js';
 export type { GoogleClientOptions, ResourceClientOptions } from './config.js';
 export {
+  BatchResponseError,
   ClientConfigError,
   GoogleApiError,
   type GoogleErrorDetail,

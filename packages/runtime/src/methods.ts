@@ -9,13 +9,13 @@ import { type GoogleApiError, isFullSyncRequired } from './errors.js';
 import type { NotModified, Trimmed } from './partial.js';
 
 /** Neither a mask nor a tag. */
-type Plain = { fields?: undefined; ifNoneMatch?: undefined };
+export type Plain = { fields?: undefined; ifNoneMatch?: undefined };
 /** A mask and no tag. */
-type Masked = { fields: string; ifNoneMatch?: undefined };
+export type Masked = { fields: string; ifNoneMatch?: undefined };
 /** A tag and no mask. */
-type Tagged = { fields?: undefined; ifNoneMatch: string };
+export type Tagged = { fields?: undefined; ifNoneMatch: string };
 /** Both. */
-type MaskedAndTagged = { fields: string; ifNoneMatch: string };
+export type MaskedAndTagged = { fields: string; ifNoneMatch: string };
 
 /*
  * The method types below are plain interfaces with overloads, chosen for each operation by the

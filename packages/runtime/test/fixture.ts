@@ -1,6 +1,9 @@
 import {
+  type Batch,
+  type BatchBuilder,
   type ConditionalMethod,
   createApiClient,
+  createBatchClient,
   createResourceClient,
   type GoogleClientOptions,
   type MaskedMethod,
@@ -25,6 +28,15 @@ export interface ThingPage {
   nextSyncToken?: string;
 }
 type Ids = { ownerId: string; thingId: string };
+type GetArgs = Ids & { fields?: string; ifNoneMatch?: string };
+type InsertArgs = { ownerId: string; sendUpdates?: string; fields?: string; name?: string; tags?: string[] };
+type UpdateArgs = Ids & {
+  ifMatch?: string;
+  sendUpdates?: string;
+  fields?: string;
+  name?: string;
+  tags?: string[];
+};
 type ListArgs = {
   ownerId: string;
   pageToken?: string;
@@ -42,20 +54,41 @@ export interface TestResources {
     list: ConditionalMethod<ListArgs, ThingPage> &
       Paged<ListArgs, ThingPage, Thing> &
       Syncing<Omit<ListArgs, 'syncToken' | 'pageToken' | 'fields' | 'ifNoneMatch'>, Thing>;
-    get: ConditionalMethod<Ids & { fields?: string; ifNoneMatch?: string }, Thing>;
-    insert: MaskedMethod<
-      { ownerId: string; sendUpdates?: string; fields?: string; name?: string; tags?: string[] },
-      Thing
-    >;
-    update: MaskedMethod<
-      Ids & { ifMatch?: string; sendUpdates?: string; fields?: string; name?: string; tags?: string[] },
-      Thing
-    >;
+    get: ConditionalMethod<GetArgs, Thing>;
+    insert: MaskedMethod<InsertArgs, Thing>;
+    update: MaskedMethod<UpdateArgs, Thing>;
     patch: Method<Ids & { name?: string }, Thing>;
     delete: Method<Ids, void>;
     export: Method<{ ownerId: string }, string>;
   };
   colors: { get: MaskedMethodOptionalArgs<{ fields?: string }, { kind?: string }> };
+}
+
+/** The `OperationTypes` the generator would write for `table`. */
+export interface TestOperationTypes {
+  'things.list': { args: ListArgs; answer: ThingPage };
+  'things.get': { args: GetArgs; answer: Thing };
+  'things.insert': { args: InsertArgs; answer: Thing };
+  'things.update': { args: UpdateArgs; answer: Thing };
+  'things.patch': { args: Ids & { name?: string }; answer: Thing };
+  // biome-ignore lint/suspicious/noConfusingVoidType: the generator writes void for an answer without a body
+  'things.delete': { args: Ids; answer: void };
+  'things.export': { args: { ownerId: string }; answer: string };
+  'colors.get': { args: { fields?: string }; answer: { kind?: string } };
+}
+
+/** The resource methods, and a batch function beside them with a limit of 50 calls as Calendar's. */
+export type BatchingTestResources = TestResources & { batch: Batch<BatchBuilder<TestOperationTypes>> };
+
+export function batchingTestClient(
+  options: ResourceClientOptions = {},
+  baseUrl = BASE,
+): BatchingTestResources {
+  const resources = createResourceClient<TestResources>(baseUrl, table, options);
+  return {
+    ...resources,
+    batch: createBatchClient<BatchBuilder<TestOperationTypes>>(baseUrl, table, { limit: 50 }, options),
+  };
 }
 
 export function testClient(options: GoogleClientOptions = {}) {
