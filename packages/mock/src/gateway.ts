@@ -234,6 +234,15 @@ function jsonAnswer(status: number, body: unknown, headers: Record<string, strin
   };
 }
 
+/** The 405 of a method the path does not take, with the methods it does in `Allow`. */
+function methodNotAllowed(method: string, pathname: string, allowed: readonly string[]): Answer {
+  return jsonAnswer(
+    405,
+    simpleError(405, 'httpMethodNotAllowed', `Method ${method.toUpperCase()} is not allowed on ${pathname}`),
+    { allow: allowed.join(', ') },
+  );
+}
+
 function send(response: ServerResponse, answer: Answer): void {
   response.statusCode = answer.status;
   for (const [name, value] of Object.entries(answer.headers)) response.setHeader(name, value);
@@ -412,15 +421,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     }
     if (routed.kind === 'noMethod') {
       return {
-        answer: jsonAnswer(
-          405,
-          simpleError(
-            405,
-            'httpMethodNotAllowed',
-            `Method ${method.toUpperCase()} is not allowed on ${url.pathname}`,
-          ),
-          { allow: routed.allowed.join(', ') },
-        ),
+        answer: methodNotAllowed(method, url.pathname, routed.allowed),
       };
     }
     const { operation } = routed;
@@ -600,15 +601,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     }
     if (request.method !== 'POST') {
       return {
-        answer: jsonAnswer(
-          405,
-          simpleError(
-            405,
-            'httpMethodNotAllowed',
-            `Method ${request.method} is not allowed on ${url.pathname}`,
-          ),
-          { allow: 'POST' },
-        ),
+        answer: methodNotAllowed(request.method ?? 'GET', url.pathname, ['POST']),
         delayMs: 0,
       };
     }

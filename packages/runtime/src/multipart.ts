@@ -266,37 +266,37 @@ function headerLines(headers: Record<string, string>): string {
   return text;
 }
 
-function encodeParts(messages: { contentId?: string; message: string }[], boundary: string): string {
-  let body = '';
-  for (const { contentId, message } of messages) {
-    body += `--${boundary}\r\nContent-Type: application/http\r\n`;
-    if (contentId !== undefined) body += `Content-ID: <${contentId}>\r\n`;
-    body += `\r\n${message}\r\n`;
-  }
-  return `${body}--${boundary}--\r\n`;
-}
-
 /** A multipart/mixed body and its Content-Type. */
 export interface EncodedBatch {
   contentType: string;
   body: string;
 }
 
-/** Encodes requests as a batch body (CRLF line breaks; the boundary unquoted, as Google's). */
+/**
+ * A batch body of HTTP messages, each its start line, headers and body in an
+ * `application/http` part with its `<Content-ID>`; CRLF line breaks, the boundary unquoted as
+ * Google's.
+ */
+function encodeMessages<Part extends BatchPartRequest | BatchPartResponse>(
+  parts: readonly Part[],
+  boundary: string,
+  startLine: (part: Part) => string,
+): EncodedBatch {
+  let body = '';
+  for (const part of parts) {
+    body += `--${boundary}\r\nContent-Type: application/http\r\n`;
+    if (part.contentId !== undefined) body += `Content-ID: <${part.contentId}>\r\n`;
+    body += `\r\n${startLine(part)}\r\n${headerLines(part.headers)}\r\n${part.body ?? ''}\r\n`;
+  }
+  return { contentType: `multipart/mixed; boundary=${boundary}`, body: `${body}--${boundary}--\r\n` };
+}
+
+/** Encodes requests as a batch body, each with its request line, headers and body. */
 export function encodeBatchRequest(
   parts: readonly BatchPartRequest[],
   boundary = newBoundary(),
 ): EncodedBatch {
-  return {
-    contentType: `multipart/mixed; boundary=${boundary}`,
-    body: encodeParts(
-      parts.map((part) => ({
-        ...(part.contentId !== undefined ? { contentId: part.contentId } : {}),
-        message: `${part.method} ${part.target} HTTP/1.1\r\n${headerLines(part.headers)}\r\n${part.body ?? ''}`,
-      })),
-      boundary,
-    ),
-  };
+  return encodeMessages(parts, boundary, (part) => `${part.method} ${part.target} HTTP/1.1`);
 }
 
 /** Encodes answers as a batch body, each with its status line, headers and body. */
@@ -304,14 +304,5 @@ export function encodeBatchResponse(
   parts: readonly BatchPartResponse[],
   boundary = newBoundary(),
 ): EncodedBatch {
-  return {
-    contentType: `multipart/mixed; boundary=${boundary}`,
-    body: encodeParts(
-      parts.map((part) => ({
-        ...(part.contentId !== undefined ? { contentId: part.contentId } : {}),
-        message: `HTTP/1.1 ${part.status} ${reasonPhrase(part.status)}\r\n${headerLines(part.headers)}\r\n${part.body ?? ''}`,
-      })),
-      boundary,
-    ),
-  };
+  return encodeMessages(parts, boundary, (part) => `HTTP/1.1 ${part.status} ${reasonPhrase(part.status)}`);
 }
