@@ -369,6 +369,7 @@ describe('the program with both clients', () => {
       event: { id: expect.any(String), start: '2027-01-05T10:00:00+01:00' },
       listed: ['Release review'],
       missing: '404 notFound',
+      batched: ['ok Batched', '404 notFound'],
       conversions: ['order-2027-01-05-000001'],
       savedColumns: 'doubleclicksearch#savedColumnList',
       mappingRows: expect.any(Number),
@@ -395,8 +396,10 @@ describe('the program with both clients', () => {
     const mock = npx('gspec-mock', ['--port', '0']);
     const origin = await mock.ready;
     const { stdout } = await run('node', ['dist/src/app.js', origin], project);
-    const answers = JSON.parse(stdout) as { listed: unknown[]; conversions: unknown[] };
+    const answers = JSON.parse(stdout) as { listed: unknown[]; conversions: unknown[]; batched: string[] };
     expect(answers.listed.length).toBeGreaterThan(0);
+    // The batch's calls answered from the examples, each in its own part.
+    expect(answers.batched).toEqual([expect.stringMatching(/^ok /), expect.stringMatching(/^ok /)]);
     expect(answers.conversions.length).toBeGreaterThan(0);
     await stopServer(mock, origin);
   });

@@ -2,7 +2,7 @@
  * Both clients as a user's program uses them, against the origin given as the first argument
  * (the emulator or the mock): it prints one JSON line of what it got back.
  */
-import { createCalendar, isNotFound } from '@gspec/calendar';
+import { createCalendar, createCalendarBatch, isNotFound } from '@gspec/calendar';
 import { nodeFetch } from '@gspec/calendar/node';
 import { createSearchAds360 } from '@gspec/searchads360';
 import { idMappingRows } from '@gspec/searchads360/id-mapping';
@@ -37,6 +37,27 @@ try {
   missing = `${error.status} ${error.reasons.join(',')}`;
 }
 
+// Two calls in one batch request: each answered on its own.
+const batch = createCalendarBatch({
+  accessToken: 'ana@example.com',
+  baseUrl: `${origin}/calendar/v3`,
+  fetch: nodeFetch,
+});
+const batched = (
+  await batch((b) => [
+    b.events.insert({
+      calendarId,
+      summary: 'Batched',
+      start: { date: '2027-01-06' },
+      end: { date: '2027-01-07' },
+    }),
+    b.events.get({ calendarId, eventId: 'nosuchevent1' }),
+  ])
+).map((result) => {
+  if (result.ok) return `ok ${result.value.summary}`;
+  return isNotFound(result.error) ? `${result.error.status} ${result.error.reason}` : result.error.message;
+});
+
 const ids = { agencyId: '20100000000000895', advertiserId: '21700000000011523' };
 const stored = await searchAds.conversion.insert({
   conversion: [
@@ -63,6 +84,7 @@ console.log(
     event: { id: event.id, start: event.start?.dateTime },
     listed: (page.items ?? []).map((item) => item.summary),
     missing,
+    batched,
     conversions: (stored.conversion ?? []).map((c) => c.conversionId),
     savedColumns: columns.kind,
     mappingRows,
