@@ -393,9 +393,15 @@ export function createGateway(options: GatewayOptions): Gateway {
 
   type Route = (typeof routes)[number];
 
+  /**
+   * The config of one request, its `mock` part always a new object: Prism's mocker writes the
+   * request's Accept header into `config.mock.mediaTypes` when that is unset, so a shared one
+   * would hold the first request's Accept for every request after it (a JSON read followed by
+   * the ID-mapping CSV answered 406).
+   */
   function configFor(preferences: { code?: number; exampleKey?: string; dynamic?: boolean }): IHttpConfig {
     if (preferences.code === undefined && preferences.exampleKey === undefined && !preferences.dynamic)
-      return baseConfig;
+      return { ...baseConfig, mock: { dynamic: false } } as IHttpConfig;
     return {
       ...baseConfig,
       mock: {

@@ -283,6 +283,31 @@ describe('the gateway', () => {
   });
 });
 
+describe('content negotiation, request after request', () => {
+  it("answers each request by its own Accept, not by the first request's", async () => {
+    // A gateway of its own: what a first request leaves behind is the point.
+    const fresh = createGateway({ apis });
+    const base = `${await fresh.listen(0)}/doubleclicksearch/v2/agency/1/advertiser/2`;
+    try {
+      const asked: [string, string][] = [
+        ['/savedcolumns', 'application/json'],
+        ['/idmapping', 'text/csv'],
+        ['/savedcolumns', 'application/json'],
+        ['/idmapping', 'text/csv'],
+      ];
+      const answered = [];
+      for (const [where, accept] of asked) {
+        const response = await fetch(`${base}${where}`, { headers: { ...auth, accept } });
+        await response.text();
+        answered.push([response.status, response.headers.get('content-type')?.split(';')[0]]);
+      }
+      expect(answered).toEqual(asked.map(([, accept]) => [200, accept]));
+    } finally {
+      await fresh.close();
+    }
+  });
+});
+
 describe('readPreferences', () => {
   it.each([
     ['a Prefer header', 'code=404, example=notFound', '', { code: 404, exampleKey: 'notFound' }],
