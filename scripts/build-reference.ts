@@ -37,7 +37,7 @@ import path from 'node:path';
 import { Marked } from 'marked';
 import { type OpenApiDocument, repoRoot, SpecError } from './lib/apis.ts';
 import { type CodeSample, codeSamples } from './lib/code-samples.ts';
-import { fieldNames, type Json, listOperations, resolve } from './lib/operations.ts';
+import { fieldNames, isBatchEndpoint, type Json, listOperations, resolve } from './lib/operations.ts';
 import type { SpecIndexEntry } from './lib/spec-package.ts';
 
 type IndexEntry = SpecIndexEntry;
@@ -196,11 +196,13 @@ export function decorateForDocs(
   const out = structuredClone(doc);
   const samples: Record<string, CodeSample[]> = {};
   out.info.description = `[All APIs and guides](../) · [Try it](../try/?api=${apiId})\n\n${out.info.description ?? ''}`;
-  for (const op of listOperations(out)) {
+  for (const op of listOperations(out, { batchEndpoints: true })) {
     const operation = op.operation;
+    const batch = isBatchEndpoint(operation);
     const notes: string[] = [];
     const cost = operation['x-quota-cost'];
-    if (typeof cost === 'number')
+    if (batch) notes.push('**Quota cost:** each call in the batch costs what it costs alone.');
+    else if (typeof cost === 'number')
       notes.push(`**Quota cost:** ${cost} ${cost === 1 ? 'unit' : 'units'} per call.`);
     const scopes = scopesOf(operation);
     if (scopes.length > 0)
@@ -218,9 +220,11 @@ export function decorateForDocs(
         typeof behavior === 'string' ? behavior : (behavior.description ?? JSON.stringify(behavior));
       notes.push(`**Deprecated behaviour:** ${text}`);
     }
-    notes.push(
-      `[Try it against the local mock](../try/?api=${apiId}&op=${encodeURIComponent(op.operationId)})`,
-    );
+    // The try-it page sends one JSON call; a multipart batch is shown by its samples.
+    if (!batch)
+      notes.push(
+        `[Try it against the local mock](../try/?api=${apiId}&op=${encodeURIComponent(op.operationId)})`,
+      );
     operation.description = `${operation.description ?? ''}\n\n${notes.join('\n\n')}`;
     samples[op.operationId] = codeSamples(out, apiId, op);
     operation['x-codeSamples'] = samples[op.operationId];
@@ -243,7 +247,7 @@ export interface SearchEntry {
 /** The portal's search index: every operation with the field names it uses, and every schema. */
 export function searchEntries(doc: OpenApiDocument, api: IndexEntry): SearchEntry[] {
   const entries: SearchEntry[] = [];
-  for (const op of listOperations(doc)) {
+  for (const op of listOperations(doc, { batchEndpoints: true })) {
     const fields = new Set<string>(op.parameters.map((p) => p.name));
     const body = op.operation.requestBody ? resolve(doc, op.operation.requestBody) : undefined;
     for (const media of Object.values<Json>(body?.content ?? {}))

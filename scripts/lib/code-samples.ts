@@ -5,7 +5,14 @@
  * the real client packages, so a spec or client change that breaks one fails the tests.
  */
 import type { OpenApiDocument } from './apis.ts';
-import { argumentName, type SpecOperation, sampleBody, sampleValue, successResponse } from './operations.ts';
+import {
+  argumentName,
+  isBatchEndpoint,
+  type SpecOperation,
+  sampleBody,
+  sampleValue,
+  successResponse,
+} from './operations.ts';
 
 export interface CodeSample {
   lang: 'Shell' | 'TypeScript';
@@ -14,8 +21,19 @@ export interface CodeSample {
 }
 
 /** How each API's client is imported and named in samples: the resource client the READMEs lead with. */
-export const CLIENTS: Record<string, { pkg: string; factory: string; variable: string }> = {
-  calendar: { pkg: '@gspec/calendar', factory: 'createCalendar', variable: 'calendar' },
+export const CLIENTS: Record<
+  string,
+  { pkg: string; factory: string; variable: string; batch?: { factory: string; calls: string[] } }
+> = {
+  calendar: {
+    pkg: '@gspec/calendar',
+    factory: 'createCalendar',
+    variable: 'calendar',
+    batch: {
+      factory: 'createCalendarBatch',
+      calls: ['b.colors.get()', "b.events.get({ calendarId: 'primary', eventId: 'abc123' })"],
+    },
+  },
   searchads360: { pkg: '@gspec/searchads360', factory: 'createSearchAds360', variable: 'searchAds' },
 };
 
@@ -129,8 +147,47 @@ export function typescriptSample(doc: OpenApiDocument, apiId: string, op: SpecOp
 
 export function codeSamples(doc: OpenApiDocument, apiId: string, op: SpecOperation): CodeSample[] {
   const client = CLIENTS[apiId];
+  if (isBatchEndpoint(op.operation)) return batchSamples(doc, apiId, op);
   return [
     { lang: 'Shell', label: 'curl', source: curlSample(doc, op) },
     { lang: 'TypeScript', label: client?.pkg ?? 'TypeScript', source: typescriptSample(doc, apiId, op) },
+  ];
+}
+
+/**
+ * The samples of a batch endpoint (`x-batch`): curl posting the request example from a file
+ * (its line breaks are CRLF, which a shell string would not keep), and the client's batch
+ * function, whose calls are typed as the resource methods are.
+ */
+export function batchSamples(doc: OpenApiDocument, apiId: string, op: SpecOperation): CodeSample[] {
+  const client = CLIENTS[apiId];
+  if (!client?.batch)
+    throw new Error(
+      `no batch function is known for API "${apiId}"; add it to CLIENTS in scripts/lib/code-samples.ts`,
+    );
+  // The batch path is at the host's root: the origin of the API's server.
+  const origin = new URL(doc.servers?.[0]?.url ?? 'https://www.googleapis.com').origin;
+  const curl = [
+    '# batch.txt: the parts, as in the request example (CRLF line breaks)',
+    [
+      `curl -X POST ${shellQuote(`${origin}${op.path}`)}`,
+      `-H "Authorization: Bearer $ACCESS_TOKEN"`,
+      `-H 'Content-Type: multipart/mixed; boundary=batch_a1b2c3'`,
+      '--data-binary @batch.txt',
+    ].join(' \\\n  '),
+  ].join('\n');
+  const typescript = [
+    `import { ${client.batch.factory} } from '${client.pkg}';`,
+    '',
+    `const batch = ${client.batch.factory}({ accessToken: process.env.GOOGLE_ACCESS_TOKEN });`,
+    '',
+    '// One result per call, in call order: { ok: true, value } or { ok: false, error }.',
+    `const results = await batch((b) => [\n${client.batch.calls.map((call) => `  ${call},`).join('\n')}\n]);`,
+    'for (const result of results) console.log(result.ok ? result.value : result.error.message);',
+    '',
+  ].join('\n');
+  return [
+    { lang: 'Shell', label: 'curl', source: curl },
+    { lang: 'TypeScript', label: client.pkg, source: typescript },
   ];
 }

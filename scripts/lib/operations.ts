@@ -87,13 +87,21 @@ export function loadBundledSpecs(dir: string): BundledSpec[] {
   }));
 }
 
-export function listOperations(doc: OpenApiDocument): SpecOperation[] {
+/**
+ * The operations of a document with their merged parameters: the API's methods, and with
+ * `batchEndpoints` its batch endpoints (`x-batch`) too, for the tools that show every
+ * operation (the reference's pages and search).
+ */
+export function listOperations(
+  doc: OpenApiDocument,
+  options: { batchEndpoints?: boolean } = {},
+): SpecOperation[] {
   const out: SpecOperation[] = [];
   for (const [route, rawItem] of Object.entries<Json>(doc.paths ?? {})) {
     const item = resolve(doc, rawItem);
     for (const method of HTTP_METHODS) {
       const operation = item[method];
-      if (!operation || isBatchEndpoint(operation)) continue;
+      if (!operation || (isBatchEndpoint(operation) && !options.batchEndpoints)) continue;
       const merged = new Map<string, Json>();
       for (const raw of [...(item.parameters ?? []), ...(operation.parameters ?? [])]) {
         const param = resolve(doc, raw);
