@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 
 const specsDir = path.resolve(import.meta.dirname, '..');
-const componentKinds = ['schemas', 'parameters', 'responses', 'examples'];
+const componentKinds = ['schemas', 'parameters', 'responses', 'examples', 'links'];
 
 describe.each(listApis().map((api) => [api.name, api] as const))('%s layout', (_name, api) => {
   const dir = path.dirname(api.root);
