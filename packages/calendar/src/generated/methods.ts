@@ -705,7 +705,7 @@ export interface EventsImportBody extends EventInput {
   iCalUID: string;
   /** When the event starts, inclusive. For a recurring event, the start of the first instance. */
   start: EventDateTime;
-  /** When the event ends, exclusive. For a recurring event, the end of the first instance. */
+  /** When the event ends, exclusive. For a recurring event, the end of the first instance. Of the same kind as `start` (both `date` or both `dateTime`), and not before it: an end before the start is refused with 400 `timeRangeEmpty`. */
   end: EventDateTime;
 }
 
@@ -741,7 +741,7 @@ export interface EventsImportArgs extends EventsImportBody {
 export interface EventsInsertBody extends EventInput {
   /** When the event starts, inclusive. For a recurring event, the start of the first instance. */
   start: EventDateTime;
-  /** When the event ends, exclusive. For a recurring event, the end of the first instance. */
+  /** When the event ends, exclusive. For a recurring event, the end of the first instance. Of the same kind as `start` (both `date` or both `dateTime`), and not before it: an end before the start is refused with 400 `timeRangeEmpty`. */
   end: EventDateTime;
 }
 
@@ -1047,7 +1047,7 @@ export interface EventsQuickAddArgs {
 export interface EventsUpdateBody extends EventInput {
   /** When the event starts, inclusive. For a recurring event, the start of the first instance. */
   start: EventDateTime;
-  /** When the event ends, exclusive. For a recurring event, the end of the first instance. */
+  /** When the event ends, exclusive. For a recurring event, the end of the first instance. Of the same kind as `start` (both `date` or both `dateTime`), and not before it: an end before the start is refused with 400 `timeRangeEmpty`. */
   end: EventDateTime;
 }
 
@@ -1349,7 +1349,7 @@ export interface Resources {
     /**
      * Remove a sharing rule
      *
-     * Deletes a sharing rule, taking the access away from its grantee. Incremental sync of the rules reports it afterwards with role `none`. Needs owner access.
+     * Deletes a sharing rule, taking the access away from its grantee. Incremental sync of the rules reports it afterwards with role `none`. Needs owner access. The rule that gives the calendar's owner their own access cannot be deleted: 403 `cannotChangeOwnAcl`.
      *
      * `DELETE /calendars/{calendarId}/acl/{ruleId}`, quota cost 1.
      */
@@ -1389,7 +1389,7 @@ export interface Resources {
     /**
      * Change a sharing rule
      *
-     * Changes only the fields given in the body, usually `role`. Patch semantics: a field you send replaces the stored value; a field you leave out keeps its value; an array you send replaces the whole stored array. No field of a rule may be sent as `null`: `role` and `scope` are part of every rule and the others are read-only, so a null is refused with 400 naming the field. A patch costs three quota units; prefer `acl.get` followed by `acl.update`. Needs owner access.
+     * Changes only the fields given in the body, usually `role`. Patch semantics: a field you send replaces the stored value; a field you leave out keeps its value; an array you send replaces the whole stored array. No field of a rule may be sent as `null`: `role` and `scope` are part of every rule and the others are read-only, so a null is refused with 400 naming the field. A patch costs three quota units; prefer `acl.get` followed by `acl.update`. Needs owner access. The rule that gives the calendar's owner their own access cannot be changed: 403 `cannotChangeOwnAcl`.
      *
      * `PATCH /calendars/{calendarId}/acl/{ruleId}`, quota cost 3.
      */
@@ -1397,7 +1397,7 @@ export interface Resources {
     /**
      * Replace a sharing rule
      *
-     * Replaces the rule with the body; `role` and `scope` are required and the scope must be the rule's own (a rule cannot be moved to another grantee). Needs owner access. The grantee is emailed unless `sendNotifications=false`.
+     * Replaces the rule with the body; `role` and `scope` are required and the scope must be the rule's own (a rule cannot be moved to another grantee). Needs owner access. The grantee is emailed unless `sendNotifications=false`. The rule that gives the calendar's owner their own access cannot be changed: 403 `cannotChangeOwnAcl`.
      *
      * `PUT /calendars/{calendarId}/acl/{ruleId}`, quota cost 1.
      */

@@ -236,20 +236,20 @@ export interface paths {
         get: operations["acl.get"];
         /**
          * Replace a sharing rule
-         * @description Replaces the rule with the body; `role` and `scope` are required and the scope must be the rule's own (a rule cannot be moved to another grantee). Needs owner access. The grantee is emailed unless `sendNotifications=false`.
+         * @description Replaces the rule with the body; `role` and `scope` are required and the scope must be the rule's own (a rule cannot be moved to another grantee). Needs owner access. The grantee is emailed unless `sendNotifications=false`. The rule that gives the calendar's owner their own access cannot be changed: 403 `cannotChangeOwnAcl`.
          */
         put: operations["acl.update"];
         post?: never;
         /**
          * Remove a sharing rule
-         * @description Deletes a sharing rule, taking the access away from its grantee. Incremental sync of the rules reports it afterwards with role `none`. Needs owner access.
+         * @description Deletes a sharing rule, taking the access away from its grantee. Incremental sync of the rules reports it afterwards with role `none`. Needs owner access. The rule that gives the calendar's owner their own access cannot be deleted: 403 `cannotChangeOwnAcl`.
          */
         delete: operations["acl.delete"];
         options?: never;
         head?: never;
         /**
          * Change a sharing rule
-         * @description Changes only the fields given in the body, usually `role`. Patch semantics: a field you send replaces the stored value; a field you leave out keeps its value; an array you send replaces the whole stored array. No field of a rule may be sent as `null`: `role` and `scope` are part of every rule and the others are read-only, so a null is refused with 400 naming the field. A patch costs three quota units; prefer `acl.get` followed by `acl.update`. Needs owner access.
+         * @description Changes only the fields given in the body, usually `role`. Patch semantics: a field you send replaces the stored value; a field you leave out keeps its value; an array you send replaces the whole stored array. No field of a rule may be sent as `null`: `role` and `scope` are part of every rule and the others are read-only, so a null is refused with 400 naming the field. A patch costs three quota units; prefer `acl.get` followed by `acl.update`. Needs owner access. The rule that gives the calendar's owner their own access cannot be changed: 403 `cannotChangeOwnAcl`.
          */
         patch: operations["acl.patch"];
         trace?: never;
@@ -1314,7 +1314,7 @@ export interface components {
             creator?: $Read<components["schemas"]["EventPerson"]>;
             /** @description The event's description; may contain HTML. */
             description?: string;
-            /** @description When the event ends, exclusive. For a recurring event, the end of the first instance. */
+            /** @description When the event ends, exclusive. For a recurring event, the end of the first instance. Of the same kind as `start` (both `date` or both `dateTime`), and not before it: an end before the start is refused with 400 `timeRangeEmpty`. */
             end?: components["schemas"]["EventDateTime"];
             /**
              * @description Whether the end is a placeholder; when true, `end` is still set but should not be shown.
@@ -1324,7 +1324,7 @@ export interface components {
             /** @description The entity tag of this version of the event. Send it in `If-Match` to update only if nobody changed the event since you read it. */
             etag?: $Read<string>;
             /**
-             * @description The kind of event. Only `default` events can be imported or moved. The live service also returns `fromGmail` (events made from Gmail) and `birthday`, which the discovery snapshot does not list.
+             * @description The kind of event. Only `default` events can be imported or moved. The live service also returns `fromGmail` (events made from Gmail) and `birthday`, which the discovery snapshot does not list. Set when the event is created: a later write with another `eventType` is refused with 400 `invalid`.
              * @default default
              * @enum {string}
              */

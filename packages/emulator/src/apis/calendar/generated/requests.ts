@@ -459,7 +459,7 @@ export interface EventsImportBody extends EventInput {
   iCalUID: string;
   /** When the event starts, inclusive. For a recurring event, the start of the first instance. */
   start: EventDateTime;
-  /** When the event ends, exclusive. For a recurring event, the end of the first instance. */
+  /** When the event ends, exclusive. For a recurring event, the end of the first instance. Of the same kind as `start` (both `date` or both `dateTime`), and not before it: an end before the start is refused with 400 `timeRangeEmpty`. */
   end: EventDateTime;
 }
 
@@ -483,7 +483,7 @@ export type EventsImportRequest = {
 export interface EventsInsertBody extends EventInput {
   /** When the event starts, inclusive. For a recurring event, the start of the first instance. */
   start: EventDateTime;
-  /** When the event ends, exclusive. For a recurring event, the end of the first instance. */
+  /** When the event ends, exclusive. For a recurring event, the end of the first instance. Of the same kind as `start` (both `date` or both `dateTime`), and not before it: an end before the start is refused with 400 `timeRangeEmpty`. */
   end: EventDateTime;
 }
 
@@ -628,7 +628,7 @@ export type EventsQuickAddRequest = {
 export interface EventsUpdateBody extends EventInput {
   /** When the event starts, inclusive. For a recurring event, the start of the first instance. */
   start: EventDateTime;
-  /** When the event ends, exclusive. For a recurring event, the end of the first instance. */
+  /** When the event ends, exclusive. For a recurring event, the end of the first instance. Of the same kind as `start` (both `date` or both `dateTime`), and not before it: an end before the start is refused with 400 `timeRangeEmpty`. */
   end: EventDateTime;
 }
 

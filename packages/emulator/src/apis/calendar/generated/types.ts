@@ -832,7 +832,7 @@ export interface Event {
   creator?: EventPerson;
   /** The event's description; may contain HTML. */
   description?: string;
-  /** When the event ends, exclusive. For a recurring event, the end of the first instance. */
+  /** When the event ends, exclusive. For a recurring event, the end of the first instance. Of the same kind as `start` (both `date` or both `dateTime`), and not before it: an end before the start is refused with 400 `timeRangeEmpty`. */
   end?: EventDateTime;
   /**
    * Whether the end is a placeholder; when true, `end` is still set but should not be shown.
@@ -845,7 +845,7 @@ export interface Event {
    */
   etag?: string;
   /**
-   * The kind of event. Only `default` events can be imported or moved. The live service also returns `fromGmail` (events made from Gmail) and `birthday`, which the discovery snapshot does not list.
+   * The kind of event. Only `default` events can be imported or moved. The live service also returns `fromGmail` (events made from Gmail) and `birthday`, which the discovery snapshot does not list. Set when the event is created: a later write with another `eventType` is refused with 400 `invalid`.
    * @default "default"
    */
   eventType?: "default" | "outOfOffice" | "focusTime" | "workingLocation" | "fromGmail" | "birthday";
@@ -1014,7 +1014,7 @@ export interface EventInput {
   conferenceData?: ConferenceDataInput;
   /** The event's description; may contain HTML. */
   description?: string;
-  /** When the event ends, exclusive. For a recurring event, the end of the first instance. */
+  /** When the event ends, exclusive. For a recurring event, the end of the first instance. Of the same kind as `start` (both `date` or both `dateTime`), and not before it: an end before the start is refused with 400 `timeRangeEmpty`. */
   end?: EventDateTime;
   /**
    * Whether the end is a placeholder; when true, `end` is still set but should not be shown.
@@ -1022,7 +1022,7 @@ export interface EventInput {
    */
   endTimeUnspecified?: boolean;
   /**
-   * The kind of event. Only `default` events can be imported or moved. The live service also returns `fromGmail` (events made from Gmail) and `birthday`, which the discovery snapshot does not list.
+   * The kind of event. Only `default` events can be imported or moved. The live service also returns `fromGmail` (events made from Gmail) and `birthday`, which the discovery snapshot does not list. Set when the event is created: a later write with another `eventType` is refused with 400 `invalid`.
    * @default "default"
    */
   eventType?: "default" | "outOfOffice" | "focusTime" | "workingLocation" | "fromGmail" | "birthday";
