@@ -168,6 +168,9 @@ export class SchemaArbitraries {
       case 'boolean':
         arbitrary = fc.boolean();
         break;
+      case 'null':
+        arbitrary = fc.constant(null);
+        break;
       case 'array': {
         const min = typeof schema.minItems === 'number' ? schema.minItems : 0;
         const max = Math.max(min, Math.min(typeof schema.maxItems === 'number' ? schema.maxItems : 3, 3));
@@ -291,10 +294,11 @@ type Value = string | Placeholder;
 
 export type Mutation =
   | { kind: 'wrongParameter'; name: string; in: 'query' | 'header' | 'path'; value: string; why: string }
-  | { kind: 'missingParameter'; name: string; in: 'query' | 'path' }
+  | { kind: 'missingParameter'; name: string; in: 'query' | 'path' | 'header' }
   | { kind: 'malformedJson'; text: string }
   | { kind: 'notAnObject'; value: Json }
   | { kind: 'wrongFieldType'; field: string; value: Json }
+  | { kind: 'badFieldValue'; field: string; value: Json; why: string }
   | { kind: 'missingField'; field: string }
   | { kind: 'oversized'; in: 'body' | 'query'; name: string; length: number }
   | { kind: 'oddPathId'; name: string; raw: string }
@@ -362,6 +366,7 @@ export function expectedRefusal(
       return mutation.in === 'path' && mutation.value === '' ? 404 : 400;
     case 'notAnObject':
     case 'wrongFieldType':
+    case 'badFieldValue':
     case 'missingField':
       return 400;
     case 'missingParameter':
@@ -434,6 +439,52 @@ function wrongJsonType(schema: JsonObject): fc.Arbitrary<Json> | undefined {
     default:
       return undefined;
   }
+}
+
+/**
+ * A body field value of the right JSON type that its schema refuses (outside the enum, the
+ * bounds or the length, not the format or the pattern), with why; undefined when none is.
+ */
+function wrongValue(schema: JsonObject): fc.Arbitrary<{ value: Json; why: string }> | undefined {
+  const options: fc.Arbitrary<{ value: Json; why: string }>[] = [];
+  const type = typeOf(schema);
+  if (type === 'integer' || type === 'number') {
+    if (typeof schema.minimum === 'number')
+      options.push(fc.constant({ value: schema.minimum - 1, why: 'below the minimum' }));
+    if (typeof schema.maximum === 'number')
+      options.push(fc.constant({ value: schema.maximum + 1, why: 'above the maximum' }));
+  }
+  if (type === 'string') {
+    if (Array.isArray(schema.enum))
+      options.push(
+        textArbitrary(1, 12)
+          .filter((value) => !(schema.enum as Json[]).includes(value))
+          .map((value) => ({ value, why: 'outside the enum' })),
+      );
+    if (schema.format === 'date-time')
+      options.push(
+        fc
+          .constantFrom('yesterday', '2026-13-45T00:00:00Z', '2026-03-02T25:00:00Z', '2026-03-02')
+          .map((value) => ({ value, why: 'not a date-time' })),
+      );
+    if (schema.format === 'date')
+      options.push(
+        fc.constantFrom('tomorrow', '2026-02-30', '2026-3-2').map((value) => ({ value, why: 'not a date' })),
+      );
+    if (typeof schema.maxLength === 'number' && schema.maxLength <= 10_000)
+      options.push(fc.constant({ value: 'x'.repeat(schema.maxLength + 1), why: 'longer than maxLength' }));
+    if (typeof schema.minLength === 'number' && schema.minLength > 0)
+      options.push(fc.constant({ value: '', why: 'shorter than minLength' }));
+    if (typeof schema.pattern === 'string') {
+      const pattern = new RegExp(schema.pattern, 'u');
+      options.push(
+        textArbitrary(0, 10)
+          .filter((value) => !pattern.test(value))
+          .map((value) => ({ value, why: `not matching ${schema.pattern}` })),
+      );
+    }
+  }
+  return options.length > 0 ? fc.oneof(...options) : undefined;
 }
 
 /** Query or header text that its schema refuses, with why; undefined when any text is taken. */
@@ -666,19 +717,18 @@ export class RequestGenerator {
         ),
       );
     const headerParameters = op.parameters.filter((p) => p.in === 'header');
+    // A required header is always sent (the conformance checks leave it out on purpose).
     const headers = fc.tuple(
-      ...headerParameters.map((p) =>
-        fc.option(
-          fc.oneof(
-            { weight: 3, arbitrary: fc.nat().map((n): [string, Value] => [p.name, { pool: 'etags', n }]) },
-            {
-              weight: 1,
-              arbitrary: this.values.of(p.schema).map((v): [string, Value] => [p.name, String(v)]),
-            },
-          ),
-          { nil: undefined },
-        ),
-      ),
+      ...headerParameters.map((p) => {
+        const value = fc.oneof(
+          { weight: 3, arbitrary: fc.nat().map((n): [string, Value] => [p.name, { pool: 'etags', n }]) },
+          {
+            weight: 1,
+            arbitrary: this.values.of(p.schema).map((v): [string, Value] => [p.name, String(v)]),
+          },
+        );
+        return p.required ? value : fc.option(value, { nil: undefined });
+      }),
     );
     const body = op.body ? this.body(op) : fc.constant(undefined);
     return fc
@@ -738,7 +788,7 @@ export class RequestGenerator {
             ),
           );
       }
-      if (p.required && (p.in === 'query' || p.in === 'path'))
+      if (p.required && (p.in === 'query' || p.in === 'path' || p.in === 'header'))
         mutations.push(fc.constant<Mutation>({ kind: 'missingParameter', name: p.name, in: p.in }));
       if (p.in === 'path')
         mutations.push(
@@ -776,8 +826,15 @@ export class RequestGenerator {
       );
       const properties = Object.entries(isObject(schema.properties) ? schema.properties : {});
       for (const [field, property] of properties) {
-        const wrong = wrongJsonType(resolveSchema(this.service.spec, property));
+        const resolved = resolveSchema(this.service.spec, property);
+        const wrong = wrongJsonType(resolved);
         if (wrong) mutations.push(wrong.map((value): Mutation => ({ kind: 'wrongFieldType', field, value })));
+        // A read-only field is ignored whatever its value, as on Google.
+        const outside = resolved.readOnly === true ? undefined : wrongValue(resolved);
+        if (outside)
+          mutations.push(
+            outside.map(({ value, why }): Mutation => ({ kind: 'badFieldValue', field, value, why })),
+          );
         if (typeOf(resolveSchema(this.service.spec, property)) === 'string')
           mutations.push(
             fc
@@ -874,6 +931,7 @@ export function toWire(
 
   const headers: Record<string, string> = {};
   for (const [name, value] of draft.headers) {
+    if (mutation?.kind === 'missingParameter' && mutation.in === 'header' && mutation.name === name) continue;
     const text = resolve(value);
     if (text !== undefined) headers[name.toLowerCase()] = headerText(text);
   }
@@ -896,7 +954,7 @@ export function toWire(
         : pool.ids[draft.bodyIdFromPool % Math.max(pool.ids.length, 1)];
     if (isObject(value) && pooledId !== undefined) value = { ...value, id: pooledId };
     if (mutation?.kind === 'notAnObject') value = mutation.value;
-    if (mutation?.kind === 'wrongFieldType')
+    if (mutation?.kind === 'wrongFieldType' || mutation?.kind === 'badFieldValue')
       value = { ...(isObject(value) ? value : {}), [mutation.field]: mutation.value };
     if (mutation?.kind === 'missingField' && isObject(value)) {
       const { [mutation.field]: _removed, ...rest } = value;
