@@ -1,7 +1,4 @@
 #!/usr/bin/env node
-import { commandHelp, readCommandLine, serverOptions, startedByNpm, stopOnSignals } from '@gspec/server-kit';
-import { LIVE_RATE_LIMIT_STATUS } from './apis/index.js';
-import { CONTROL_PREFIX } from './core/control.js';
 /**
  * gspec-emulator: stateful Google Calendar API v3 and Search Ads 360 API v2 on this machine.
  *
@@ -12,6 +9,10 @@ import { CONTROL_PREFIX } from './core/control.js';
  * `gspec-emulator --help` lists the options (OPTIONS below).
  * The port comes from --port, else PORT, else 4011; 0 picks a free port.
  */
+import { randomBytes } from 'node:crypto';
+import { commandHelp, readCommandLine, serverOptions, startedByNpm, stopOnSignals } from '@gspec/server-kit';
+import { LIVE_RATE_LIMIT_STATUS } from './apis/index.js';
+import { CONTROL_PREFIX } from './core/control.js';
 import { readJsonFile } from './core/files.js';
 import type { OAuthOptions } from './core/oauth.js';
 import { TOKEN_PATH } from './core/oauth.js';
@@ -75,6 +76,12 @@ const OPTIONS = {
     value: '403|429',
     description:
       'The status of rate-limited answers. Default: the live one (Calendar 403, Search Ads 360 429).',
+  },
+  'inspector-token': {
+    type: 'string',
+    value: 'TOKEN',
+    description:
+      'Require TOKEN for the web inspector (/__emulator/ui/) and its endpoints; with --strict a random one is made if not given.',
   },
   verbose,
   'outlive-npm': outliveNpm,
@@ -166,6 +173,10 @@ async function main(): Promise<void> {
     fail(`invalid --persist-sync ${JSON.stringify(sync)}: expected normal or full`);
   if (sync !== undefined && !values.persist)
     fail('--persist-sync needs --persist FILE (see gspec-emulator --help)');
+  if (values['inspector-token'] === '') fail('--inspector-token needs a value (TOKEN)');
+  // Strict mode puts the inspector behind a token of its own: the one given, else a new one.
+  const inspectorToken =
+    values['inspector-token'] ?? (values.strict ? randomBytes(18).toString('base64url') : undefined);
   let users: UserMap = {};
   let scopes: ScopeMap = {};
   let oauth: OAuthOptions = {};
@@ -186,6 +197,7 @@ async function main(): Promise<void> {
     emulator = createEmulator({
       users,
       oauth,
+      ...(inspectorToken !== undefined ? { inspector: { token: inspectorToken } } : {}),
       ...(values.strict ? { strict: true, scopes } : {}),
       ...(rateLimit ? { rateLimit } : {}),
       // Failed saves are always told: the requests that waited for them were answered 503.
@@ -251,6 +263,9 @@ async function main(): Promise<void> {
         }`,
     ),
     `  Control plane         ${origin}${CONTROL_PREFIX}/health`,
+    `  Inspector             ${origin}${CONTROL_PREFIX}/ui/${
+      inspectorToken !== undefined ? `?token=${encodeURIComponent(inspectorToken)}` : ''
+    }`,
     `  OAuth 2.0 tokens      ${origin}${TOKEN_PATH} (${oauthSummary(emulator)})`,
     ...(values.users
       ? [

@@ -31,6 +31,7 @@ describe('gspec-emulator CLI', () => {
     expect(origin).toBe(`http://127.0.0.1:${port}`);
     expect(run.output().out).toContain(`${origin}/calendar/v3`);
     expect(run.output().out).toContain(`${origin}/__emulator/health`);
+    expect(run.output().out).toContain(`  Inspector             ${origin}/__emulator/ui/\n`);
     const reply = await fetch(`${origin}/calendar/v3/colors`, { headers: { authorization: 'Bearer t' } });
     expect(reply.status).toBe(200);
     expect(await run.stop('SIGTERM')).toBe(0);
@@ -80,6 +81,7 @@ describe('gspec-emulator CLI', () => {
       'strict',
       'rate-limit',
       'rate-limit-status',
+      'inspector-token',
       'verbose',
       'outlive-npm',
       'help',

@@ -4,7 +4,7 @@
  * whose commit failed, the 500 of a failure no handler expected, and the envelope of what
  * Node's HTTP parser refuses before any handler runs.
  */
-import { type IncomingMessage, type ServerResponse, STATUS_CODES } from 'node:http';
+import { type IncomingHttpHeaders, type IncomingMessage, type ServerResponse, STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import { Readable } from 'node:stream';
 import { type BatchCall, type CallAnswer, corsHeaders, writeBatch } from '@gspec/server-kit';
@@ -27,6 +27,17 @@ export interface Exchange {
    * with its own method, path and answer, and then the batch's own answer (multipart/mixed).
    */
   batch?: string;
+  /** The request: its headers (credentials included: redact before keeping), body, user and time. */
+  request?: {
+    headers: IncomingHttpHeaders | Record<string, string>;
+    body?: string;
+    /** The user the request acted as, once its token was admitted. */
+    user?: string;
+    /** From its arrival to its answer being written (absent for the calls of a batch). */
+    durationMs?: number;
+  };
+  /** The body as sent; valid only during the call (its buffer serves later answers): copy what is kept. */
+  sent?: Buffer | string;
 }
 
 export interface Answer {
@@ -39,6 +50,11 @@ export interface Answer {
   operationId?: string;
   /** The calls of a batch with their answers (batch.ts), encoded as multipart/mixed when sent. */
   parts?: BatchPart[];
+  /** The user the request acted as (for the journal). */
+  user?: string;
+  /** The request's body and when it arrived (`performance.now()`), for the journal. */
+  requestBody?: string;
+  received?: number;
 }
 
 /** One call of a batch with its answer, as the batch's answer carries it until it is sent. */
@@ -198,6 +214,13 @@ export class AnswerWriter {
       status: result.status,
       headers,
       ...(result.text ? { text: result.text.body } : result.body !== undefined ? { body: result.body } : {}),
+      request: {
+        headers: request.headers,
+        ...(given.requestBody !== undefined ? { body: given.requestBody } : {}),
+        ...(given.user !== undefined ? { user: given.user } : {}),
+        ...(given.received !== undefined ? { durationMs: performance.now() - given.received } : {}),
+      },
+      ...(bytes ? { sent: bytes } : {}),
     });
   }
 
@@ -207,7 +230,7 @@ export class AnswerWriter {
    */
   private tellParts(batch: string, parts: BatchPart[], answers: CallAnswer[]): void {
     parts.forEach(({ call, answer }, i) => {
-      const { status, headers } = answers[i] as CallAnswer;
+      const { status, headers, body } = answers[i] as CallAnswer;
       this.options.log?.(
         `  part ${call.index}: ${call.method} ${call.target} ${status}${answer.operationId ? ` ${answer.operationId}` : ''}`,
       );
@@ -223,6 +246,12 @@ export class AnswerWriter {
             ? { body: answer.body }
             : {}),
         batch,
+        request: {
+          headers: call.headers,
+          ...(call.body !== undefined ? { body: call.body } : {}),
+          ...(answer.user !== undefined ? { user: answer.user } : {}),
+        },
+        ...(body !== undefined ? { sent: body } : {}),
       });
     });
   }

@@ -11,6 +11,7 @@
  * status drops the message, as Google does. An expired or stopped channel sends nothing more.
  */
 import { createHash } from 'node:crypto';
+import type { DeliveryReport } from './journal.js';
 
 export interface NotifierOptions {
   /** The waits before each new attempt of a failed delivery; its length is the number of retries. */
@@ -18,6 +19,8 @@ export interface NotifierOptions {
   /** How long one attempt may take. */
   timeoutMs?: number;
   log?: (line: string) => void;
+  /** Told of every attempt to deliver, with the receiver's status or why there was none (the inspector's journal). */
+  onDelivery?: (report: DeliveryReport) => void;
 }
 
 export interface ChannelRequest {
@@ -166,6 +169,20 @@ export class Notifier {
     for (let attempt = 0; ; attempt++) {
       if (signal.aborted || channel.stopped || Date.now() >= channel.expiration) return;
       let why: string;
+      const started = performance.now();
+      const report = (outcome: { status: number } | { error: string }) =>
+        this.options.onDelivery?.({
+          channelId: channel.id,
+          address: channel.address,
+          resourceUri: channel.resourceUri,
+          resourceId: channel.resourceId,
+          state,
+          number,
+          attempt: attempt + 1,
+          headers,
+          ...outcome,
+          durationMs: Math.round((performance.now() - started) * 100) / 100,
+        });
       try {
         const response = await fetch(channel.address, {
           method: 'POST',
@@ -174,11 +191,14 @@ export class Notifier {
           signal: AbortSignal.any([signal, AbortSignal.timeout(this.timeout)]),
         });
         await response.body?.cancel();
+        report({ status: response.status });
         if (!RETRY_STATUSES.has(response.status)) return;
         why = `status ${response.status}`;
       } catch (error) {
         if (signal.aborted) return;
         why = (error as Error).message;
+        const cause = (error as { cause?: { code?: string } }).cause?.code;
+        report({ error: cause ? `${why} (${cause})` : why });
       }
       const delay = this.retryDelays[attempt];
       if (delay === undefined) {

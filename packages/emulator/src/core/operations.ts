@@ -173,6 +173,7 @@ export class Operations {
     const op = route.operation;
     const headers: Record<string, string> = {};
     let before: StateMark | undefined;
+    let email: string | undefined;
     try {
       if (body.error !== undefined) throw body.error;
       before = persistence?.mark();
@@ -180,6 +181,7 @@ export class Operations {
       const token = readBearer(request.headers.authorization, query.get('access_token'));
       // Strict mode and the rate limit refuse before the request is charged or validated.
       const user = store.user(access.admit(token, service.name, op));
+      email = user.email;
       const used = quota.charge(user.email, op.id, op.quotaCost);
       headers[QUOTA_COST_HEADER] = String(op.quotaCost);
       headers[QUOTA_USED_HEADER] = String(used);
@@ -199,7 +201,7 @@ export class Operations {
       const reply = this.run(service, op, user, raw, origin, fields ? mask : undefined);
       const status = reply.status ?? op.successStatus;
       if (reply.headers) Object.assign(headers, reply.headers);
-      const answer: Answer = { status, headers, operationId: op.id };
+      const answer: Answer = { status, headers, operationId: op.id, user: user.email };
       if (status !== 204) {
         if (reply.text) answer.text = reply.text;
         else answer.body = reply.body;
@@ -212,7 +214,11 @@ export class Operations {
       return answer;
     } catch (error) {
       if (error instanceof ApiError)
-        throw Object.assign(error, { operationId: op.id, quotaHeaders: headers });
+        throw Object.assign(error, {
+          operationId: op.id,
+          quotaHeaders: headers,
+          ...(email ? { user: email } : {}),
+        });
       throw error;
     } finally {
       if (before) effect.wrote = persistence?.changedSince(before) ?? false;

@@ -30,6 +30,8 @@ export type { InvokeInput, InvokeResult } from './operations.js';
 
 import { CONTROL_PREFIX, handleControl } from './control.js';
 import { ApiError, fromRefusal, pathNotFound } from './errors.js';
+import { Inspector } from './inspector.js';
+import { Journal, type JournalOptions } from './journal.js';
 import { Notifier, type NotifierOptions } from './notifier.js';
 import { type OAuthOptions, OAuthServer } from './oauth.js';
 import { QuotaMeter } from './quota.js';
@@ -80,6 +82,11 @@ export interface EmulatorOptions {
    * is answered once the change is committed.
    */
   persist?: string | PersistOptions;
+  /**
+   * The web inspector (`/__emulator/ui/`) and its endpoints: `token`, when set, is needed by
+   * every one of them (the CLI sets one in strict mode); `journal` bounds what it keeps.
+   */
+  inspector?: { token?: string; journal?: JournalOptions };
 }
 
 export interface Emulator {
@@ -90,6 +97,8 @@ export interface Emulator {
   store: Store;
   quota: QuotaMeter;
   notifier: Notifier;
+  /** The requests and deliveries the inspector shows, bounded (journal.ts). */
+  journal: Journal;
   /** The OAuth 2.0 token endpoint at the root (`/token`, `/tokeninfo`, `/revoke`). */
   oauth: OAuthServer;
   /** With the `persist` option: the database, and `commit()` to save in-process changes (`invoke`). */
@@ -140,7 +149,15 @@ export function createEmulatorOf(modules: readonly AnyApiModule[], options: Emul
     ...(options.scopes ? { scopes: options.scopes } : {}),
     ...(options.rateLimit ? { rateLimit: options.rateLimit } : {}),
   });
-  const notifier = new Notifier({ ...options.notifications, ...(options.log ? { log: options.log } : {}) });
+  const journal = new Journal(options.inspector?.journal, (pathname) => OAuthServer.serves(pathname));
+  const notifier = new Notifier({
+    ...options.notifications,
+    ...(options.log ? { log: options.log } : {}),
+    onDelivery: (report) => {
+      journal.recordDelivery(report);
+      options.notifications?.onDelivery?.(report);
+    },
+  });
   // Only changes a channel watches are recorded (most writes have no one to tell).
   store.watched = (key) => notifier.watches(key);
   const control = {
@@ -151,6 +168,7 @@ export function createEmulatorOf(modules: readonly AnyApiModule[], options: Emul
     onReset: () => {
       notifier.reset();
       store.changes.clear();
+      journal.clear();
     },
     checkState: createStateChecker(
       modules,
@@ -178,16 +196,31 @@ export function createEmulatorOf(modules: readonly AnyApiModule[], options: Emul
   });
   const invoke = operations.invoke.bind(operations);
   const invokeAsSeed = operations.invokeAsSeed.bind(operations);
+  const inspector = new Inspector({
+    prefix: CONTROL_PREFIX,
+    journal,
+    notifier,
+    services,
+    store,
+    invoke,
+    ...(options.inspector?.token !== undefined ? { token: options.inspector.token } : {}),
+  });
+  const STREAM_PATH = `${CONTROL_PREFIX}/stream`;
 
   /** The answer of a refusal (ApiError) or of a failure no handler expected (500). */
   function failed(error: unknown, method: string, pathname: string): Answer {
     if (error instanceof ApiError) {
-      const extra = error as ApiError & { operationId?: string; quotaHeaders?: Record<string, string> };
+      const extra = error as ApiError & {
+        operationId?: string;
+        quotaHeaders?: Record<string, string>;
+        user?: string;
+      };
       return {
         status: error.status,
         headers: { ...extra.quotaHeaders, ...error.headers },
         body: error.body,
         ...(extra.operationId ? { operationId: extra.operationId } : {}),
+        ...(extra.user ? { user: extra.user } : {}),
       };
     }
     const message = `The emulator failed: ${(error as Error).message}`;
@@ -229,6 +262,9 @@ export function createEmulatorOf(modules: readonly AnyApiModule[], options: Emul
       const { pathname } = target;
       if (pathname === CONTROL_PREFIX || pathname.startsWith(`${CONTROL_PREFIX}/`)) {
         if (body.error !== undefined) throw body.error;
+        const sub = pathname.slice(CONTROL_PREFIX.length);
+        if (Inspector.serves(sub))
+          return inspector.answer(method, sub, target.query(), request.headers, body.text);
         const before = persistence?.mark();
         try {
           const result = handleControl(control, method, pathname, body.text);
@@ -262,14 +298,23 @@ export function createEmulatorOf(modules: readonly AnyApiModule[], options: Emul
     }
   }
 
+  const onResponse = options.onResponse;
   const writer = new AnswerWriter({
     ...(options.log ? { log: options.log } : {}),
-    ...(options.onResponse ? { onResponse: options.onResponse } : {}),
+    onResponse: (exchange) => {
+      journal.record(exchange, CONTROL_PREFIX);
+      onResponse?.(exchange);
+    },
     ...(persistence ? { commit: () => persistence.commit() } : {}),
   });
 
   /** Answers a request whose body is read, and sends the answer with those of its turn. */
-  function respond(request: IncomingMessage, response: ServerResponse, body: ReadBody): void {
+  function respond(
+    request: IncomingMessage,
+    response: ServerResponse,
+    body: ReadBody,
+    received: number,
+  ): void {
     const effect = { wrote: false };
     let result: Answer;
     try {
@@ -278,23 +323,37 @@ export function createEmulatorOf(modules: readonly AnyApiModule[], options: Emul
       writer.unexpected(response, error);
       return;
     }
+    result.received = received;
+    if (body.text !== undefined) result.requestBody = body.text;
     writer.later(request, response, result, effect.wrote);
   }
 
   const server = createServer((request, response) => {
+    const received = performance.now();
+    // The inspector's live stream stays open: it is no answer of a turn.
+    if (request.method === 'GET' && request.url?.split('?', 1)[0] === STREAM_PATH) {
+      inspector.stream(request, response);
+      return;
+    }
     // A request without a body (most reads) is answered at once, without a turn of the loop.
     if (!hasBody(request)) {
-      respond(request, response, NO_BODY);
+      respond(request, response, NO_BODY, received);
       return;
     }
     const control = request.url?.startsWith(CONTROL_PREFIX) ?? false;
     readBody(request, control ? MAX_CONTROL_BODY_BYTES : MAX_BODY_BYTES).then(
-      (bytes) => respond(request, response, { text: bytes.length > 0 ? bytes.toString('utf8') : undefined }),
+      (bytes) =>
+        respond(request, response, { text: bytes.length > 0 ? bytes.toString('utf8') : undefined }, received),
       (error: unknown) =>
-        respond(request, response, {
-          text: undefined,
-          error: error instanceof HttpRefusal ? fromRefusal(error) : error,
-        }),
+        respond(
+          request,
+          response,
+          {
+            text: undefined,
+            error: error instanceof HttpRefusal ? fromRefusal(error) : error,
+          },
+          received,
+        ),
     );
   });
   server.on('clientError', answerClientError);
@@ -305,6 +364,7 @@ export function createEmulatorOf(modules: readonly AnyApiModule[], options: Emul
     store,
     quota,
     notifier,
+    journal,
     oauth,
     ...(persistence ? { persistence } : {}),
     invoke,

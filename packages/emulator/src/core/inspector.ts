@@ -1,0 +1,274 @@
+/**
+ * The web inspector's side of the control plane (README, Inspector): its page and script under
+ * `/__emulator/ui/`, the journal of requests and deliveries (journal.ts), the open watch
+ * channels, the users, read-only operations run as a user for its views, and a stream of
+ * server-sent events. With a token (`inspectorToken`, given in strict mode) every one of them
+ * needs it: sent as `X-Emulator-Inspector-Token`, or as the cookie the page gets when opened
+ * with `?token=`. The control plane's own endpoints (reset, state, quota) stay open, as the
+ * README says.
+ */
+import { timingSafeEqual } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import { INDEX_HTML, STYLE_CSS } from '../ui/page.js';
+import type { Answer } from './answers.js';
+import { ApiError } from './errors.js';
+import type { Journal } from './journal.js';
+import type { Notifier } from './notifier.js';
+import type { InvokeInput, InvokeResult } from './operations.js';
+import type { Services } from './services.js';
+import type { Store } from './store.js';
+
+/** The page's policy: nothing but its own origin, no inline script or style. */
+export const INSPECTOR_CSP = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "connect-src 'self'",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+export const INSPECTOR_COOKIE = 'gspec-inspector';
+export const INSPECTOR_TOKEN_HEADER = 'x-emulator-inspector-token';
+
+/** The paths under the control prefix that are the inspector's. */
+const INSPECTOR_PATHS = /^\/(?:ui(?:\/.*)?|journal(?:\/\d+)?|deliveries|channels|users|invoke|stream)$/;
+
+export interface InspectorDeps {
+  prefix: string;
+  journal: Journal;
+  notifier: Notifier;
+  services: Services;
+  store: Pick<Store, 'state'>;
+  invoke(email: string, operationId: string, input?: InvokeInput): InvokeResult;
+  /** When set, every inspector request needs it. */
+  token?: string;
+}
+
+const problem = (status: number, reason: string, message: string) =>
+  new ApiError(status, [{ domain: 'emulator', reason, message }]);
+
+/** Where the built script is: dist/ui beside dist/core, or the package's dist/ when run from src/. */
+function scriptFile(): URL | undefined {
+  return [new URL('../ui/app.js', import.meta.url), new URL('../../dist/ui/app.js', import.meta.url)].find(
+    (file) => existsSync(file),
+  );
+}
+
+function cookieOf(headers: IncomingHttpHeaders, name: string): string | undefined {
+  for (const part of (headers.cookie ?? '').split(';')) {
+    const [key, ...value] = part.trim().split('=');
+    if (key === name) return decodeURIComponent(value.join('='));
+  }
+  return undefined;
+}
+
+function same(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+
+export class Inspector {
+  private script: string | undefined;
+
+  constructor(private readonly deps: InspectorDeps) {}
+
+  /** Whether `sub` (the path under the control prefix) is the inspector's. */
+  static serves(sub: string): boolean {
+    return INSPECTOR_PATHS.test(sub);
+  }
+
+  /** Whether the request carries the token (always, when there is none). */
+  admits(headers: IncomingHttpHeaders): boolean {
+    const { token } = this.deps;
+    if (token === undefined) return true;
+    const given = headers[INSPECTOR_TOKEN_HEADER] ?? cookieOf(headers, INSPECTOR_COOKIE);
+    return typeof given === 'string' && same(given, token);
+  }
+
+  private refusal(): ApiError {
+    return problem(
+      401,
+      'inspectorToken',
+      `The inspector needs its token: open ${this.deps.prefix}/ui/?token=<token> (the start-up output prints it), or send ${INSPECTOR_TOKEN_HEADER}`,
+    );
+  }
+
+  /** Answers a request to one of the inspector's paths (`sub`, under the prefix). */
+  answer(
+    method: string,
+    sub: string,
+    query: URLSearchParams,
+    headers: IncomingHttpHeaders,
+    body?: string,
+  ): Answer {
+    const { prefix, journal, token } = this.deps;
+    if (sub === '/ui' || sub.startsWith('/ui/')) {
+      if (method !== 'GET') throw problem(405, 'methodNotAllowed', `The inspector's page is read with GET`);
+      const given = query.get('token');
+      // The token in the address becomes a cookie of the control prefix, and leaves the address.
+      if (token !== undefined && given !== null) {
+        if (!same(given, token)) throw this.refusal();
+        return {
+          status: 303,
+          headers: {
+            location: `${prefix}/ui/`,
+            'set-cookie': `${INSPECTOR_COOKIE}=${encodeURIComponent(token)}; Path=${prefix}; HttpOnly; SameSite=Strict`,
+            'cache-control': 'no-store',
+          },
+        };
+      }
+      if (!this.admits(headers)) throw this.refusal();
+      if (sub === '/ui') return { status: 301, headers: { location: `${prefix}/ui/` } };
+      return this.asset(sub.slice('/ui/'.length));
+    }
+    if (!this.admits(headers)) throw this.refusal();
+    const route = `${method} ${sub}`;
+    const entry = /^GET \/journal\/(\d+)$/.exec(route);
+    if (entry) {
+      const found = journal.entry(Number(entry[1]));
+      if (!found)
+        throw problem(
+          404,
+          'notFound',
+          `No journal entry ${entry[1]} (it may have been dropped: the journal is bounded)`,
+        );
+      return { status: 200, headers: {}, body: found };
+    }
+    switch (route) {
+      case 'GET /journal': {
+        const after = query.get('after');
+        return {
+          status: 200,
+          headers: {},
+          body: {
+            ...journal.usage(),
+            entries: journal.list({
+              ...(query.get('operation') ? { operation: query.get('operation') as string } : {}),
+              ...(query.get('status') ? { status: query.get('status') as string } : {}),
+              ...(query.get('user') ? { user: query.get('user') as string } : {}),
+              ...(after && /^\d+$/.test(after) ? { after: Number(after) } : {}),
+            }),
+          },
+        };
+      }
+      case 'GET /deliveries':
+        return { status: 200, headers: {}, body: { deliveries: journal.deliveries() } };
+      case 'GET /channels': {
+        const now = Date.now();
+        const channels = [...this.deps.notifier.channels.values()]
+          .filter((channel) => channel.expiration > now && !channel.stopped)
+          .map((channel) => ({
+            id: channel.id,
+            address: channel.address,
+            expiration: new Date(channel.expiration).toISOString(),
+            resourceId: channel.resourceId,
+            resourceUri: channel.resourceUri,
+            owner: channel.owner,
+            messages: channel.messages,
+          }));
+        return { status: 200, headers: {}, body: { channels } };
+      }
+      case 'GET /users':
+        return { status: 200, headers: {}, body: { users: Object.keys(this.deps.store.state.users).sort() } };
+      case 'POST /invoke':
+        return this.invoke(body);
+      default:
+        throw problem(404, 'notFound', `No inspector endpoint ${route} under ${prefix}`);
+    }
+  }
+
+  /** A read-only operation run in-process as an existing user, for the inspector's views. */
+  private invoke(body: string | undefined): Answer {
+    let input: { user?: unknown; operationId?: unknown; path?: unknown; query?: unknown };
+    try {
+      input = JSON.parse(body ?? '');
+    } catch {
+      throw problem(400, 'parseError', 'The body is not JSON: {"user","operationId","path","query"}');
+    }
+    const { user, operationId } = input;
+    if (typeof user !== 'string' || typeof operationId !== 'string')
+      throw problem(400, 'required', '"user" and "operationId" are required strings');
+    const found = this.deps.services.operation(operationId);
+    if (!found) throw problem(404, 'notFound', `No operation ${operationId}`);
+    if (found.op.method.toUpperCase() !== 'GET')
+      throw problem(
+        403,
+        'readOnly',
+        `The inspector runs only reads; ${operationId} is ${found.op.method.toUpperCase()}`,
+      );
+    // Reading as a user must not make one.
+    if (!Object.hasOwn(this.deps.store.state.users, user)) throw problem(404, 'notFound', `No user ${user}`);
+    const result = this.deps.invoke(user, operationId, {
+      ...(input.path && typeof input.path === 'object' ? { path: input.path as Record<string, string> } : {}),
+      ...(input.query && typeof input.query === 'object'
+        ? { query: input.query as Record<string, string | number | boolean> }
+        : {}),
+    });
+    return { status: 200, headers: {}, body: result };
+  }
+
+  private asset(name: string): Answer {
+    const headers = {
+      'content-security-policy': INSPECTOR_CSP,
+      'x-content-type-options': 'nosniff',
+      'referrer-policy': 'no-referrer',
+      'cache-control': 'no-cache',
+    };
+    if (name === '' || name === 'index.html')
+      return { status: 200, headers, text: { contentType: 'text/html; charset=utf-8', body: INDEX_HTML } };
+    if (name === 'style.css')
+      return { status: 200, headers, text: { contentType: 'text/css; charset=utf-8', body: STYLE_CSS } };
+    if (name === 'app.js') {
+      if (this.script === undefined) {
+        const file = scriptFile();
+        if (!file)
+          throw problem(
+            404,
+            'notBuilt',
+            `The inspector's script (dist/ui/app.js) is missing; run npm run build`,
+          );
+        this.script = readFileSync(file, 'utf8');
+      }
+      return {
+        status: 200,
+        headers,
+        text: { contentType: 'text/javascript; charset=utf-8', body: this.script },
+      };
+    }
+    throw problem(404, 'notFound', `No inspector file ${name}`);
+  }
+
+  /** `GET <prefix>/stream`: the journal's entries, deliveries and resets as server-sent events. */
+  stream(request: IncomingMessage, response: ServerResponse): void {
+    if (!this.admits(request.headers)) {
+      const error = this.refusal();
+      response.writeHead(error.status, { 'content-type': 'application/json; charset=UTF-8' });
+      response.end(JSON.stringify(error.body));
+      return;
+    }
+    response.writeHead(200, {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-store',
+      connection: 'keep-alive',
+    });
+    response.write('retry: 1000\n\n');
+    const unsubscribe = this.deps.journal.subscribe((event, data) => {
+      response.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+    });
+    // A comment now and then keeps proxies and idle timeouts from closing the stream.
+    const beat = setInterval(() => response.write(': beat\n\n'), 15_000);
+    beat.unref();
+    const end = () => {
+      clearInterval(beat);
+      unsubscribe();
+    };
+    request.on('close', end);
+    response.on('error', end);
+  }
+}

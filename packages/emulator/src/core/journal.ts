@@ -1,0 +1,421 @@
+/**
+ * What the inspector shows of the traffic: a journal of the requests answered (each call of a
+ * batch too) and of the watch channels' deliveries, both bounded in memory. The journal keeps
+ * at most `entries` requests and `bodyBytes` of body text in all (each body cut at
+ * `bodyCap`); the oldest go first. Credentials are never shown: the `Authorization`, cookie and
+ * inspector-token headers are not kept (`[redacted]` in their place), nor the bodies of the
+ * token endpoint; an `access_token` or `key` in the query and the credential fields of JSON
+ * bodies (`access_token`, `refresh_token`, `client_secret`, ...) are replaced by `[redacted]`
+ * when an entry is read.
+ *
+ * Recording is on every request's path, reading only on the inspector's, so recording keeps
+ * what it is given (a copy of the answer's bytes, the request's text) and the work of
+ * decoding, redacting and formatting is done when an entry is read.
+ */
+import type { IncomingHttpHeaders } from 'node:http';
+import type { Exchange } from './answers.js';
+
+export interface JournalOptions {
+  /** The most requests kept (default 1,000). */
+  entries?: number;
+  /** The most body text kept over all entries, in UTF-16 code units (default 8 Mi). */
+  bodyBytes?: number;
+  /** The most kept of one body (default 64 Ki); a longer one is cut and marked so. */
+  bodyCap?: number;
+  /** The most deliveries kept (default 500). */
+  deliveries?: number;
+}
+
+export const REDACTED = '[redacted]';
+
+/** One request and its answer, as the journal keeps it. */
+export interface JournalEntry {
+  id: number;
+  /** When it was answered (ISO 8601). */
+  at: string;
+  method: string;
+  /** Path and query, credentials redacted. */
+  path: string;
+  user?: string;
+  operationId?: string;
+  status: number;
+  /** From arrival to the answer being written; absent for the calls of a batch. */
+  durationMs?: number;
+  /** `X-Emulator-Quota-Cost` of the answer, when the request was charged. */
+  quotaUnits?: number;
+  /** The batch's path, for a call sent in a batch. */
+  batch?: string;
+  /** The error the client got (`error.errors[0]`'s reason and the message), for a refusal. */
+  error?: { reason?: string; message?: string };
+  requestHeaders: Record<string, string>;
+  requestBody?: string;
+  responseHeaders: Record<string, string>;
+  responseBody?: string;
+  /** Which bodies were cut at the cap. */
+  truncated?: ('request' | 'response')[];
+}
+
+export type JournalSummary = Omit<
+  JournalEntry,
+  'requestHeaders' | 'requestBody' | 'responseHeaders' | 'responseBody'
+>;
+
+/** One attempt to deliver a watch channel's message (notifier.ts). */
+export interface DeliveryReport {
+  channelId: string;
+  address: string;
+  resourceUri: string;
+  resourceId: string;
+  state: string;
+  number: number;
+  /** 1 for the first attempt, then each retry. */
+  attempt: number;
+  headers: Record<string, string>;
+  /** The receiver's status, or the reason there was none (`error`). */
+  status?: number;
+  error?: string;
+  durationMs: number;
+}
+
+export interface Delivery extends DeliveryReport {
+  id: number;
+  at: string;
+}
+
+const SECRET_HEADERS = new Set([
+  'authorization',
+  'proxy-authorization',
+  'cookie',
+  'set-cookie',
+  'x-goog-api-key',
+  'x-emulator-inspector-token',
+  'x-goog-channel-token',
+]);
+const SECRET_QUERY = new Set(['access_token', 'key', 'token']);
+const SECRET_FIELDS =
+  /("(?:access_token|refresh_token|id_token|client_secret|assertion|private_key|token)"\s*:\s*)"(?:[^"\\]|\\.)*"/g;
+
+/** Headers with every credential's value replaced. */
+export function redactHeaders(headers: IncomingHttpHeaders | Record<string, string>): Record<string, string> {
+  const kept: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value === undefined) continue;
+    const lower = name.toLowerCase();
+    kept[lower] = SECRET_HEADERS.has(lower)
+      ? REDACTED
+      : Array.isArray(value)
+        ? value.join(', ')
+        : String(value);
+  }
+  return kept;
+}
+
+/** A path and query with the credentials of the query replaced. */
+export function redactPath(target: string): string {
+  const mark = target.indexOf('?');
+  if (mark < 0) return target;
+  const query = new URLSearchParams(target.slice(mark + 1));
+  let changed = false;
+  for (const name of [...query.keys()])
+    if (SECRET_QUERY.has(name)) {
+      query.set(name, REDACTED);
+      changed = true;
+    }
+  return changed ? `${target.slice(0, mark)}?${query.toString()}` : target;
+}
+
+/** A body's text with the credential fields of JSON replaced (works on a cut body too). */
+export function redactBody(text: string): string {
+  return text.replace(SECRET_FIELDS, `$1"${REDACTED}"`);
+}
+
+type Listener = (event: string, data: unknown) => void;
+
+/** A bounded queue, oldest first: pushing past the capacity drops the oldest, in constant time. */
+class Ring<T> {
+  private readonly slots: (T | undefined)[];
+  private head = 0;
+  private size = 0;
+  constructor(capacity: number) {
+    this.slots = new Array(Math.max(1, capacity));
+  }
+  push(item: T): T | undefined {
+    if (this.size < this.slots.length) {
+      this.slots[(this.head + this.size++) % this.slots.length] = item;
+      return undefined;
+    }
+    const dropped = this.slots[this.head];
+    this.slots[this.head] = item;
+    this.head = (this.head + 1) % this.slots.length;
+    return dropped;
+  }
+  shift(): T | undefined {
+    if (this.size === 0) return undefined;
+    const item = this.slots[this.head];
+    this.slots[this.head] = undefined;
+    this.head = (this.head + 1) % this.slots.length;
+    this.size--;
+    return item;
+  }
+  get length(): number {
+    return this.size;
+  }
+  all(): T[] {
+    const out: T[] = [];
+    for (let i = 0; i < this.size; i++) out.push(this.slots[(this.head + i) % this.slots.length] as T);
+    return out;
+  }
+  clear(): void {
+    this.slots.fill(undefined);
+    this.head = 0;
+    this.size = 0;
+  }
+}
+
+/** A body as recorded: the text, or a copy of the bytes sent, not yet decoded or redacted. */
+type RawBody = string | Buffer;
+
+/** An entry as recorded; read through `materialize`. */
+interface Kept
+  extends Omit<
+    JournalEntry,
+    'at' | 'path' | 'requestHeaders' | 'responseHeaders' | 'requestBody' | 'responseBody'
+  > {
+  atMs: number;
+  rawPath: string;
+  rawRequestHeaders: IncomingHttpHeaders | Record<string, string>;
+  rawResponseHeaders: Record<string, string>;
+  rawRequestBody?: RawBody;
+  rawResponseBody?: RawBody;
+  /** The token endpoint's: its bodies are not kept. */
+  secret: boolean;
+  size: number;
+}
+
+const sizeOfBody = (body: RawBody | undefined) => (body === undefined ? 0 : body.length);
+
+export class Journal {
+  readonly capacity: number;
+  readonly bodyBytes: number;
+  readonly bodyCap: number;
+  private readonly requests: Ring<Kept>;
+  private readonly deliveryRing: Ring<Delivery>;
+  private bodiesKept = 0;
+  private nextId = 1;
+  private nextDelivery = 1;
+  private readonly listeners = new Set<Listener>();
+
+  constructor(
+    options: JournalOptions = {},
+    /** Whether a path's bodies hold credentials (the token endpoint's): not kept at all. */
+    private readonly secretPath: (pathname: string) => boolean = () => false,
+  ) {
+    this.capacity = options.entries ?? 1000;
+    this.bodyBytes = options.bodyBytes ?? 8 * 1024 * 1024;
+    this.bodyCap = options.bodyCap ?? 64 * 1024;
+    this.requests = new Ring(this.capacity);
+    this.deliveryRing = new Ring(options.deliveries ?? 500);
+  }
+
+  /** Tells `listener` of every entry and delivery recorded, and of `clear`; returns the unsubscribe. */
+  subscribe(listener: Listener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  get subscribers(): number {
+    return this.listeners.size;
+  }
+
+  private emit(event: string, data: unknown): void {
+    for (const listener of this.listeners) listener(event, data);
+  }
+
+  /** Records an answered request (the `onResponse` hook); control-plane requests are left out. */
+  record(exchange: Exchange, controlPrefix: string): void {
+    const pathname = exchange.path.split('?', 1)[0] ?? '';
+    if (pathname === controlPrefix || pathname.startsWith(`${controlPrefix}/`)) return;
+    const secret = this.secretPath(pathname);
+    const requestBody = secret ? undefined : exchange.request?.body || undefined;
+    const sent = exchange.sent;
+    // The bytes sent are the server's to reuse after this call: a copy of what is kept.
+    const responseBody: RawBody | undefined = secret
+      ? undefined
+      : sent === undefined
+        ? exchange.text || undefined
+        : typeof sent === 'string'
+          ? sent.slice(0, this.bodyCap + 1) || undefined
+          : sent.length > 0
+            ? Buffer.from(sent.subarray(0, this.bodyCap * 3 + 1))
+            : undefined;
+    const errorBody =
+      exchange.status >= 400
+        ? (exchange.body as { error?: { message?: string; errors?: { reason?: string }[] } })?.error
+        : undefined;
+    const cost = exchange.headers['x-emulator-quota-cost'];
+    const kept: Kept = {
+      id: this.nextId++,
+      atMs: Date.now(),
+      method: exchange.method,
+      rawPath: exchange.path,
+      ...(exchange.request?.user ? { user: exchange.request.user } : {}),
+      ...(exchange.operationId ? { operationId: exchange.operationId } : {}),
+      status: exchange.status,
+      ...(exchange.request?.durationMs !== undefined
+        ? { durationMs: Math.round(exchange.request.durationMs * 100) / 100 }
+        : {}),
+      ...(cost !== undefined ? { quotaUnits: Number(cost) } : {}),
+      ...(exchange.batch ? { batch: exchange.batch } : {}),
+      ...(errorBody
+        ? {
+            error: {
+              ...(errorBody.errors?.[0]?.reason ? { reason: errorBody.errors[0].reason } : {}),
+              ...(errorBody.message ? { message: errorBody.message } : {}),
+            },
+          }
+        : {}),
+      rawRequestHeaders: exchange.request?.headers ?? {},
+      rawResponseHeaders: { ...exchange.headers },
+      ...(requestBody !== undefined ? { rawRequestBody: requestBody.slice(0, this.bodyCap + 1) } : {}),
+      ...(responseBody !== undefined ? { rawResponseBody: responseBody } : {}),
+      secret,
+      size: 0,
+    };
+    kept.size = sizeOfBody(kept.rawRequestBody) + sizeOfBody(kept.rawResponseBody);
+    this.bodiesKept += kept.size;
+    const dropped = this.requests.push(kept);
+    if (dropped) this.bodiesKept -= dropped.size;
+    // The bound on body text: the oldest entries go until the rest fits.
+    while (this.bodiesKept > this.bodyBytes && this.requests.length > 1) {
+      const oldest = this.requests.shift();
+      if (oldest) this.bodiesKept -= oldest.size;
+    }
+    if (this.listeners.size > 0) this.emit('request', summarize(kept));
+  }
+
+  /** A body as shown: decoded, cut at the cap, its credential fields replaced. */
+  private shown(raw: RawBody | undefined): { text?: string; cut: boolean } {
+    if (raw === undefined) return { cut: false };
+    const text = typeof raw === 'string' ? raw : raw.toString('utf8');
+    const cut = text.length > this.bodyCap;
+    return { text: redactBody(cut ? text.slice(0, this.bodyCap) : text), cut };
+  }
+
+  /** An entry as the inspector shows it. */
+  private materialize(kept: Kept): JournalEntry {
+    const {
+      atMs,
+      rawPath,
+      rawRequestHeaders,
+      rawResponseHeaders,
+      rawRequestBody,
+      rawResponseBody,
+      secret,
+      size: _size,
+      ...rest
+    } = kept;
+    const request = this.shown(rawRequestBody);
+    const response = this.shown(rawResponseBody);
+    const truncated = [...(request.cut ? ['request'] : []), ...(response.cut ? ['response'] : [])] as (
+      | 'request'
+      | 'response'
+    )[];
+    const withheld = `${REDACTED} (the token endpoint's bodies hold credentials)`;
+    return {
+      ...rest,
+      at: new Date(atMs).toISOString(),
+      path: redactPath(rawPath),
+      requestHeaders: redactHeaders(rawRequestHeaders),
+      ...(secret
+        ? { requestBody: withheld }
+        : request.text !== undefined
+          ? { requestBody: request.text }
+          : {}),
+      responseHeaders: redactHeaders(rawResponseHeaders),
+      ...(secret
+        ? { responseBody: withheld }
+        : response.text !== undefined
+          ? { responseBody: response.text }
+          : {}),
+      ...(truncated.length > 0 ? { truncated } : {}),
+    };
+  }
+
+  recordDelivery(report: DeliveryReport): void {
+    const delivery: Delivery = {
+      id: this.nextDelivery++,
+      at: new Date().toISOString(),
+      ...report,
+      headers: redactHeaders(report.headers),
+    };
+    this.deliveryRing.push(delivery);
+    if (this.listeners.size > 0) this.emit('delivery', delivery);
+  }
+
+  entry(id: number): JournalEntry | undefined {
+    const kept = this.requests.all().find((entry) => entry.id === id);
+    return kept && this.materialize(kept);
+  }
+
+  /** The entries, newest last, filtered; `after` keeps those with a greater id. */
+  list(
+    filter: { operation?: string; status?: string; user?: string; after?: number } = {},
+  ): JournalSummary[] {
+    return this.requests
+      .all()
+      .filter(
+        (entry) =>
+          (filter.after === undefined || entry.id > filter.after) &&
+          (!filter.operation || (entry.operationId ?? '').includes(filter.operation)) &&
+          (!filter.user || (entry.user ?? '').includes(filter.user)) &&
+          (!filter.status || statusMatches(entry.status, filter.status)),
+      )
+      .map(summarize);
+  }
+
+  deliveries(): readonly Delivery[] {
+    return this.deliveryRing.all();
+  }
+
+  /** What the bound is and how much of it is used. */
+  usage(): { entries: number; capacity: number; bodyBytes: number; bodyBytesLimit: number; bodyCap: number } {
+    return {
+      entries: this.requests.length,
+      capacity: this.capacity,
+      bodyBytes: this.bodiesKept,
+      bodyBytesLimit: this.bodyBytes,
+      bodyCap: this.bodyCap,
+    };
+  }
+
+  clear(): void {
+    this.requests.clear();
+    this.deliveryRing.clear();
+    this.bodiesKept = 0;
+    this.emit('reset', {});
+  }
+}
+
+/** `404`, `4xx`, `error` (400 and up) or `ok` (below 400). */
+function statusMatches(status: number, wanted: string): boolean {
+  if (wanted === 'error') return status >= 400;
+  if (wanted === 'ok') return status < 400;
+  if (/^\dxx$/i.test(wanted)) return Math.floor(status / 100) === Number(wanted[0]);
+  return String(status) === wanted;
+}
+
+/** An entry's line in the list: no headers or bodies, so nothing to decode or redact but the path. */
+function summarize(kept: Kept): JournalSummary {
+  const {
+    atMs,
+    rawPath,
+    rawRequestHeaders: _a,
+    rawResponseHeaders: _b,
+    rawRequestBody: _c,
+    rawResponseBody: _d,
+    secret: _e,
+    size: _f,
+    ...rest
+  } = kept;
+  return { ...rest, at: new Date(atMs).toISOString(), path: redactPath(rawPath) };
+}

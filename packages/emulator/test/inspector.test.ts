@@ -1,0 +1,79 @@
+/**
+ * The inspector's endpoints without a browser: its own token (the cookie the page gets, the
+ * header), the journal's bound and its redaction of credentials.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Emulator } from '../src/core/server.ts';
+import { createEmulator } from '../src/emulator.ts';
+
+let emulator: Emulator;
+let origin: string;
+
+describe('the inspector endpoints', () => {
+  beforeAll(async () => {
+    emulator = createEmulator({
+      strict: true,
+      users: { 'token-ana': 'ana@example.com' },
+      inspector: { token: 'inspect-me', journal: { entries: 3, bodyCap: 40 } },
+    });
+    origin = await emulator.listen(0);
+  });
+  afterAll(() => emulator.close());
+
+  it('needs its token in the header or as the cookie the page gets; the control plane stays open', async () => {
+    expect((await fetch(`${origin}/__emulator/journal`)).status).toBe(401);
+    expect((await fetch(`${origin}/__emulator/ui/`)).status).toBe(401);
+    expect((await fetch(`${origin}/__emulator/stream`)).status).toBe(401);
+    expect((await fetch(`${origin}/__emulator/ui/?token=wrong`, { redirect: 'manual' })).status).toBe(401);
+    const opened = await fetch(`${origin}/__emulator/ui/?token=inspect-me`, { redirect: 'manual' });
+    expect(opened.status).toBe(303);
+    expect(opened.headers.get('location')).toBe('/__emulator/ui/');
+    const cookie = (opened.headers.get('set-cookie') ?? '').split(';')[0] as string;
+    expect(opened.headers.get('set-cookie')).toContain('HttpOnly');
+    const page = await fetch(`${origin}/__emulator/ui/`, { headers: { cookie } });
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-security-policy')).toContain("default-src 'self'");
+    expect(
+      (
+        await fetch(`${origin}/__emulator/journal`, {
+          headers: { 'x-emulator-inspector-token': 'inspect-me' },
+        })
+      ).status,
+    ).toBe(200);
+    expect((await fetch(`${origin}/__emulator/health`)).status).toBe(200);
+  });
+
+  it('keeps the last N requests, cuts bodies at the cap and never keeps a credential', async () => {
+    const headers = { authorization: 'Bearer token-ana', 'content-type': 'application/json' };
+    for (let i = 0; i < 4; i++)
+      await fetch(`${origin}/calendar/v3/calendars`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ summary: `Calendar number ${i} with a long name to be cut` }),
+      });
+    await fetch(`${origin}/calendar/v3/colors?access_token=token-ana`);
+    await fetch(`${origin}/calendar/v3/colors`, { headers: { authorization: 'Bearer unknown-token' } });
+    const auth = { headers: { 'x-emulator-inspector-token': 'inspect-me' } };
+    const journal = await (await fetch(`${origin}/__emulator/journal`, auth)).json();
+    expect(
+      journal.entries.map((e: { operationId: string; status: number }) => [e.operationId, e.status]),
+    ).toEqual([
+      ['calendars.insert', 200],
+      ['colors.get', 200],
+      ['colors.get', 401],
+    ]);
+    const [insert, byQuery, refused] = journal.entries;
+    expect(insert).toMatchObject({ user: 'ana@example.com', quotaUnits: 1 });
+    expect(refused.error.reason).toBe('authError');
+    const entries = await Promise.all(
+      [insert, byQuery, refused].map(async (e) =>
+        (await fetch(`${origin}/__emulator/journal/${e.id}`, auth)).json(),
+      ),
+    );
+    expect(entries[0].truncated).toEqual(['request', 'response']);
+    expect(entries[0].requestBody).toHaveLength(40);
+    expect(entries[0].requestHeaders.authorization).toBe('[redacted]');
+    expect(entries[1].path).toBe('/calendar/v3/colors?access_token=%5Bredacted%5D');
+    expect(JSON.stringify(entries)).not.toMatch(/token-ana|unknown-token/);
+  });
+});
