@@ -1,0 +1,72 @@
+/**
+ * The inspector's page and style sheet (served by core/inspector.ts under `/__emulator/ui/`);
+ * its script is app.ts, compiled to dist/ui/app.js. No inline script or style: the page is
+ * served with a Content-Security-Policy of its own origin only.
+ */
+export const INDEX_HTML = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>gspec emulator inspector</title>
+<link rel="icon" href="data:,">
+<link rel="stylesheet" href="style.css">
+<script type="module" src="app.js"></script>
+</head>
+<body>
+<header>
+  <strong>gspec emulator</strong>
+  <nav>
+    <a href="#/requests" data-view="requests">Requests</a>
+    <a href="#/calendar" data-view="calendar">Calendar</a>
+    <a href="#/notifications" data-view="notifications">Notifications</a>
+    <a href="#/control" data-view="control">Control</a>
+  </nav>
+  <span id="live" class="live" title="Server-sent events">connecting</span>
+</header>
+<main id="main"></main>
+</body>
+</html>
+`;
+
+export const STYLE_CSS = `
+:root { --line: #d0d4da; --muted: #5f6773; --accent: #1a73e8; --error: #c5221f; --hour: 40px; }
+* { box-sizing: border-box; }
+body { margin: 0; font: 13px/1.4 system-ui, sans-serif; color: #202124; background: #fff; }
+header { display: flex; gap: 24px; align-items: center; padding: 8px 16px; border-bottom: 1px solid var(--line); background: #f8f9fa; }
+nav a { margin-right: 12px; color: var(--muted); text-decoration: none; padding: 4px 8px; border-radius: 4px; }
+nav a.active { color: #fff; background: var(--accent); }
+.live { margin-left: auto; color: var(--muted); }
+.live.on { color: #188038; }
+main { padding: 12px 16px; }
+h2 { font-size: 15px; margin: 8px 0; }
+table { border-collapse: collapse; width: 100%; }
+th, td { text-align: left; padding: 3px 6px; border-bottom: 1px solid #eceff1; vertical-align: top; }
+th { color: var(--muted); font-weight: 600; }
+tr.row { cursor: pointer; }
+tr.row:hover, tr.row.selected { background: #e8f0fe; }
+.status-error { color: var(--error); font-weight: 600; }
+.filters { display: flex; gap: 8px; margin-bottom: 8px; align-items: center; }
+input, select, button { font: inherit; padding: 3px 6px; }
+button { cursor: pointer; }
+pre { background: #f6f8fa; padding: 8px; overflow: auto; max-height: 320px; margin: 4px 0 12px; white-space: pre-wrap; word-break: break-all; }
+.split { display: grid; grid-template-columns: minmax(0, 3fr) minmax(0, 2fr); gap: 16px; }
+.panel { border-left: 1px solid var(--line); padding-left: 12px; }
+.muted { color: var(--muted); }
+.error-box { color: var(--error); border: 1px solid var(--error); padding: 6px; margin: 6px 0; }
+.toolbar { display: flex; gap: 8px; align-items: center; margin: 8px 0; flex-wrap: wrap; }
+.week { display: grid; grid-template-columns: 48px repeat(7, minmax(0, 1fr)); border: 1px solid var(--line); }
+.week .head { padding: 4px; border-left: 1px solid var(--line); border-bottom: 1px solid var(--line); font-weight: 600; text-align: center; }
+.week .allday-label { border-bottom: 1px solid var(--line); color: var(--muted); font-size: 11px; padding: 2px; }
+.allday { grid-column: 2 / 9; display: grid; grid-template-columns: repeat(7, minmax(0, 1fr)); gap: 2px; padding: 2px 0; min-height: 22px; border-bottom: 1px solid var(--line); }
+.allday .event { position: static; }
+.gutter { position: relative; height: calc(var(--hour) * 24); }
+.gutter .hour { position: absolute; right: 4px; font-size: 10px; color: var(--muted); transform: translateY(-50%); }
+.day { position: relative; height: calc(var(--hour) * 24); border-left: 1px solid var(--line); background-image: linear-gradient(#eceff1 1px, transparent 1px); background-size: 100% var(--hour); }
+.event { position: absolute; left: 2px; right: 2px; background: #d2e3fc; border-left: 3px solid var(--accent); border-radius: 3px; padding: 1px 4px; font-size: 11px; overflow: hidden; cursor: pointer; }
+.event.selected { outline: 2px solid #174ea6; }
+.kv { display: grid; grid-template-columns: max-content 1fr; gap: 2px 12px; }
+.kv dt { color: var(--muted); }
+.kv dd { margin: 0; word-break: break-all; }
+.actions { display: flex; flex-direction: column; gap: 12px; max-width: 640px; }
+`;
