@@ -6,7 +6,7 @@
  * live updates come from `/__emulator/stream` (server-sent events). Text is always set as
  * text, never as HTML.
  */
-export {};
+import type { JournalEntry, JournalSummary } from '../core/journal.js';
 
 const API = '/__emulator';
 const HOUR_PX = 40;
@@ -80,27 +80,9 @@ function headersBlock(headers: Record<string, string>): HTMLElement {
 
 // ---- Requests ----------------------------------------------------------------------------------
 
-interface Summary {
-  id: number;
-  at: string;
-  method: string;
-  path: string;
-  user?: string;
-  operationId?: string;
-  status: number;
-  durationMs?: number;
-  quotaUnits?: number;
-  batch?: string;
-  error?: { reason?: string; message?: string };
-}
-
-interface Entry extends Summary {
-  requestHeaders: Record<string, string>;
-  requestBody?: string;
-  responseHeaders: Record<string, string>;
-  responseBody?: string;
-  truncated?: string[];
-}
+/** What the journal's endpoints answer: the types of the server's journal (type-only, erased). */
+type Summary = JournalSummary;
+type Entry = JournalEntry;
 
 const filters = { operation: '', status: '', user: '' };
 let selectedRequest: number | undefined;
