@@ -38,6 +38,7 @@ import {
   send,
   toWire,
   type Wire,
+  writeCalendarFixtures,
 } from './support/fuzz-requests.ts';
 import { spec as calendarSpec } from './support/harness.ts';
 import { createResponseCheck } from './support/spec-check.ts';
@@ -162,36 +163,7 @@ class Runner {
       });
       return result.body as JsonObject;
     };
-    const team = write('calendars.insert', {}, { summary: 'Team', timeZone: 'Europe/Zurich' });
-    for (const calendarId of ['primary', String(team.id)])
-      write(
-        'events.insert',
-        { calendarId },
-        {
-          summary: 'Meeting',
-          start: { dateTime: '2026-03-02T09:00:00Z' },
-          end: { dateTime: '2026-03-02T10:00:00Z' },
-        },
-      );
-    write(
-      'events.insert',
-      { calendarId: String(team.id) },
-      {
-        summary: 'Weekly',
-        start: { dateTime: '2026-03-02T08:00:00+01:00', timeZone: 'Europe/Zurich' },
-        end: { dateTime: '2026-03-02T08:30:00+01:00', timeZone: 'Europe/Zurich' },
-        recurrence: ['RRULE:FREQ=WEEKLY;COUNT=10'],
-      },
-    );
-    write(
-      'acl.insert',
-      { calendarId: String(team.id) },
-      { role: 'reader', scope: { type: 'user', value: OTHER } },
-    );
-    write('calendarList.list', {});
-    write('settings.list', {});
-    write('events.list', { calendarId: String(team.id) });
-    write('acl.list', { calendarId: String(team.id) });
+    writeCalendarFixtures(write, OWNER, OTHER);
   }
 
   wire(draft: Draft) {

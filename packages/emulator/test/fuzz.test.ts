@@ -35,6 +35,7 @@ import {
   send,
   textArbitrary,
   toWire,
+  writeCalendarFixtures,
 } from './support/fuzz-requests.ts';
 import { useEmulator } from './support/harness.ts';
 
@@ -146,53 +147,18 @@ describe('generated requests from both specs', () => {
     }
     const calendar = generators.get('calendar') as RequestGenerator;
     const pool = pools.get('calendar') as IdPool;
-    const write = (operationId: string, path: Record<string, string>, body?: JsonObject, query = {}) => {
-      const result = harness.emulator.invoke(OWNER, operationId, { path, query, ...(body ? { body } : {}) });
+    const write = (operationId: string, path: Record<string, string>, body?: JsonObject) => {
+      const result = harness.emulator.invoke(OWNER, operationId, {
+        path,
+        query: {},
+        ...(body ? { body } : {}),
+      });
       const op = harness.emulator.services.operation(operationId)?.op;
       if (op)
         calendar.harvest(pool, op, path, { status: result.status, headers: {}, body: result.body, text: '' });
       return result.body as JsonObject;
     };
-    const team = write('calendars.insert', {}, { summary: 'Fuzz team', timeZone: 'Europe/Zurich' });
-    write('calendars.insert', {}, { summary: 'Fuzz side' });
-    const at = (day: number, hour: number) =>
-      `2026-03-${String(day).padStart(2, '0')}T${String(hour).padStart(2, '0')}:00:00Z`;
-    for (const [calendarId, day] of [
-      ['primary', 2],
-      [OWNER, 3],
-      [String(team.id), 4],
-    ] as const)
-      write(
-        'events.insert',
-        { calendarId },
-        { summary: `Meeting ${day}`, start: { dateTime: at(day, 9) }, end: { dateTime: at(day, 10) } },
-      );
-    write(
-      'events.insert',
-      { calendarId: 'primary' },
-      { summary: 'Holiday', start: { date: '2026-03-05' }, end: { date: '2026-03-06' } },
-    );
-    const weekly = write(
-      'events.insert',
-      { calendarId: String(team.id) },
-      {
-        summary: 'Weekly',
-        start: { dateTime: '2026-03-02T08:00:00+01:00', timeZone: 'Europe/Zurich' },
-        end: { dateTime: '2026-03-02T08:30:00+01:00', timeZone: 'Europe/Zurich' },
-        recurrence: ['RRULE:FREQ=WEEKLY;COUNT=10'],
-      },
-    );
-    write(
-      'acl.insert',
-      { calendarId: String(team.id) },
-      { role: 'reader', scope: { type: 'user', value: OTHER } },
-    );
-    // Lists fill the pool with list entries, settings, instances and page and sync tokens.
-    write('calendarList.list', {});
-    write('settings.list', {});
-    write('events.list', { calendarId: String(team.id) });
-    write('acl.list', { calendarId: String(team.id) });
-    write('events.instances', { calendarId: String(team.id), eventId: String(weekly.id) });
+    writeCalendarFixtures(write, OWNER, OTHER);
   }
 
   async function exchange(draft: Draft): Promise<void> {

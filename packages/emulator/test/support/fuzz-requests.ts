@@ -1052,3 +1052,59 @@ export function envelopeProblems(answer: Answer): string[] {
     });
   return problems;
 }
+
+/** Writes one call as the fixtures' owner and harvests its answer into the pool; its body. */
+export type FixtureWrite = (
+  operationId: string,
+  path: Record<string, string>,
+  body?: JsonObject,
+) => JsonObject;
+
+/**
+ * The Calendar state the fuzz tests start from, something to find for every operation: two
+ * secondary calendars, timed events in three calendars, an all-day event, a weekly recurring
+ * event, a sharing rule for `other`, and the lists whose answers fill the pool with list
+ * entries, settings, instances, and page and sync tokens.
+ */
+export function writeCalendarFixtures(write: FixtureWrite, owner: string, other: string): void {
+  const team = write('calendars.insert', {}, { summary: 'Fuzz team', timeZone: 'Europe/Zurich' });
+  write('calendars.insert', {}, { summary: 'Fuzz side' });
+  const at = (day: number, hour: number) =>
+    `2026-03-${String(day).padStart(2, '0')}T${String(hour).padStart(2, '0')}:00:00Z`;
+  for (const [calendarId, day] of [
+    ['primary', 2],
+    [owner, 3],
+    [String(team.id), 4],
+  ] as const)
+    write(
+      'events.insert',
+      { calendarId },
+      { summary: `Meeting ${day}`, start: { dateTime: at(day, 9) }, end: { dateTime: at(day, 10) } },
+    );
+  write(
+    'events.insert',
+    { calendarId: 'primary' },
+    { summary: 'Holiday', start: { date: '2026-03-05' }, end: { date: '2026-03-06' } },
+  );
+  const weekly = write(
+    'events.insert',
+    { calendarId: String(team.id) },
+    {
+      summary: 'Weekly',
+      start: { dateTime: '2026-03-02T08:00:00+01:00', timeZone: 'Europe/Zurich' },
+      end: { dateTime: '2026-03-02T08:30:00+01:00', timeZone: 'Europe/Zurich' },
+      recurrence: ['RRULE:FREQ=WEEKLY;COUNT=10'],
+    },
+  );
+  write(
+    'acl.insert',
+    { calendarId: String(team.id) },
+    { role: 'reader', scope: { type: 'user', value: other } },
+  );
+  // Lists fill the pool with list entries, settings, instances and page and sync tokens.
+  write('calendarList.list', {});
+  write('settings.list', {});
+  write('events.list', { calendarId: String(team.id) });
+  write('acl.list', { calendarId: String(team.id) });
+  write('events.instances', { calendarId: String(team.id), eventId: String(weekly.id) });
+}
