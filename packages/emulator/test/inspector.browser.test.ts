@@ -10,6 +10,7 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import path from 'node:path';
+import { haveChromium, launchChromium } from '@gspec/scripts/chromium';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { applySeed } from '../src/core/seed.ts';
@@ -18,17 +19,7 @@ import { createEmulator, parseSeed } from '../src/emulator.ts';
 
 const artefacts = path.resolve(import.meta.dirname, '../test-results');
 const script = path.resolve(import.meta.dirname, '../dist/ui/app.js');
-const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const haveBrowser = existsSync(chromiumPath);
-if (!haveBrowser && process.env.CI === 'true') {
-  throw new Error(
-    `Chromium is required under CI=true and was not found at ${chromiumPath} (install Debian's chromium, or set CHROMIUM_PATH)`,
-  );
-}
-if (!haveBrowser)
-  console.warn(
-    `browser tests skipped: no Chromium at ${chromiumPath} (apt-get install chromium, or set CHROMIUM_PATH)`,
-  );
+const haveBrowser = haveChromium();
 
 /** Waits for conditions rather than racing a clock: a loaded machine is slow, not broken. */
 const PATIENCE = 120_000;
@@ -127,16 +118,7 @@ describe.skipIf(!haveBrowser)('the inspector in a browser', () => {
     receiverUrl = `http://127.0.0.1:${(receiver.address() as { port: number }).port}/hook`;
     emulator = createEmulator({ users: { 'token-ana': ANA } });
     origin = await emulator.listen(0);
-    browser = await chromium.launch({
-      executablePath: chromiumPath,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
+    browser = await launchChromium(chromium);
   });
   afterAll(async () => {
     await browser?.close();

@@ -10,22 +10,13 @@ import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { createGateway, type Gateway, loadApis } from '@gspec/mock';
+import { haveChromium, launchChromium } from '@gspec/scripts/chromium';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const distDir = path.resolve(import.meta.dirname, '../dist');
 const artefacts = path.resolve(import.meta.dirname, '../test-results');
-const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const haveBrowser = existsSync(chromiumPath);
-if (!haveBrowser && process.env.CI === 'true') {
-  throw new Error(
-    `Chromium is required under CI=true and was not found at ${chromiumPath} (install Debian's chromium, or set CHROMIUM_PATH)`,
-  );
-}
-if (!haveBrowser)
-  console.warn(
-    `browser tests skipped: no Chromium at ${chromiumPath} (apt-get install chromium, or set CHROMIUM_PATH)`,
-  );
+const haveBrowser = haveChromium();
 
 const require = createRequire(import.meta.url);
 const specDir = path.dirname(require.resolve('@gspec/specs/apis.json'));
@@ -98,16 +89,7 @@ describe.skipIf(!haveBrowser)('the portal in a browser', () => {
     mkdirSync(artefacts, { recursive: true });
     gateway = createGateway({ apis: await loadApis(), docsDir: distDir });
     origin = await gateway.listen(0);
-    browser = await chromium.launch({
-      executablePath: chromiumPath,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
+    browser = await launchChromium(chromium);
   });
   afterAll(async () => {
     await browser?.close();
