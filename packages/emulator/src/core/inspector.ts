@@ -52,9 +52,15 @@ export interface InspectorDeps {
 const problem = (status: number, reason: string, message: string) =>
   new ApiError(status, [{ domain: 'emulator', reason, message }]);
 
-/** Where the built script is: dist/ui beside dist/core, or the package's dist/ when run from src/. */
-function scriptFile(): URL | undefined {
-  return [new URL('../ui/app.js', import.meta.url), new URL('../../dist/ui/app.js', import.meta.url)].find(
+/**
+ * The page's scripts: app.js and the view modules it imports, compiled from src/ui to dist/ui.
+ * Their names: lower-case words, at most one folder deep (views/calendar.js); nothing else.
+ */
+const SCRIPT_NAME = /^(?:[a-z0-9-]+\/)?[a-z0-9-]+\.js$/;
+
+/** Where a built script is: dist/ui beside dist/core, or the package's dist/ when run from src/. */
+function scriptFile(name: string): URL | undefined {
+  return [new URL(`../ui/${name}`, import.meta.url), new URL(`../../dist/ui/${name}`, import.meta.url)].find(
     (file) => existsSync(file),
   );
 }
@@ -74,7 +80,8 @@ function same(a: string, b: string): boolean {
 }
 
 export class Inspector {
-  private script: string | undefined;
+  /** The scripts read so far, by name (they do not change while the emulator runs). */
+  private readonly scripts = new Map<string, string>();
 
   constructor(private readonly deps: InspectorDeps) {}
 
@@ -224,21 +231,26 @@ export class Inspector {
       return { status: 200, headers, text: { contentType: 'text/html; charset=utf-8', body: INDEX_HTML } };
     if (name === 'style.css')
       return { status: 200, headers, text: { contentType: 'text/css; charset=utf-8', body: STYLE_CSS } };
-    if (name === 'app.js') {
-      if (this.script === undefined) {
-        const file = scriptFile();
-        if (!file)
-          throw problem(
-            404,
-            'notBuilt',
-            `The inspector's script (dist/ui/app.js) is missing; run npm run build`,
-          );
-        this.script = readFileSync(file, 'utf8');
+    if (SCRIPT_NAME.test(name)) {
+      let script = this.scripts.get(name);
+      if (script === undefined) {
+        const file = scriptFile(name);
+        if (!file) {
+          if (name === 'app.js')
+            throw problem(
+              404,
+              'notBuilt',
+              `The inspector's script (dist/ui/app.js) is missing; run npm run build`,
+            );
+          throw problem(404, 'notFound', `No inspector file ${name}`);
+        }
+        script = readFileSync(file, 'utf8');
+        this.scripts.set(name, script);
       }
       return {
         status: 200,
         headers,
-        text: { contentType: 'text/javascript; charset=utf-8', body: this.script },
+        text: { contentType: 'text/javascript; charset=utf-8', body: script },
       };
     }
     throw problem(404, 'notFound', `No inspector file ${name}`);
