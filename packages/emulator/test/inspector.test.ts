@@ -76,4 +76,34 @@ describe('the inspector endpoints', () => {
     expect(entries[1].path).toBe('/calendar/v3/colors?access_token=%5Bredacted%5D');
     expect(JSON.stringify(entries)).not.toMatch(/token-ana|unknown-token/);
   });
+
+  it('finds the requests that mention a text in their decoded path or bodies, never in a credential', async () => {
+    const headers = { authorization: 'Bearer token-ana', 'content-type': 'application/json' };
+    const base = `${origin}/calendar/v3/calendars/${encodeURIComponent('ana@example.com')}/events`;
+    const created = await (
+      await fetch(base, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({
+          id: 'mention0001',
+          start: { date: '2027-01-04' },
+          end: { date: '2027-01-05' },
+        }),
+      })
+    ).json();
+    expect(created.id).toBe('mention0001');
+    await fetch(`${base}/mention0001`, { method: 'PATCH', headers, body: JSON.stringify({ summary: 'x' }) });
+    await fetch(`${origin}/calendar/v3/colors`, { headers });
+    const auth = { headers: { 'x-emulator-inspector-token': 'inspect-me' } };
+    const mentioning = async (text: string) =>
+      (
+        await (await fetch(`${origin}/__emulator/journal?mentions=${encodeURIComponent(text)}`, auth)).json()
+      ).entries.map((e: { operationId: string }) => e.operationId);
+    // The insert names the id in its bodies, the patch in its path.
+    expect(await mentioning('mention0001')).toEqual(['events.insert', 'events.patch']);
+    // A calendar id is escaped in the path and found decoded.
+    expect(await mentioning('/calendars/ana@example.com/events/mention0001')).toEqual(['events.patch']);
+    // The bearer token is in every request's headers, which are not searched (and are redacted).
+    expect(await mentioning('token-ana')).toEqual([]);
+  });
 });

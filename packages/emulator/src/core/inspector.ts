@@ -159,6 +159,7 @@ export class Inspector {
               ...(query.get('operation') ? { operation: query.get('operation') as string } : {}),
               ...(query.get('status') ? { status: query.get('status') as string } : {}),
               ...(query.get('user') ? { user: query.get('user') as string } : {}),
+              ...(query.get('mentions') ? { mentions: query.get('mentions') as string } : {}),
               ...(after && /^\d+$/.test(after) ? { after: Number(after) } : {}),
             }),
           },

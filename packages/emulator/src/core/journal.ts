@@ -131,6 +131,16 @@ export function redactBody(text: string): string {
 
 type Listener = (event: string, data: unknown) => void;
 
+/** What `Journal.list` keeps (README, Inspector: GET /__emulator/journal's parameters). */
+export interface JournalFilter {
+  operation?: string;
+  /** `404`, `4xx`, `error` or `ok`. */
+  status?: string;
+  user?: string;
+  after?: number;
+  mentions?: string;
+}
+
 /** A bounded queue, oldest first: pushing past the capacity drops the oldest, in constant time. */
 class Ring<T> {
   private readonly slots: (T | undefined)[];
@@ -357,10 +367,12 @@ export class Journal {
     return kept && this.materialize(kept);
   }
 
-  /** The entries, newest last, filtered; `after` keeps those with a greater id. */
-  list(
-    filter: { operation?: string; status?: string; user?: string; after?: number } = {},
-  ): JournalSummary[] {
+  /**
+   * The entries, newest last, filtered; `after` keeps those with a greater id, `mentions` those
+   * whose path (decoded) or bodies, as shown, contain the text: what the inspector reads an
+   * event's or a conversion's history from. Only that filter decodes bodies.
+   */
+  list(filter: JournalFilter = {}): JournalSummary[] {
     return this.requests
       .all()
       .filter(
@@ -368,9 +380,17 @@ export class Journal {
           (filter.after === undefined || entry.id > filter.after) &&
           (!filter.operation || (entry.operationId ?? '').includes(filter.operation)) &&
           (!filter.user || (entry.user ?? '').includes(filter.user)) &&
-          (!filter.status || statusMatches(entry.status, filter.status)),
+          (!filter.status || statusMatches(entry.status, filter.status)) &&
+          (!filter.mentions || this.mentions(entry, filter.mentions)),
       )
       .map(summarize);
+  }
+
+  private mentions(kept: Kept, text: string): boolean {
+    const path = redactPath(kept.rawPath);
+    if (path.includes(text) || decoded(path).includes(text)) return true;
+    if (kept.secret) return false;
+    return [kept.rawRequestBody, kept.rawResponseBody].some((raw) => this.shown(raw).text?.includes(text));
   }
 
   deliveries(): readonly Delivery[] {
@@ -393,6 +413,15 @@ export class Journal {
     this.deliveryRing.clear();
     this.bodiesKept = 0;
     this.emit('reset', {});
+  }
+}
+
+/** A path with its escapes decoded, or as it is when they are malformed. */
+function decoded(path: string): string {
+  try {
+    return decodeURIComponent(path);
+  } catch {
+    return path;
   }
 }
 
