@@ -1,29 +1,42 @@
-/** The Calendar view: users, their calendar lists, a week of a calendar in its time zone, an event's detail. */
-import { type Child, getJson, h, invoke, type Json, main, refreshSoon } from '../kit.js';
+/**
+ * The Calendar view: users and their calendar lists; for a calendar, a week of its events in its
+ * time zone (an event's detail with the changes the journal saw), its sharing rules, and its sync
+ * state (what a sync token would replay).
+ */
+import type { JournalEntry, JournalSummary } from '../../core/journal.js';
+import { type Child, getJson, h, invoke, type Json, main, refreshSoon, table } from '../kit.js';
 
 /** The height of an hour in the week view, in pixels (the style sheet's --hour). */
 const HOUR_PX = 40;
+
+/** What is shown of a calendar: its week, its sharing rules or its sync state. */
+const TABS = { week: 'Week', sharing: 'Sharing (ACL)', sync: 'Sync' } as const;
+type Tab = keyof typeof TABS;
 
 interface CalendarState {
   user?: string;
   calendar?: string;
   week?: string;
-  event?: string;
+  tab?: Tab;
 }
 
-/** The calendar view's place, kept in the hash: #/calendar/<user>/<calendar>/<YYYY-MM-DD>. */
+/** The calendar view's place, kept in the hash: #/calendar/<user>/<calendar>/<YYYY-MM-DD>/<tab>. */
 function calendarState(): CalendarState {
-  const [, , user, calendar, week] = location.hash.split('/');
+  const [, , user, calendar, week, tab] = location.hash.split('/');
   return {
     ...(user ? { user: decodeURIComponent(user) } : {}),
     ...(calendar ? { calendar: decodeURIComponent(calendar) } : {}),
-    ...(week ? { week } : {}),
+    ...(week && /^\d{4}-\d{2}-\d{2}$/.test(week) ? { week } : {}),
+    ...(tab && Object.hasOwn(TABS, tab) ? { tab: tab as Tab } : {}),
   };
 }
 
 function go(state: CalendarState): void {
-  const parts = [state.user, state.calendar, state.week].filter((p): p is string => p !== undefined);
-  location.hash = ['#', 'calendar', ...parts.map(encodeURIComponent)].join('/');
+  const parts = [state.user, state.calendar, state.week, state.tab === 'week' ? undefined : state.tab];
+  // A part is kept only after all those before it (the week needs its calendar).
+  const end = parts.indexOf(undefined);
+  const kept = end < 0 ? parts : parts.slice(0, end);
+  location.hash = ['#', 'calendar', ...kept.map((p) => encodeURIComponent(p as string))].join('/');
 }
 
 const addDays = (date: string, days: number): string => {
@@ -76,7 +89,8 @@ function midnight(date: string, timeZone: string): number {
 const two = (n: number) => String(n).padStart(2, '0');
 const hhmm = (minutes: number) => `${two(Math.floor(minutes / 60))}:${two(minutes % 60)}`;
 
-let selectedEvent: Json | undefined;
+/** The event whose detail is open, by id: shown as the latest read of the week has it. */
+let selectedEventId: string | undefined;
 
 export async function renderCalendar(): Promise<void> {
   const state = calendarState();
@@ -125,7 +139,25 @@ export async function renderCalendar(): Promise<void> {
     );
     content.push(h('h2', {}, `Calendar list of ${user}`), calendars);
     const entry = items.find((item) => item.id === state.calendar);
-    if (entry) content.push(await weekView(user, entry, state));
+    if (entry) {
+      const tab = state.tab ?? 'week';
+      const week = state.week ?? monday(localParts(Date.now(), String(entry.timeZone ?? 'UTC')).date);
+      const tabs = h(
+        'div',
+        { class: 'tabs', id: 'calendar-tabs' },
+        ...Object.entries(TABS).map(([name, label]) => {
+          const button = h('button', { 'data-tab': name, class: name === tab ? 'active' : '' }, label);
+          button.addEventListener('click', () =>
+            go({ user, calendar: String(entry.id), week, tab: name as Tab }),
+          );
+          return button;
+        }),
+      );
+      content.push(tabs);
+      if (tab === 'sharing') content.push(await sharingView(user, String(entry.id)));
+      else if (tab === 'sync') content.push(await syncView(user, String(entry.id)));
+      else content.push(await weekView(user, entry, state));
+    }
   }
   main.replaceChildren(...content.filter((c): c is Node | string => Boolean(c)));
 }
@@ -203,10 +235,10 @@ async function weekView(user: string, calendar: Json, state: CalendarState): Pro
     const element = h('div', { class: 'event', 'data-event-id': String(event.id), ...attrs }, text);
     element.title = text;
     element.addEventListener('click', () => {
-      selectedEvent = event;
+      selectedEventId = String(event.id);
       refreshSoon();
     });
-    if (selectedEvent && selectedEvent.id === event.id) element.classList.add('selected');
+    if (selectedEventId === event.id) element.classList.add('selected');
     return element;
   };
   for (const event of events) {
@@ -241,8 +273,8 @@ async function weekView(user: string, calendar: Json, state: CalendarState): Pro
     }
   }
   const wrapper = h('div', {}, toolbar, grid);
-  if (selectedEvent && events.some((event) => event.id === selectedEvent?.id)) {
-    const event = selectedEvent;
+  const event = events.find((candidate) => candidate.id === selectedEventId);
+  if (event) {
     wrapper.append(
       h(
         'div',
@@ -264,8 +296,222 @@ async function weekView(user: string, calendar: Json, state: CalendarState): Pro
             : []),
         ),
         h('pre', { id: 'event-json' }, JSON.stringify(event, null, 2)),
+        h('h2', {}, 'Changes in the journal'),
+        await eventHistory(calendarId, event),
       ),
     );
   }
   return wrapper;
+}
+
+/** The ids whose writes changed an event: its own, and its series' for an instance. */
+const historyIds = (event: Json): string[] => [
+  String(event.id),
+  ...(event.recurringEventId ? [String(event.recurringEventId)] : []),
+];
+
+/**
+ * The writes the journal saw to an event of this calendar (or to its series), oldest first,
+ * each with the etag and sequence it left: read from GET /journal?mentions=<id> and each
+ * entry's answer. Bounded as the journal is; a seeded event's creation is not among them.
+ */
+async function eventHistory(calendarId: string, event: Json): Promise<HTMLElement> {
+  // A write names the calendar by its id, as its move's destination, or as `primary` when it is
+  // the primary calendar of the user who wrote (whose id is that user's email).
+  const ofCalendar = (entry: JournalSummary) => {
+    let path = entry.path;
+    try {
+      path = decodeURIComponent(entry.path);
+    } catch {
+      // Malformed escapes: searched as they are.
+    }
+    return (
+      path.includes(`/calendars/${calendarId}/`) ||
+      path.includes(`destination=${calendarId}`) ||
+      (entry.user === calendarId && path.includes('/calendars/primary/'))
+    );
+  };
+  const found = new Map<number, JournalSummary>();
+  for (const id of historyIds(event)) {
+    const { entries } = await getJson<{ entries: JournalSummary[] }>(
+      `/journal?mentions=${encodeURIComponent(id)}&status=ok`,
+    );
+    for (const entry of entries)
+      if (entry.method !== 'GET' && entry.operationId?.startsWith('events.') && ofCalendar(entry))
+        found.set(entry.id, entry);
+  }
+  const writes = [...found.values()].sort((a, b) => a.id - b.id).slice(-20);
+  if (writes.length === 0)
+    return h(
+      'p',
+      { class: 'muted', id: 'event-history' },
+      'No write to this event is in the journal (a seeded event, or one older than the journal keeps).',
+    );
+  const rows = await Promise.all(
+    writes.map(async (summary) => {
+      let after: Json = {};
+      try {
+        const entry = await getJson<JournalEntry>(`/journal/${summary.id}`);
+        after = entry.responseBody ? (JSON.parse(entry.responseBody) as Json) : {};
+      } catch {
+        // Dropped from the journal since it was listed, or a body cut at the cap: shown without.
+      }
+      return h(
+        'tr',
+        { 'data-journal-id': String(summary.id), 'data-operation': summary.operationId ?? '' },
+        h('td', {}, new Date(summary.at).toLocaleString()),
+        h('td', {}, summary.operationId ?? ''),
+        h('td', {}, summary.user ?? ''),
+        h('td', {}, String(summary.status)),
+        h(
+          'td',
+          {},
+          after.id === event.id || after.id === event.recurringEventId ? String(after.etag ?? '') : '',
+        ),
+        h('td', {}, after.sequence !== undefined ? String(after.sequence) : ''),
+        h('td', {}, after.status !== undefined ? String(after.status) : ''),
+      );
+    }),
+  );
+  return table(
+    'event-history',
+    ['Time', 'Operation', 'User', 'Status', 'Etag after', 'Sequence', 'Event status'],
+    rows,
+  );
+}
+
+/** The calendar's sharing rules, deleted ones included, as acl.list answers its owner. */
+async function sharingView(user: string, calendarId: string): Promise<HTMLElement> {
+  let rules: Json[];
+  try {
+    rules = await listAll(user, 'acl.list', calendarId, { showDeleted: true });
+  } catch (error) {
+    return h(
+      'div',
+      { class: 'error-box', id: 'acl-error' },
+      `${(error as Error).message} (acl.list answers only those who may change the calendar's sharing)`,
+    );
+  }
+  return h(
+    'div',
+    {},
+    h('h2', {}, `Sharing rules of ${calendarId}, as acl.list answers ${user}`),
+    table(
+      'acl',
+      ['Rule id', 'Scope', 'Role', 'Etag'],
+      rules.map((rule) => {
+        const scope = (rule.scope ?? {}) as Json;
+        return h(
+          'tr',
+          { 'data-rule': String(rule.id), class: rule.role === 'none' ? 'muted' : '' },
+          h('td', {}, String(rule.id)),
+          h('td', {}, `${String(scope.type ?? '')}${scope.value ? `: ${String(scope.value)}` : ''}`),
+          h('td', {}, rule.role === 'none' ? 'none (deleted)' : String(rule.role ?? '')),
+          h('td', {}, String(rule.etag ?? '')),
+        );
+      }),
+    ),
+  );
+}
+
+/** Every item of a syncable list, page after page, and the sync token of its last page. */
+async function listPages(
+  user: string,
+  operationId: string,
+  calendarId: string,
+  query: Json,
+): Promise<{ items: Json[]; nextSyncToken?: string }> {
+  const items: Json[] = [];
+  let pageToken: string | undefined;
+  let last: Json;
+  do {
+    last = await invoke(user, operationId, { calendarId }, { ...query, ...(pageToken ? { pageToken } : {}) });
+    items.push(...((last.items as Json[] | undefined) ?? []));
+    pageToken = last.nextPageToken as string | undefined;
+  } while (pageToken);
+  return { items, ...(last.nextSyncToken ? { nextSyncToken: String(last.nextSyncToken) } : {}) };
+}
+
+const listAll = async (user: string, operationId: string, calendarId: string, query: Json) =>
+  (await listPages(user, operationId, calendarId, query)).items;
+
+/** The sync token the view replays from; kept while the page is open, per calendar. */
+const syncTokens = new Map<string, string>();
+
+/**
+ * The calendar's sync state: the token a full sync ends with now, and what events.list would
+ * replay to a client holding a given token (every change after it, deletions included), as
+ * the API answers it. "Take the current token", write through a client, then look.
+ */
+async function syncView(user: string, calendarId: string): Promise<HTMLElement> {
+  const current = (await listPages(user, 'events.list', calendarId, { maxResults: 2500 })).nextSyncToken;
+  const held = syncTokens.get(calendarId) ?? '';
+  const input = h('input', {
+    id: 'sync-token',
+    placeholder: 'a sync token',
+    size: '60',
+    value: held,
+  }) as HTMLInputElement;
+  input.addEventListener('change', () => {
+    syncTokens.set(calendarId, input.value.trim());
+    refreshSoon();
+  });
+  const take = h('button', { id: 'sync-take' }, 'Take the current token');
+  take.addEventListener('click', () => {
+    if (current) syncTokens.set(calendarId, current);
+    refreshSoon();
+  });
+  const panel = h(
+    'div',
+    {},
+    h('h2', {}, `Sync state of ${calendarId}'s events`),
+    h(
+      'dl',
+      { class: 'kv' },
+      h('dt', {}, 'nextSyncToken of a full sync now'),
+      h('dd', { id: 'sync-current' }, current ?? '(none)'),
+    ),
+    h('div', { class: 'toolbar' }, 'Replay from ', input, take),
+  );
+  if (!held) {
+    panel.append(
+      h(
+        'p',
+        { class: 'muted' },
+        'Give a sync token to see the changes events.list would replay to its holder.',
+      ),
+    );
+    return panel;
+  }
+  let replay: { items: Json[]; nextSyncToken?: string };
+  try {
+    replay = await listPages(user, 'events.list', calendarId, { syncToken: held, maxResults: 2500 });
+  } catch (error) {
+    panel.append(h('div', { class: 'error-box', id: 'sync-error' }, (error as Error).message));
+    return panel;
+  }
+  panel.append(
+    h(
+      'p',
+      { id: 'sync-count' },
+      `${replay.items.length} change${replay.items.length === 1 ? '' : 's'} since this token`,
+    ),
+    table(
+      'sync-changes',
+      ['Event id', 'Status', 'Summary', 'Updated', 'Sequence', 'Etag'],
+      replay.items.map((item) =>
+        h(
+          'tr',
+          { 'data-event-id': String(item.id), 'data-status': String(item.status ?? '') },
+          h('td', {}, String(item.id)),
+          h('td', { class: item.status === 'cancelled' ? 'status-error' : '' }, String(item.status ?? '')),
+          h('td', {}, String(item.summary ?? '')),
+          h('td', {}, String(item.updated ?? '')),
+          h('td', {}, item.sequence !== undefined ? String(item.sequence) : ''),
+          h('td', {}, String(item.etag ?? '')),
+        ),
+      ),
+    ),
+  );
+  return panel;
 }
