@@ -116,7 +116,29 @@ export interface ApiModule<S = unknown, Seed extends SeedDocument = SeedDocument
   readonly seed?: ApiSeedShape<S, Seed>;
   /** How its live service answers a user over the rate limit. */
   readonly rateLimitStatus: RateLimitStatus;
+  /**
+   * Its views for the web inspector, by name: each is answered as JSON at
+   * `GET /__emulator/apis/<name>/<view>`, behind the inspector's token (core/inspector.ts).
+   * Without it the API has none.
+   */
+  readonly inspect?: Readonly<Record<string, InspectView<S>>>;
 }
+
+/** What an inspector view is given: the API's store and spec, and the request's query. */
+export interface InspectInput<S> {
+  store: S;
+  spec: ApiSpec;
+  /** The query of the request (`?advertiserId=...`): what the view is narrowed to. */
+  query: URLSearchParams;
+}
+
+/**
+ * One view of an API's state for the inspector: what it answers is sent as JSON. It only reads
+ * (nothing it does is committed or journaled) and sees the state as the API's reads see it. A
+ * refusal is an ApiError thrown (400 for a missing parameter, 404 for an unknown id), answered
+ * as the API's errors are.
+ */
+export type InspectView<S> = (input: InspectInput<S>) => unknown;
 
 /**
  * A module of any store and seed type, as the registry and the core hold them side by side.

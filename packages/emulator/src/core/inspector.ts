@@ -1,11 +1,11 @@
 /**
  * The web inspector's side of the control plane (README, Inspector): its page and script under
  * `/__emulator/ui/`, the journal of requests and deliveries (journal.ts), the open watch
- * channels, the users, read-only operations run as a user for its views, and a stream of
- * server-sent events. With a token (`inspectorToken`, given in strict mode) every one of them
- * needs it: sent as `X-Emulator-Inspector-Token`, or as the cookie the page gets when opened
- * with `?token=`. The control plane's own endpoints (reset, state, quota) stay open, as the
- * README says.
+ * channels, the users, read-only operations run as a user for its views, each API's own views
+ * of its state (`ApiModule.inspect`), and a stream of server-sent events. With a token
+ * (`inspectorToken`, given in strict mode) every one of them needs it: sent as
+ * `X-Emulator-Inspector-Token`, or as the cookie the page gets when opened with `?token=`. The
+ * control plane's own endpoints (reset, state, quota) stay open, as the README says.
  */
 import { timingSafeEqual } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
@@ -16,6 +16,7 @@ import { ApiError } from './errors.js';
 import type { Journal } from './journal.js';
 import type { Notifier } from './notifier.js';
 import type { InvokeInput, InvokeResult } from './operations.js';
+import { own } from './own.js';
 import type { Services } from './services.js';
 import type { Store } from './store.js';
 
@@ -36,7 +37,8 @@ export const INSPECTOR_COOKIE = 'gspec-inspector';
 export const INSPECTOR_TOKEN_HEADER = 'x-emulator-inspector-token';
 
 /** The paths under the control prefix that are the inspector's. */
-const INSPECTOR_PATHS = /^\/(?:ui(?:\/.*)?|journal(?:\/\d+)?|deliveries|channels|users|invoke|stream)$/;
+const INSPECTOR_PATHS =
+  /^\/(?:ui(?:\/.*)?|journal(?:\/\d+)?|deliveries|channels|users|invoke|stream|apis(?:\/[^/]+){0,2})$/;
 
 export interface InspectorDeps {
   prefix: string;
@@ -147,6 +149,8 @@ export class Inspector {
         );
       return { status: 200, headers: {}, body: found };
     }
+    const apiView = /^GET \/apis(?:\/([^/]+)(?:\/([^/]+))?)?$/.exec(route);
+    if (apiView) return this.apiView(apiView[1], apiView[2], query);
     switch (route) {
       case 'GET /journal': {
         const after = query.get('after');
@@ -189,6 +193,41 @@ export class Inspector {
       default:
         throw problem(404, 'notFound', `No inspector endpoint ${route} under ${prefix}`);
     }
+  }
+
+  /**
+   * `GET /apis`: each API with the names of its views; `GET /apis/<api>/<view>`: one view of an
+   * API's state, as its module answers it (`ApiModule.inspect`).
+   */
+  private apiView(api: string | undefined, view: string | undefined, query: URLSearchParams): Answer {
+    const { list } = this.deps.services;
+    const viewsOf = (service: (typeof list)[number]) => Object.keys(service.module.inspect ?? {});
+    if (api === undefined)
+      return {
+        status: 200,
+        headers: {},
+        body: { apis: list.map((s) => ({ name: s.name, title: s.module.title, views: viewsOf(s) })) },
+      };
+    const service = list.find((s) => s.name === api);
+    if (!service)
+      throw problem(
+        404,
+        'notFound',
+        `No API ${api} in the inspector; the APIs are ${list.map((s) => s.name).join(', ')}`,
+      );
+    const named = view === undefined ? undefined : own(service.module.inspect, view);
+    if (!named) {
+      const views = viewsOf(service);
+      const known = views.length > 0 ? `its views are ${views.join(', ')}` : 'it has none';
+      throw problem(
+        404,
+        'notFound',
+        view === undefined
+          ? `Name a view of ${api}: ${this.deps.prefix}/apis/${api}/<view>; ${known}`
+          : `No inspector view ${view} of ${api}; ${known}`,
+      );
+    }
+    return { status: 200, headers: {}, body: named({ store: service.store, spec: service.spec, query }) };
   }
 
   /** A read-only operation run in-process as an existing user, for the inspector's views. */

@@ -10,10 +10,12 @@ import { renderCalendar } from './views/calendar.js';
 import { renderControl } from './views/control.js';
 import { renderNotifications } from './views/notifications.js';
 import { renderRequests } from './views/requests.js';
+import { renderSearchAds360 } from './views/searchads360.js';
 
 const views: Record<string, () => Promise<void>> = {
   requests: renderRequests,
   calendar: renderCalendar,
+  searchads360: renderSearchAds360,
   notifications: renderNotifications,
   control: renderControl,
 };

@@ -19,6 +19,7 @@ export const INDEX_HTML = `<!doctype html>
   <nav>
     <a href="#/requests" data-view="requests">Requests</a>
     <a href="#/calendar" data-view="calendar">Calendar</a>
+    <a href="#/searchads360" data-view="searchads360">Search Ads 360</a>
     <a href="#/notifications" data-view="notifications">Notifications</a>
     <a href="#/control" data-view="control">Control</a>
   </nav>
@@ -68,5 +69,13 @@ pre { background: #f6f8fa; padding: 8px; overflow: auto; max-height: 320px; marg
 .kv { display: grid; grid-template-columns: max-content 1fr; gap: 2px 12px; }
 .kv dt { color: var(--muted); }
 .kv dd { margin: 0; word-break: break-all; }
+.tabs { display: flex; gap: 4px; margin: 12px 0 4px; }
+.tabs button.active { background: var(--accent); color: #fff; border-color: var(--accent); }
 .actions { display: flex; flex-direction: column; gap: 12px; max-width: 640px; }
+th.sortable { cursor: pointer; user-select: none; white-space: nowrap; }
+th.sortable:hover, th[aria-sort] { color: var(--accent); }
+.scroll { overflow-x: auto; }
+.sa-detail { display: grid; grid-template-columns: minmax(0, 2fr) minmax(0, 3fr); gap: 16px; margin-top: 8px; padding-top: 4px; border-top: 1px solid var(--line); }
+tr.not-in-file td { color: var(--muted); }
+#conversion-writes pre { margin: 0; max-height: 200px; white-space: pre; word-break: normal; }
 `;

@@ -99,15 +99,23 @@ function listConversions(
     if (time < start || time >= end + DAY) return false;
     return wanted.every(([name, value]) => conversion[name] === value);
   });
+  const { startRow, rowCount } = query;
+  return inAnswerOrder(all).slice(startRow, startRow + rowCount);
+}
+
+/**
+ * Stored conversions in the order the reads answer them: conversion time, then dsConversionId
+ * (the inspector lists an advertiser's in this order too).
+ */
+export function inAnswerOrder(conversions: readonly JsonObject[]): JsonObject[] {
   // Keys read once per conversion, not once per comparison (a BigInt each time cost most of a read).
-  const keyed = all.map((conversion) => ({
+  const keyed = conversions.map((conversion) => ({
     conversion,
     time: Number(conversion.conversionTimestamp),
     id: BigInt(String(conversion.dsConversionId)),
   }));
   keyed.sort((a, b) => a.time - b.time || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-  const { startRow, rowCount } = query;
-  return keyed.slice(startRow, startRow + rowCount).map((entry) => entry.conversion);
+  return keyed.map((entry) => entry.conversion);
 }
 
 const answer = (context: Context<unknown>, conversions: JsonObject[]) => ({

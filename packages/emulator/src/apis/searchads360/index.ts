@@ -1,11 +1,12 @@
 /**
  * Search Ads 360 API v2 as an emulator module: its handlers, tables, its parts of the state
- * and seed files, and its rate-limit answer. Its store is the core's: its part of the state
- * is read and written through state.ts.
+ * and seed files, its rate-limit answer and its views for the inspector (inspect.ts). Its
+ * store is the core's: its part of the state is read and written through state.ts.
  */
 import type { ApiModule } from '../../core/api-module.js';
 import type { Store } from '../../core/store.js';
 import { searchAds360Handlers } from './handlers.js';
+import { searchAds360Inspect } from './inspect.js';
 import { type SearchAds360SeedDocument, searchAds360SeedShape } from './seed.js';
 import { searchAds360StateShape } from './state-schema.js';
 import { searchAds360Storage } from './storage.js';
@@ -20,4 +21,5 @@ export const searchAds360Api: ApiModule<Store, SearchAds360SeedDocument> = {
   seed: searchAds360SeedShape,
   // The live service answers 429 RESOURCE_EXHAUSTED (decision 0032).
   rateLimitStatus: 429,
+  inspect: searchAds360Inspect,
 };
