@@ -16,6 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { applySeed } from '../src/core/seed.ts';
 import type { Emulator } from '../src/core/server.ts';
 import { createEmulator, parseSeed } from '../src/emulator.ts';
+import { ADVERTISER, example, purchase, signup } from './support/searchads360.ts';
 
 const artefacts = path.resolve(import.meta.dirname, '../test-results');
 const script = path.resolve(import.meta.dirname, '../dist/ui/app.js');
@@ -256,6 +257,196 @@ describe.skipIf(!haveBrowser)('the inspector in a browser', () => {
     await finish(v, 'notifications.png');
   });
 
+  it("shows a calendar's sharing rules, what a sync token would replay, and an event's changes", async () => {
+    const calendar = `${origin}/calendar/v3/calendars/${encodeURIComponent(TEAM)}`;
+    const headers = { authorization: 'Bearer token-ana', 'content-type': 'application/json' };
+    const place = `#/calendar/${encodeURIComponent(ANA)}/${encodeURIComponent(TEAM)}/2027-03-29`;
+    const shared = await fetch(`${calendar}/acl`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ role: 'reader', scope: { type: 'user', value: 'bo@example.com' } }),
+    });
+    expect(shared.status).toBe(200);
+    const v = await visit(`${place}/sharing`);
+    const { page } = v;
+    const bo = page.locator('#acl tr[data-rule="user:bo@example.com"]');
+    await bo.waitFor();
+    expect(await bo.innerText()).toContain('reader');
+    expect(await page.locator(`#acl tr[data-rule="user:${ANA}"]`).innerText()).toContain('owner');
+    // Deleted, the rule stays as acl.list shows it with showDeleted: role none.
+    const unshared = await fetch(`${calendar}/acl/${encodeURIComponent('user:bo@example.com')}`, {
+      method: 'DELETE',
+      headers,
+    });
+    expect(unshared.status).toBe(204);
+    await page.locator('#calendar-tabs [data-tab="week"]').click();
+    await page.locator('#week').waitFor();
+    await page.locator('#calendar-tabs [data-tab="sharing"]').click();
+    await page.locator('#acl tr[data-rule="user:bo@example.com"]', { hasText: 'none (deleted)' }).waitFor();
+    await page.screenshot({ path: path.join(artefacts, 'calendar-sharing.png'), fullPage: true });
+
+    // The sync tab: a token taken now replays nothing, then the change a client makes.
+    await page.locator('#calendar-tabs [data-tab="sync"]').click();
+    await page.locator('#sync-take').click();
+    await page.locator('#sync-count', { hasText: '0 changes since this token' }).waitFor();
+    const patched = await fetch(`${calendar}/events/revue0001`, {
+      method: 'PATCH',
+      headers,
+      body: JSON.stringify({
+        summary: 'Review, moved',
+        start: { dateTime: '2027-03-29T09:00:00Z' },
+        end: { dateTime: '2027-03-29T10:00:00Z' },
+      }),
+    });
+    expect(patched.status).toBe(200);
+    const deleted = await fetch(`${calendar}/events/offsite0001`, { method: 'DELETE', headers });
+    expect(deleted.status).toBe(204);
+    // The live stream redraws the view: the two changes, the deletion as cancelled.
+    await page.locator('#sync-count', { hasText: '2 changes since this token' }).waitFor();
+    expect(await page.locator('#sync-changes tr[data-event-id="revue0001"]').innerText()).toContain(
+      'Review, moved',
+    );
+    expect(
+      await page.locator('#sync-changes tr[data-event-id="offsite0001"]').getAttribute('data-status'),
+    ).toBe('cancelled');
+    await page.screenshot({ path: path.join(artefacts, 'calendar-sync.png'), fullPage: true });
+
+    // The event's detail lists the writes the journal saw, with the sequence each left.
+    await page.locator('#calendar-tabs [data-tab="week"]').click();
+    await page.locator('#week [data-event-id="revue0001"]').click();
+    const history = page.locator('#event-history tr[data-operation="events.patch"]');
+    await history.waitFor();
+    const cells = await history.locator('td').allInnerTexts();
+    expect(cells.slice(1, 4)).toEqual(['events.patch', ANA, '200']);
+    // Moving the start is a change that counts: the sequence went from 0 to 1.
+    expect(cells[5]).toBe('1');
+    expect(cells[4]).toBe(await page.locator('#event-etag').innerText());
+    await finish(v, 'calendar-event-history.png');
+  });
+
+  it("shows an advertiser's conversions sorted and filtered, one with its inserts and updates", async () => {
+    const headers = { authorization: 'Bearer token-ana', 'content-type': 'application/json' };
+    const send = async (method: string, path: string, body: unknown) => {
+      const reply = await fetch(`${origin}/doubleclicksearch/v2${path}`, {
+        method,
+        headers,
+        body: JSON.stringify(body),
+      });
+      expect(reply.status, await reply.text()).toBe(200);
+    };
+    const at = (iso: string) => ({ conversionTimestamp: String(Date.parse(iso)) });
+    await send('POST', '/conversion', {
+      conversion: [
+        purchase('order-1', { ...at('2025-11-20T09:00:00Z'), revenueMicros: '129990000' }),
+        purchase('order-2', { ...at('2025-11-20T10:00:00Z'), revenueMicros: '20000000' }),
+        signup('sign-1', at('2025-11-20T08:00:00Z')),
+      ],
+    });
+    await send('PUT', '/conversion', {
+      conversion: [purchase('order-1', { ...at('2025-11-20T09:00:00Z'), revenueMicros: '99990000' })],
+    });
+    await send('PUT', '/conversion', {
+      conversion: [
+        purchase('order-2', { ...at('2025-11-20T10:00:00Z'), revenueMicros: '20000000', state: 'REMOVED' }),
+      ],
+    });
+    await send('POST', '/conversion/updateAvailability', example('AvailabilityUpdate'));
+    // Best effort: order-3 is stored, the second row (order-1 again) refused as a duplicate.
+    const partial = await fetch(`${origin}/doubleclicksearch/v2/conversion`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({
+        conversion: [
+          purchase('order-3', at('2025-11-20T11:00:00Z')),
+          purchase('order-1', at('2025-11-20T09:00:00Z')),
+        ],
+      }),
+    });
+    expect(partial.status).toBe(400);
+
+    const v = await visit('#/calendar');
+    const { page } = v;
+    await page.locator('nav a[data-view="searchads360"]').click();
+    await page.locator(`#sa-advertiser option[value="${ADVERTISER}"]`).waitFor({ state: 'attached' });
+    expect(await page.locator('#sa-advertiser').inputValue()).toBe(ADVERTISER);
+    const ids = () =>
+      page
+        .locator('#conversions tbody tr[data-conversion-id]')
+        .evaluateAll((rows) => rows.map((r) => r.getAttribute('data-conversion-id')));
+    // In the order the API answers: conversion time.
+    await expect.poll(ids, { timeout: PATIENCE }).toEqual(['sign-1', 'order-1', 'order-2', 'order-3']);
+    expect(
+      await page
+        .locator('#conversions tr[data-conversion-id="order-1"] td[data-column="revenue"]')
+        .innerText(),
+    ).toBe('99.99 EUR');
+
+    // A header sorts, again the other way; ties keep the API's order (a stable sort).
+    await page.locator('#conversions th[data-column="revenue"]').click();
+    expect(await ids()).toEqual(['sign-1', 'order-2', 'order-1', 'order-3']);
+    await page.locator('#conversions th[data-column="revenue"]').click();
+    expect(await page.locator('#conversions th[data-column="revenue"]').getAttribute('aria-sort')).toBe(
+      'descending',
+    );
+    expect(await ids()).toEqual(['order-3', 'order-1', 'order-2', 'sign-1']);
+    await page.locator('#conversions th[data-column="type"]').click();
+    expect(await ids()).toEqual(['sign-1', 'order-1', 'order-2', 'order-3']);
+
+    // The text filter matches any cell; the state select narrows further.
+    await page.locator('#conversion-filter').fill('online purchase');
+    expect(await ids()).toEqual(['order-1', 'order-2', 'order-3']);
+    await page.locator('#conversion-state').selectOption('REMOVED');
+    expect(await ids()).toEqual(['order-2']);
+    expect(await page.locator('#conversion-count').innerText()).toBe('1 of 4 shown');
+    await page.locator('#conversion-state').selectOption('');
+    await page.locator('#conversion-filter').fill('');
+    expect(await ids()).toEqual(['sign-1', 'order-1', 'order-2', 'order-3']);
+
+    // The availabilities, and the entities behind the ID-mapping file.
+    await expect.poll(() => page.locator('#availabilities tbody tr[data-activity]').count()).toBe(2);
+    expect(await page.locator('#entities tr[data-type="ENGINE_ACCOUNT"]').getAttribute('data-in-file')).toBe(
+      'true',
+    );
+    expect(await page.locator('#entities tr[data-in-file="false"]').count()).toBeGreaterThan(0);
+
+    // A conversion opens its JSON and its history: the insert and the update, with what each
+    // sent for it; the batch that named it again and was refused for that row is not there.
+    await page.locator('#conversions tr[data-conversion-id="order-1"]').click();
+    await page.locator('#conversion-history').waitFor();
+    expect(JSON.parse(await page.locator('#conversion-json').innerText())).toMatchObject({
+      conversionId: 'order-1',
+      revenueMicros: '99990000',
+    });
+    const writes = page.locator('#conversion-history tbody tr');
+    expect(await writes.evaluateAll((rows) => rows.map((r) => r.getAttribute('data-operation')))).toEqual([
+      'conversion.insert',
+      'conversion.update',
+    ]);
+    const inserted = await writes.nth(0).locator('td').allInnerTexts();
+    expect(inserted.slice(1, 4)).toEqual(['conversion.insert', ANA, '200']);
+    expect(JSON.parse(inserted[4] as string)).toMatchObject({
+      conversionId: 'order-1',
+      revenueMicros: '129990000',
+    });
+    expect(inserted[4]).not.toContain('order-2');
+    const updated = await writes.nth(1).locator('td').allInnerTexts();
+    expect(JSON.parse(updated[4] as string)).toMatchObject({
+      conversionId: 'order-1',
+      revenueMicros: '99990000',
+    });
+    expect(await page.locator('#conversion-history').innerText()).toContain('seed');
+    await page.screenshot({ path: path.join(artefacts, 'searchads360.png'), fullPage: true });
+
+    // The batch refused in part wrote order-3: its history has that insert.
+    await page.locator('#conversions tr[data-conversion-id="order-3"]').click();
+    await page.locator('#conversion-json', { hasText: '"order-3"' }).waitFor();
+    const partly = await page
+      .locator('#conversion-history tbody tr')
+      .evaluateAll((rows) => rows.map((r) => [r.getAttribute('data-operation'), r.children[3]?.textContent]));
+    expect(partly).toEqual([['conversion.insert', '400 (this row written)']]);
+    await finish(v, 'searchads360-partial.png');
+  });
+
   it('resets from the control view, through the control endpoint, and the views empty', async () => {
     const v = await visit('#/control');
     const { page } = v;
@@ -272,5 +463,74 @@ describe.skipIf(!haveBrowser)('the inspector in a browser', () => {
     await page.locator('nav a[data-view="calendar"]').click();
     await page.locator('#user option', { hasText: 'no users' }).waitFor({ state: 'attached' });
     await finish(v, 'after-reset.png');
+  });
+
+  it('loads a seed file and turns the rate limit on and off from the control view, through the control endpoints', async () => {
+    const DANA = 'dana@example.com';
+    const colors = async () =>
+      (await fetch(`${origin}/calendar/v3/colors`, { headers: { authorization: 'Bearer token-dana' } }))
+        .status;
+    const rateLimit = async () => (await fetch(`${origin}/__emulator/rate-limit`)).json();
+    const v = await visit('#/control');
+    const { page } = v;
+    const seed = {
+      users: [{ email: DANA, tokens: ['token-dana'] }],
+      calendars: [
+        {
+          id: 'primary',
+          owner: DANA,
+          events: [
+            {
+              id: 'fromfile0001',
+              summary: 'From the file',
+              start: { dateTime: '2027-03-22T09:00:00Z' },
+              end: { dateTime: '2027-03-22T10:00:00Z' },
+            },
+          ],
+        },
+      ],
+    };
+    await page.locator('#seed-file').setInputFiles({
+      name: 'seed.json',
+      mimeType: 'application/json',
+      buffer: Buffer.from(JSON.stringify(seed)),
+    });
+    await page.locator('#seed-result', { hasText: 'Seeded from seed.json' }).waitFor();
+    expect(await page.locator('#seed-result').innerText()).toContain('calendars.events: 1');
+    expect(Object.keys(emulator.store.state.users)).toContain(DANA);
+
+    // On: five units a minute, 429 for both APIs; the sixth call of the seed's token is refused.
+    await page.locator('#rate-limit-state[data-enabled="false"]').waitFor();
+    await page.locator('#rate-limit-units').fill('5');
+    await page.locator('#rate-limit-status').selectOption('429');
+    await page.locator('#rate-limit-apply').click();
+    await page.locator('#rate-limit-state[data-enabled="true"]').waitFor();
+    expect(await rateLimit()).toMatchObject({
+      enabled: true,
+      units: 5,
+      status: { calendar: 429, searchads360: 429 },
+    });
+    expect(await page.locator('#rate-limit-state').innerText()).toContain('5 quota units per user and API');
+    for (let i = 0; i < 5; i++) expect(await colors()).toBe(200);
+    expect(await colors()).toBe(429);
+    await page.locator('#rate-limit-used', { hasText: DANA }).waitFor();
+    await page.screenshot({ path: path.join(artefacts, 'control-rate-limit.png'), fullPage: true });
+
+    // Off again: the calls pass.
+    await page.locator('#rate-limit-off').click();
+    await page.locator('#rate-limit-state[data-enabled="false"]').waitFor();
+    expect(await rateLimit()).toEqual({ enabled: false });
+    expect(await colors()).toBe(200);
+    // The seed's note outlived the redraws.
+    expect(await page.locator('#seed-result').innerText()).toContain('Seeded from seed.json');
+
+    // The seed's user and event in the Calendar view.
+    await page.locator('nav a[data-view="calendar"]').click();
+    await page.locator(`#user option[value="${DANA}"]`).waitFor({ state: 'attached' });
+    await page.goto(
+      `${origin}/__emulator/ui/#/calendar/${encodeURIComponent(DANA)}/${encodeURIComponent(DANA)}/2027-03-22`,
+    );
+    await page.locator('[data-event-id="fromfile0001"]').waitFor();
+    await finish(v, 'control-seed.png');
   });
 });

@@ -15,11 +15,13 @@ import type { AnyApiModule, Fail, SeedDocument, SeedUser } from './api-module.js
 import { ApiError } from './errors.js';
 import { readJsonFile } from './files.js';
 import { OAuthConfigError, type OAuthOptions, OAuthServer } from './oauth.js';
+import type { InvokeInput, InvokeResult } from './operations.js';
 import { own, setOwn } from './own.js';
 import { createAjv } from './schemas.js';
-import type { Emulator } from './server.js';
+import type { Services } from './services.js';
 import { type ApiName, type ApiSpec, loadApiSpec } from './spec.js';
 import { specFileId } from './state-file.js';
+import type { Store } from './store.js';
 import { expandScope, parseUserMap, type ScopeMap, type UserMap } from './users.js';
 
 export type { SeedUser } from './api-module.js';
@@ -281,6 +283,17 @@ export function seedOAuth(seed: Seed, source = 'seed'): OAuthOptions {
   return options;
 }
 
+/**
+ * What a seed is written through: an Emulator (server.ts), named by its parts so that the
+ * server's control plane can seed itself without an import circle.
+ */
+export interface SeededEmulator {
+  store: Store;
+  services: Services;
+  invoke(email: string, operationId: string, input?: InvokeInput): InvokeResult;
+  invokeAsSeed(operationId: string, input?: InvokeInput): InvokeResult;
+}
+
 /** What an operation's refusal says, for a seed error. */
 function refusal(error: unknown): string {
   if (!(error instanceof ApiError)) return (error as Error).message;
@@ -296,9 +309,10 @@ function refusal(error: unknown): string {
  * Writes a checked seed into a running emulator, on top of its state: the seed's users, then
  * each API's part in the registry's order. On failure the state is restored and a SeedError
  * names the entry at fault. The seed's tokens are not added here: pass
- * `seedUserMap(seed, users)` as the emulator's `users`.
+ * `seedUserMap(seed, users)` as the emulator's `users` (`POST /__emulator/seed` adds them to
+ * a running emulator's, control.ts).
  */
-export function applySeed(emulator: Emulator, seed: Seed, source = 'seed'): void {
+export function applySeed(emulator: SeededEmulator, seed: Seed, source = 'seed'): void {
   const { store } = emulator;
   const before = structuredClone(store.state);
   let at = '';

@@ -28,13 +28,14 @@ import {
 export type { Exchange } from './answers.js';
 export type { InvokeInput, InvokeResult } from './operations.js';
 
-import { CONTROL_PREFIX, handleControl } from './control.js';
+import { CONTROL_PREFIX, type ControlDeps, handleControl } from './control.js';
 import { ApiError, fromRefusal, pathNotFound } from './errors.js';
 import { Inspector } from './inspector.js';
 import { Journal, type JournalOptions } from './journal.js';
 import { Notifier, type NotifierOptions } from './notifier.js';
 import { type OAuthOptions, OAuthServer } from './oauth.js';
 import { QuotaMeter } from './quota.js';
+import { applySeed, createSeedParser } from './seed.js';
 import { createServices, type Service, type Services } from './services.js';
 import type { ApiName, ApiSpec } from './spec.js';
 import { emptyCoreState, type State } from './state.js';
@@ -69,7 +70,10 @@ export interface EmulatorOptions {
    * registered every grant is refused.
    */
   oauth?: OAuthOptions;
-  /** Quota units per user and API in any rolling window (a minute unless `windowMs`); over it, 403 or 429. */
+  /**
+   * Quota units per user and API in any rolling window (a minute unless `windowMs`); over it,
+   * 403 or 429. `PUT|DELETE /__emulator/rate-limit` sets, changes or drops it while running.
+   */
   rateLimit?: RateLimitOptions;
   onResponse?: (exchange: Exchange) => void;
   /** One line per request, when set. */
@@ -160,11 +164,18 @@ export function createEmulatorOf(modules: readonly AnyApiModule[], options: Emul
   });
   // Only changes a channel watches are recorded (most writes have no one to tell).
   store.watched = (key) => notifier.watches(key);
-  const control = {
+  // The seed endpoint checks documents against these APIs' specs, read when the first comes.
+  const seeds = createSeedParser(modules, options.specs);
+  const control: ControlDeps = {
     services,
     store,
     quota,
-    ...(access.limiter ? { limiter: access.limiter } : {}),
+    access,
+    seeds: {
+      parse: seeds.parse,
+      // Called by requests only, once `emulator` below is made.
+      apply: (seed, source) => applySeed(emulator, seed, source),
+    },
     onReset: () => {
       notifier.reset();
       store.changes.clear();
@@ -358,7 +369,7 @@ export function createEmulatorOf(modules: readonly AnyApiModule[], options: Emul
   });
   server.on('clientError', answerClientError);
 
-  return {
+  const emulator: Emulator = {
     server,
     services,
     store,
@@ -383,4 +394,5 @@ export function createEmulatorOf(modules: readonly AnyApiModule[], options: Emul
       persistence?.close();
     },
   };
+  return emulator;
 }

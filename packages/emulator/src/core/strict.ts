@@ -6,10 +6,11 @@
  *   users); any other token is `401 authError`. A token is allowed an operation when it was
  *   granted one of the scopes the spec lists for it (`security`); else `403
  *   insufficientPermissions`. A token whose entry names no scopes has them all.
- * - The rate limit (`--rate-limit N`, with or without strict mode) lets each user spend N quota
- *   units (`x-quota-cost`) per API in any rolling minute. Over it, Calendar answers `403
- *   rateLimitExceeded` and Search Ads 360 `429 rateLimitExceeded` (with `Retry-After`), as
- *   the live services do; `status` makes both answer 403 or both 429.
+ * - The rate limit (`--rate-limit N` with or without strict mode, or `PUT /__emulator/rate-limit`
+ *   while running) lets each user spend N quota units (`x-quota-cost`) per API in any rolling
+ *   minute. Over it, Calendar answers `403 rateLimitExceeded` and Search Ads 360 `429
+ *   rateLimitExceeded` (with `Retry-After`), as the live services do; `status` makes both
+ *   answer 403 or both 429.
  *
  * Refused requests cost nothing: Google does not charge a request it refuses at the door, and a
  * client that backs off must see the window empty again.
@@ -18,6 +19,7 @@
 import type { RateLimitStatus } from './api-module.js';
 import { ApiError, authError } from './errors.js';
 import type { OAuthServer } from './oauth.js';
+import { setOwn } from './own.js';
 import type { Services } from './services.js';
 import type { ApiName, OperationSpec } from './spec.js';
 import { emailForToken, expandScope, type ScopeMap, type UserMap } from './users.js';
@@ -212,14 +214,24 @@ function checkRateLimit(options: RateLimitOptions, services: Services): void {
 
 /**
  * The checks of strict mode and the rate limit, for every API request that carries a token.
- * The users and scopes maps are read at each request, so a caller may add tokens later.
+ * The users and scopes maps are read at each request, so a caller may add tokens later; the
+ * control plane adds a seed's tokens (`addTokens`) and sets or drops the rate limit
+ * (`setRateLimit`) while the emulator runs.
  */
 export class AccessPolicy {
   readonly strict: boolean;
-  readonly limiter: RateLimiter | undefined;
   private readonly users: UserMap;
   private readonly scopes: ScopeMap;
+  /**
+   * Tokens added while the emulator runs, kept apart from the maps the caller gave: those are
+   * the caller's own objects, which it may share with another emulator.
+   */
+  private readonly added: { users: UserMap; scopes: ScopeMap } = { users: {}, scopes: {} };
   private readonly oauth: OAuthServer | undefined;
+  private readonly services: Services;
+  /** How each API answers over the limit as its live service does (the modules say). */
+  private readonly live: Record<ApiName, RateLimitStatus>;
+  private rateLimiter: RateLimiter | undefined;
 
   constructor(services: Services, options: AccessOptions = {}) {
     this.strict = options.strict === true;
@@ -232,16 +244,56 @@ export class AccessPolicy {
           `scopes["${token}"]`,
           `expected an array of scopes, found ${JSON.stringify(granted)}`,
         );
-    if (options.rateLimit) checkRateLimit(options.rateLimit, services);
-    this.limiter = options.rateLimit
-      ? new RateLimiter(
-          options.rateLimit,
-          Object.fromEntries(services.list.map((s) => [s.name, s.module.rateLimitStatus])) as Record<
-            ApiName,
-            RateLimitStatus
-          >,
-        )
-      : undefined;
+    this.services = services;
+    this.live = Object.fromEntries(services.list.map((s) => [s.name, s.module.rateLimitStatus])) as Record<
+      ApiName,
+      RateLimitStatus
+    >;
+    this.setRateLimit(options.rateLimit);
+  }
+
+  /** The rate limit in force, if any: read at each request, as it may change while the emulator runs. */
+  get limiter(): RateLimiter | undefined {
+    return this.rateLimiter;
+  }
+
+  /**
+   * Sets the rate limit, checked as the `rateLimit` option is (AccessConfigError naming the
+   * option), or turns it off (`undefined`). A limit set anew starts with empty windows: what was
+   * spent under the one before counts no more.
+   */
+  setRateLimit(options: RateLimitOptions | undefined): RateLimiter | undefined {
+    if (options) checkRateLimit(options, this.services);
+    this.rateLimiter = options ? new RateLimiter(options, this.live) : undefined;
+    return this.rateLimiter;
+  }
+
+  /**
+   * Every token known and the scopes of those that name theirs: the maps given and the tokens
+   * added since, as copies (a seed's tokens are checked against them: seedUserMap, seedScopeMap).
+   */
+  tokens(): { users: UserMap; scopes: ScopeMap } {
+    return {
+      users: { ...this.added.users, ...this.users },
+      scopes: { ...this.added.scopes, ...this.scopes },
+    };
+  }
+
+  /**
+   * Adds tokens (token to email) and the scopes granted to some of them, from the next request
+   * on. The caller has checked them against `tokens()`: a token of the maps given keeps what
+   * they say.
+   */
+  addTokens(users: UserMap, scopes: ScopeMap = {}): void {
+    for (const [token, email] of Object.entries(users))
+      if (!Object.hasOwn(this.users, token)) setOwn(this.added.users, token, email);
+    for (const [token, granted] of Object.entries(scopes))
+      if (!Object.hasOwn(this.scopes, token)) setOwn(this.added.scopes, token, [...granted]);
+  }
+
+  /** Whether the token is one of the users maps' (given, or added since). */
+  private known(token: string): boolean {
+    return Object.hasOwn(this.users, token) || Object.hasOwn(this.added.users, token);
   }
 
   /**
@@ -252,28 +304,29 @@ export class AccessPolicy {
    * users map names is its user's, whatever its shape.
    */
   admit(token: string, api: ApiName, op: OperationSpec, now = Date.now()): string {
-    const grant = Object.hasOwn(this.users, token) ? undefined : this.oauth?.lookup(token, now);
+    const grant = this.known(token) ? undefined : this.oauth?.lookup(token, now);
     let email: string;
     if (grant) {
       if (this.strict) this.checkScopes(grant.scopes, op);
       email = grant.email;
     } else {
       if (this.strict) {
-        if (!Object.hasOwn(this.users, token))
+        if (!this.known(token))
           throw authError(
             "Request had invalid authentication credentials. The emulator runs in strict mode, which accepts only the bearer tokens of its users file (--users), of the seed's users and of its token endpoint; this token is none of them.",
           );
         this.checkScopes(this.granted(token), op);
       }
-      email = emailForToken(token, this.users);
+      email = emailForToken(token, Object.hasOwn(this.users, token) ? this.users : this.added.users);
     }
-    this.limiter?.charge(api, email, op.quotaCost, now);
+    this.rateLimiter?.charge(api, email, op.quotaCost, now);
     return email;
   }
 
   /** The scopes granted to a token, in full; undefined when it has every scope. */
   granted(token: string): string[] | undefined {
-    return Object.hasOwn(this.scopes, token) ? (this.scopes[token] ?? []).map(expandScope) : undefined;
+    const scopes = Object.hasOwn(this.scopes, token) ? this.scopes : this.added.scopes;
+    return Object.hasOwn(scopes, token) ? (scopes[token] ?? []).map(expandScope) : undefined;
   }
 
   /** Refuses an operation none of whose scopes was granted (`undefined`: every scope was). */
