@@ -4,14 +4,16 @@
  *
  *   gspec-emulator [--port N] [--host HOST] [--seed FILE] [--users FILE] [--state FILE]
  *                  [--persist FILE [--persist-sync normal|full]]
- *                  [--strict] [--rate-limit N [--rate-limit-status 403|429]] [--verbose] [--outlive-npm]
+ *                  [--strict] [--rate-limit N [--rate-limit-status 403|429]] [--admin-token-file FILE]
+ *                  [--verbose] [--outlive-npm]
  *
  * `gspec-emulator --help` lists the options (OPTIONS below).
  * The port comes from --port, else PORT, else 4011; 0 picks a free port.
  */
-import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { commandHelp, readCommandLine, serverOptions, startedByNpm, stopOnSignals } from '@gspec/server-kit';
 import { LIVE_RATE_LIMIT_STATUS } from './apis/index.js';
+import { ADMIN_TOKEN_ENV, AdminConfigError, checkAdminToken, isLoopback } from './core/admin.js';
 import { CONTROL_PREFIX } from './core/control.js';
 import { readJsonFile } from './core/files.js';
 import type { OAuthOptions } from './core/oauth.js';
@@ -77,11 +79,10 @@ const OPTIONS = {
     description:
       'The status of rate-limited answers. Default: the live one (Calendar 403, Search Ads 360 429).',
   },
-  'inspector-token': {
+  'admin-token-file': {
     type: 'string',
-    value: 'TOKEN',
-    description:
-      'Require TOKEN for the web inspector (/__emulator/ui/) and its endpoints; with --strict a random one is made if not given.',
+    value: 'FILE',
+    description: `The control plane's and the inspector's admin credential: the first line of FILE (else ${ADMIN_TOKEN_ENV}). Needed with --strict or a --host beyond loopback, where they are locked without it.`,
   },
   verbose,
   'outlive-npm': outliveNpm,
@@ -101,6 +102,38 @@ const HELP = commandHelp(
 function fail(message: string): never {
   process.stderr.write(`gspec-emulator: ${message}\n`);
   process.exit(1);
+}
+
+/**
+ * The admin credential: the first line of `--admin-token-file`, else the environment's. Never
+ * an argument's value, which any user of the machine can read in the process list.
+ */
+function adminTokenOption(file: string | undefined): string | undefined {
+  try {
+    if (file !== undefined) {
+      if (file === '') fail('--admin-token-file needs a file name (see gspec-emulator --help)');
+      let text: string;
+      try {
+        text = readFileSync(file, 'utf8');
+      } catch (error) {
+        fail(`invalid --admin-token-file ${file}: cannot read (${(error as Error).message})`);
+      }
+      return checkAdminToken(text.split(/\r?\n/)[0], `--admin-token-file ${file}`);
+    }
+    const fromEnv = process.env[ADMIN_TOKEN_ENV];
+    return fromEnv === undefined || fromEnv === '' ? undefined : checkAdminToken(fromEnv, ADMIN_TOKEN_ENV);
+  } catch (error) {
+    if (error instanceof AdminConfigError) fail(error.message);
+    throw error;
+  }
+}
+
+/** What the start-up output says of the control plane's credential (never the credential). */
+function adminLine(required: boolean, configured: boolean): string {
+  if (!required) return '';
+  return configured
+    ? ' (admin credential required: X-Emulator-Admin-Token, or sign in on the inspector)'
+    : ` (locked: no admin credential; set ${ADMIN_TOKEN_ENV} or --admin-token-file FILE)`;
 }
 
 /** `--rate-limit N` and `--rate-limit-status`, checked; exits with the problem named. */
@@ -173,10 +206,9 @@ async function main(): Promise<void> {
     fail(`invalid --persist-sync ${JSON.stringify(sync)}: expected normal or full`);
   if (sync !== undefined && !values.persist)
     fail('--persist-sync needs --persist FILE (see gspec-emulator --help)');
-  if (values['inspector-token'] === '') fail('--inspector-token needs a value (TOKEN)');
-  // Strict mode puts the inspector behind a token of its own: the one given, else a new one.
-  const inspectorToken =
-    values['inspector-token'] ?? (values.strict ? randomBytes(18).toString('base64url') : undefined);
+  const adminToken = adminTokenOption(values['admin-token-file']);
+  // Where the control plane asks for the credential (core/admin.ts), and whether it can be had.
+  const adminRequired = adminToken !== undefined || values.strict === true || !isLoopback(host);
   let users: UserMap = {};
   let scopes: ScopeMap = {};
   let oauth: OAuthOptions = {};
@@ -197,7 +229,7 @@ async function main(): Promise<void> {
     emulator = createEmulator({
       users,
       oauth,
-      ...(inspectorToken !== undefined ? { inspector: { token: inspectorToken } } : {}),
+      ...(adminToken !== undefined ? { admin: { token: adminToken } } : {}),
       ...(values.strict ? { strict: true, scopes } : {}),
       ...(rateLimit ? { rateLimit } : {}),
       // Failed saves are always told: the requests that waited for them were answered 503.
@@ -262,10 +294,8 @@ async function main(): Promise<void> {
           s.notImplemented.length > 0 ? ` (${s.notImplemented.length} operations answer 501)` : ''
         }`,
     ),
-    `  Control plane         ${origin}${CONTROL_PREFIX}/health`,
-    `  Inspector             ${origin}${CONTROL_PREFIX}/ui/${
-      inspectorToken !== undefined ? `?token=${encodeURIComponent(inspectorToken)}` : ''
-    }`,
+    `  Control plane         ${origin}${CONTROL_PREFIX}/health${adminLine(adminRequired, adminToken !== undefined)}`,
+    `  Inspector             ${origin}${CONTROL_PREFIX}/ui/`,
     `  OAuth 2.0 tokens      ${origin}${TOKEN_PATH} (${oauthSummary(emulator)})`,
     ...(values.users
       ? [

@@ -22,7 +22,7 @@ import { notImplementedOperations } from '../src/apis/calendar/handlers.ts';
 import type { Emulator } from '../src/core/server.ts';
 import { createEmulator } from '../src/emulator.ts';
 import { startCli } from './support/cli-process.ts';
-import { type Harness, spec, timedEvent, useEmulator } from './support/harness.ts';
+import { type Harness, spec, TEST_ADMIN_TOKEN, timedEvent, useEmulator } from './support/harness.ts';
 import { createResponseCheck } from './support/spec-check.ts';
 
 /** One call as a part writes it. */
@@ -721,7 +721,9 @@ describe('a batching client nobody here wrote: @jrmdayn/googleapis-batcher under
     // (the batcher writes none in the parts).
     const usersFile = path.join(dir, 'users.json');
     writeFileSync(usersFile, json({ 'batcher-token': 'dana@example.com' }));
-    const run = startCli(['--strict', '--users', usersFile, '--verbose']);
+    const run = startCli(['--strict', '--users', usersFile, '--verbose'], {
+      env: { GSPEC_EMULATOR_ADMIN_TOKEN: TEST_ADMIN_TOKEN },
+    });
     const origin = await run.ready;
     const plain = async (method: string, route: string, body?: unknown) => {
       const response = await fetch(`${origin}/calendar/v3${route}`, {
@@ -804,7 +806,9 @@ describe('a batching client nobody here wrote: @jrmdayn/googleapis-batcher under
       'Batched 2',
       'Batched 3',
     ]);
-    const quota = await fetch(`${origin}/__emulator/quota`);
+    const quota = await fetch(`${origin}/__emulator/quota`, {
+      headers: { 'x-emulator-admin-token': TEST_ADMIN_TOKEN },
+    });
     expect(((await quota.json()) as { byOperation: Record<string, unknown> }).byOperation).toMatchObject({
       'events.insert': { calls: 5, units: 5 },
       'events.patch': { calls: 2, units: 6 },

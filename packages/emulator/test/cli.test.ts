@@ -81,7 +81,7 @@ describe('gspec-emulator CLI', () => {
       'strict',
       'rate-limit',
       'rate-limit-status',
-      'inspector-token',
+      'admin-token-file',
       'verbose',
       'outlive-npm',
       'help',
@@ -173,5 +173,64 @@ describe('gspec-emulator --seed', () => {
     expect(run.output().err).toContain(
       `invalid --seed file: ${file}: calendars[0].events[0] ("No times"): 400`,
     );
+  });
+});
+
+describe('gspec-emulator admin credential', () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'gspec-emulator-admin-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const ADMIN = 'cli-admin-credential-5f3a9c1e';
+  const users = path.join(dir, 'users.json');
+  writeFileSync(users, JSON.stringify({ 'token-ana': 'ana@example.com' }));
+  const reset = (origin: string, headers: Record<string, string> = {}) =>
+    fetch(`${origin}/__emulator/reset`, { method: 'POST', headers }).then((r) => r.status);
+
+  it.each([
+    ['the environment', [] as string[], { GSPEC_EMULATOR_ADMIN_TOKEN: ADMIN }],
+    ['--admin-token-file', ['--admin-token-file', path.join(dir, 'admin')], {}],
+  ])(
+    'in strict mode takes it from %s, never prints it, and asks every control request for it',
+    async (_from, args, env) => {
+      writeFileSync(path.join(dir, 'admin'), `${ADMIN}\n`, { mode: 0o600 });
+      const run = startCli(['--strict', '--users', users, ...args], { env });
+      const origin = await run.ready;
+      expect(run.output().out).toContain(
+        `  Control plane         ${origin}/__emulator/health (admin credential required: X-Emulator-Admin-Token, or sign in on the inspector)\n`,
+      );
+      expect(run.output().out).toContain(`  Inspector             ${origin}/__emulator/ui/\n`);
+      expect(await reset(origin)).toBe(401);
+      expect(await reset(origin, { 'x-emulator-admin-token': 'cli-admin-credential-wrong' })).toBe(401);
+      expect(await reset(origin, { 'x-emulator-admin-token': ADMIN })).toBe(204);
+      expect((await fetch(`${origin}/__emulator/health`)).status).toBe(200);
+      expect(await run.stop('SIGTERM')).toBe(0);
+      expect(`${run.output().out}${run.output().err}`).not.toContain(ADMIN);
+    },
+  );
+
+  it.each([
+    ['--strict', ['--strict', '--users', users]],
+    ['--host 0.0.0.0', ['--host', '0.0.0.0']],
+  ])(
+    'with %s and none given, starts with the control plane locked and says how to open it',
+    async (_case, args) => {
+      const run = startCli(args);
+      const origin = (await run.ready).replace('0.0.0.0', '127.0.0.1');
+      expect(run.output().out).toContain(
+        '/__emulator/health (locked: no admin credential; set GSPEC_EMULATOR_ADMIN_TOKEN or --admin-token-file FILE)',
+      );
+      expect(await reset(origin, { 'x-emulator-admin-token': 'anything-at-all-here' })).toBe(401);
+      expect((await fetch(`${origin}/__emulator/health`)).status).toBe(200);
+      expect(await run.stop('SIGTERM')).toBe(0);
+    },
+  );
+
+  it.each([
+    [['--admin-token-file', '/no/such/admin'], 'invalid --admin-token-file /no/such/admin: cannot read'],
+    [['--admin-token-file', 'SHORT'], '--admin-token-file SHORT: the admin credential is 5 characters long'],
+  ])('refuses %j with one line and status 1', async (args, message) => {
+    writeFileSync(path.join(dir, 'SHORT'), 'short\n');
+    const run = startCli(args.map((a) => (a === 'SHORT' ? path.join(dir, 'SHORT') : a)));
+    expect(await run.exited).toBe(1);
+    expect(run.output().err).toContain(message.replace('SHORT', path.join(dir, 'SHORT')));
   });
 });

@@ -40,7 +40,7 @@ import {
   type Wire,
   writeCalendarFixtures,
 } from './support/fuzz-requests.ts';
-import { spec as calendarSpec } from './support/harness.ts';
+import { spec as calendarSpec, TEST_ADMIN_TOKEN } from './support/harness.ts';
 import { createResponseCheck } from './support/spec-check.ts';
 
 function envNumber(name: string, fallback: number): number {
@@ -99,7 +99,12 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
   receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/notify`;
-  emulator = createEmulator({ strict: true, users: USERS, specs: { calendar: calendarSpec } });
+  emulator = createEmulator({
+    strict: true,
+    users: USERS,
+    admin: { token: TEST_ADMIN_TOKEN },
+    specs: { calendar: calendarSpec },
+  });
   origin = await emulator.listen(0);
 });
 
@@ -148,7 +153,11 @@ class Runner {
   /** A fresh state with something to find (calendars, events, a rule), its ids in the pool. */
   async fresh(): Promise<void> {
     const { emulator, origin } = this.behind();
-    const reset = await send(origin, { method: 'POST', target: '/__emulator/reset', headers: {} });
+    const reset = await send(origin, {
+      method: 'POST',
+      target: '/__emulator/reset',
+      headers: { 'x-emulator-admin-token': TEST_ADMIN_TOKEN },
+    });
     if (reset.status !== 204) throw new Error(`reset answered ${reset.status}: ${reset.text}`);
     this.pool.clear();
     this.generator.seedPool(this.pool);
@@ -446,7 +455,12 @@ describe('each check fails on a route broken its way', () => {
         ? { name: 'If-Match', in: 'header', required: true, schema: { type: 'string' } }
         : p,
     );
-    const other = createEmulator({ strict: true, users: USERS, specs: { calendar: readApiSpec(document) } });
+    const other = createEmulator({
+      strict: true,
+      users: USERS,
+      admin: { token: TEST_ADMIN_TOKEN },
+      specs: { calendar: readApiSpec(document) },
+    });
     strictIfMatch = { emulator: other, origin: await other.listen(0) };
   });
 

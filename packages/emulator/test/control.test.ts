@@ -5,7 +5,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { notImplementedOperations } from '../src/apis/calendar/handlers.ts';
 import { calendarState } from '../src/apis/calendar/records.ts';
-import { type Harness, spec, timedEvent, useEmulator } from './support/harness.ts';
+import { type Harness, spec, TEST_ADMIN_TOKEN, timedEvent, useEmulator } from './support/harness.ts';
 import { at } from './support/searchads360.ts';
 
 const emu = useEmulator({
@@ -67,7 +67,7 @@ describe('control plane', () => {
     await emu.reset();
     const loaded = await fetch(`${emu.origin}/__emulator/state`, {
       method: 'PUT',
-      headers: { 'content-type': 'application/json' },
+      headers: { 'content-type': 'application/json', 'x-emulator-admin-token': TEST_ADMIN_TOKEN },
       body: text,
     });
     expect(loaded.status).toBe(204);

@@ -226,23 +226,25 @@ describe("Search Ads 360's inspector views", () => {
   });
 });
 
-describe('the API views behind the inspector token', () => {
+const ADMIN = 'admin-credential-of-the-sandbox';
+
+describe('the API views behind the admin credential', () => {
   let emulator: Emulator;
   let origin: string;
   beforeAll(async () => {
-    emulator = createEmulator({ strict: true, inspector: { token: 'inspect-me' } });
+    emulator = createEmulator({ strict: true, admin: { token: ADMIN } });
     origin = await emulator.listen(0);
   });
   afterAll(() => emulator.close());
 
-  it('needs the token, as the journal does', async () => {
+  it('need it, as the journal does', async () => {
     for (const path of ['/__emulator/apis', `${VIEWS}/advertisers`, '/__emulator/apis/nope/view']) {
       const refused = await fetch(`${origin}${path}`);
       expect(refused.status, path).toBe(401);
-      expect((await refused.json()).error.errors[0].reason).toBe('inspectorToken');
+      expect((await refused.json()).error.errors[0].reason).toBe('adminCredential');
     }
     const given = await fetch(`${origin}${VIEWS}/advertisers`, {
-      headers: { 'x-emulator-inspector-token': 'inspect-me' },
+      headers: { 'x-emulator-admin-token': ADMIN },
     });
     expect(given.status).toBe(200);
     expect((await given.json()).agencies[0].id).toBe(AGENCY);

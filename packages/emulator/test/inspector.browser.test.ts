@@ -70,7 +70,8 @@ interface Visit {
   errors: string[];
 }
 
-async function visit(hash: string): Promise<Visit> {
+/** Opens the inspector of `at` (the suite's emulator unless given); `live`: wait for its stream. */
+async function visit(hash: string, at = origin, live = true): Promise<Visit> {
   const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
   const external: string[] = [];
   const errors: string[] = [];
@@ -81,16 +82,16 @@ async function visit(hash: string): Promise<Visit> {
   page.on('dialog', (dialog) => void dialog.accept());
   await page.route('**/*', (route) => {
     const target = new URL(route.request().url());
-    if (target.origin === origin) return route.continue();
+    if (target.origin === at) return route.continue();
     external.push(target.href);
     return route.abort();
   });
   page.setDefaultTimeout(PATIENCE);
   page.setDefaultNavigationTimeout(PATIENCE);
-  const response = await page.goto(`${origin}/__emulator/ui/${hash}`);
+  const response = await page.goto(`${at}/__emulator/ui/${hash}`);
   if (response?.status() !== 200)
     errors.push(`the inspector answered HTTP ${response?.status() ?? 'nothing'}`);
-  await page.locator('#live.on').waitFor();
+  if (live) await page.locator('#live.on').waitFor();
   return { page, external, errors };
 }
 
@@ -532,5 +533,40 @@ describe.skipIf(!haveBrowser)('the inspector in a browser', () => {
     );
     await page.locator('[data-event-id="fromfile0001"]').waitFor();
     await finish(v, 'control-seed.png');
+  });
+
+  it('asks for the admin credential in strict mode, and shows its views once signed in', async () => {
+    const ADMIN = 'browser-admin-credential-7d2e41';
+    const strict = createEmulator({ strict: true, users: { 'token-ana': ANA }, admin: { token: ADMIN } });
+    const at = await strict.listen(0);
+    try {
+      const v = await visit('#/requests', at, false);
+      const { page } = v;
+      await page.locator('#sign-in').waitFor();
+      expect(await page.locator('#journal').count()).toBe(0);
+      await page.locator('#admin-token').fill('not-the-admin-credential');
+      await page.locator('#sign-in-submit').click();
+      await page.locator('#sign-in-message', { hasText: 'That is not the admin credential.' }).waitFor();
+      // Chromium logs the refused attempt's 401: the one console error this test expects.
+      expect(v.errors.filter((error) => /status of 401/.test(error))).toHaveLength(1);
+      v.errors.splice(0, v.errors.length, ...v.errors.filter((error) => !/status of 401/.test(error)));
+      await page.screenshot({ path: path.join(artefacts, 'sign-in.png'), fullPage: true });
+
+      await page.locator('#admin-token').fill(ADMIN);
+      await page.locator('#sign-in-submit').click();
+      await page.locator('#live.on').waitFor();
+      await page.locator('#journal').waitFor();
+      const cookie = (await page.context().cookies()).find((c) => c.name === 'gspec-admin');
+      expect(cookie).toMatchObject({ httpOnly: true, sameSite: 'Strict', path: '/__emulator' });
+      const read = await fetch(`${at}/calendar/v3/users/me/calendarList`, {
+        headers: { authorization: 'Bearer token-ana' },
+      });
+      expect(read.status).toBe(200);
+      await page.locator('#journal tr[data-operation="calendarList.list"]').waitFor();
+      expect(await page.content()).not.toContain(ADMIN);
+      await finish(v, 'signed-in.png');
+    } finally {
+      await strict.close();
+    }
   });
 });

@@ -1,11 +1,12 @@
 /**
- * The inspector's endpoints without a browser: its own token (the cookie the page gets, the
+ * The inspector's endpoints without a browser: the admin credential (the sign-in's cookie, the
  * header), the journal's bound and its redaction of credentials.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Emulator } from '../src/core/server.ts';
 import { createEmulator } from '../src/emulator.ts';
 
+const ADMIN = 'inspect-me-with-this-credential';
 let emulator: Emulator;
 let origin: string;
 
@@ -14,32 +15,48 @@ describe('the inspector endpoints', () => {
     emulator = createEmulator({
       strict: true,
       users: { 'token-ana': 'ana@example.com' },
-      inspector: { token: 'inspect-me', journal: { entries: 3, bodyCap: 40 } },
+      admin: { token: ADMIN },
+      inspector: { journal: { entries: 3, bodyCap: 40 } },
     });
     origin = await emulator.listen(0);
   });
   afterAll(() => emulator.close());
 
-  it('needs its token in the header or as the cookie the page gets; the control plane stays open', async () => {
-    expect((await fetch(`${origin}/__emulator/journal`)).status).toBe(401);
-    expect((await fetch(`${origin}/__emulator/ui/`)).status).toBe(401);
-    expect((await fetch(`${origin}/__emulator/stream`)).status).toBe(401);
-    expect((await fetch(`${origin}/__emulator/ui/?token=wrong`, { redirect: 'manual' })).status).toBe(401);
-    const opened = await fetch(`${origin}/__emulator/ui/?token=inspect-me`, { redirect: 'manual' });
-    expect(opened.status).toBe(303);
-    expect(opened.headers.get('location')).toBe('/__emulator/ui/');
-    const cookie = (opened.headers.get('set-cookie') ?? '').split(';')[0] as string;
-    expect(opened.headers.get('set-cookie')).toContain('HttpOnly');
-    const page = await fetch(`${origin}/__emulator/ui/`, { headers: { cookie } });
+  it('shows its page to anyone, its data only with the admin credential: header or sign-in cookie', async () => {
+    for (const path of ['/__emulator/journal', '/__emulator/stream', '/__emulator/users'])
+      expect((await fetch(`${origin}${path}`)).status, path).toBe(401);
+    // The page's files hold no state: they load, and the page asks for the credential.
+    const page = await fetch(`${origin}/__emulator/ui/`);
     expect(page.status).toBe(200);
     expect(page.headers.get('content-security-policy')).toContain("default-src 'self'");
+    const session = (cookie?: string) =>
+      fetch(`${origin}/__emulator/ui/session`, cookie ? { headers: { cookie } } : {}).then((r) => r.json());
+    expect(await session()).toEqual({ required: true, configured: true, signedIn: false });
+    const signIn = (token: unknown) =>
+      fetch(`${origin}/__emulator/ui/session`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ token }),
+      });
+    const wrong = await signIn('not-the-credential');
+    expect(wrong.status).toBe(401);
+    expect(wrong.headers.get('set-cookie')).toBeNull();
+    expect((await signIn(42)).status).toBe(400);
+    const signed = await signIn(ADMIN);
+    expect(signed.status).toBe(204);
+    const setCookie = signed.headers.get('set-cookie') ?? '';
+    expect(setCookie).toMatch(/HttpOnly/);
+    expect(setCookie).toMatch(/SameSite=Strict/);
+    expect(setCookie).toMatch(/Path=\/__emulator(;|$)/);
+    const cookie = setCookie.split(';')[0] as string;
+    expect(await session(cookie)).toEqual({ required: true, configured: true, signedIn: true });
+    expect((await fetch(`${origin}/__emulator/journal`, { headers: { cookie } })).status).toBe(200);
     expect(
-      (
-        await fetch(`${origin}/__emulator/journal`, {
-          headers: { 'x-emulator-inspector-token': 'inspect-me' },
-        })
-      ).status,
+      (await fetch(`${origin}/__emulator/journal`, { headers: { 'x-emulator-admin-token': ADMIN } })).status,
     ).toBe(200);
+    // Signing out clears the cookie.
+    const out = await fetch(`${origin}/__emulator/ui/session`, { method: 'DELETE', headers: { cookie } });
+    expect(out.headers.get('set-cookie')).toMatch(/^gspec-admin=;.*Max-Age=0/);
     expect((await fetch(`${origin}/__emulator/health`)).status).toBe(200);
   });
 
@@ -53,7 +70,7 @@ describe('the inspector endpoints', () => {
       });
     await fetch(`${origin}/calendar/v3/colors?access_token=token-ana`);
     await fetch(`${origin}/calendar/v3/colors`, { headers: { authorization: 'Bearer unknown-token' } });
-    const auth = { headers: { 'x-emulator-inspector-token': 'inspect-me' } };
+    const auth = { headers: { 'x-emulator-admin-token': ADMIN } };
     const journal = await (await fetch(`${origin}/__emulator/journal`, auth)).json();
     expect(
       journal.entries.map((e: { operationId: string; status: number }) => [e.operationId, e.status]),
@@ -94,7 +111,7 @@ describe('the inspector endpoints', () => {
     expect(created.id).toBe('mention0001');
     await fetch(`${base}/mention0001`, { method: 'PATCH', headers, body: JSON.stringify({ summary: 'x' }) });
     await fetch(`${origin}/calendar/v3/colors`, { headers });
-    const auth = { headers: { 'x-emulator-inspector-token': 'inspect-me' } };
+    const auth = { headers: { 'x-emulator-admin-token': ADMIN } };
     const mentioning = async (text: string) =>
       (
         await (await fetch(`${origin}/__emulator/journal?mentions=${encodeURIComponent(text)}`, auth)).json()

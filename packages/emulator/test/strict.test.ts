@@ -18,6 +18,7 @@ import { AccessConfigError, RateLimiter } from '../src/core/strict.ts';
 import { parseUsersFile, SCOPE_PREFIX, UsersFileError } from '../src/core/users.ts';
 import { createEmulator, parseSeed } from '../src/emulator.ts';
 import { startCli } from './support/cli-process.ts';
+import { TEST_ADMIN_TOKEN } from './support/harness.ts';
 import { createResponseCheck } from './support/spec-check.ts';
 
 const SPECS = {
@@ -67,6 +68,7 @@ function useChecked(options: EmulatorOptions): Checked {
   beforeAll(async () => {
     let checks: Map<string, ReturnType<typeof createResponseCheck>> | undefined;
     const emulator = createEmulator({
+      admin: { token: TEST_ADMIN_TOKEN },
       ...options,
       specs: SPECS,
       onResponse: (exchange) => {
@@ -90,7 +92,9 @@ function useChecked(options: EmulatorOptions): Checked {
   harness.call = async (method, where, { token = 'token-ana', body, query } = {}) => {
     const url = new URL(`${harness.origin}${where}`);
     for (const [key, value] of Object.entries(query ?? {})) url.searchParams.set(key, value);
-    const headers: Record<string, string> = {};
+    const headers: Record<string, string> = where.startsWith('/__emulator')
+      ? { 'x-emulator-admin-token': TEST_ADMIN_TOKEN }
+      : {};
     if (token !== null) headers.authorization = `Bearer ${token}`;
     if (body !== undefined) headers['content-type'] = 'application/json';
     const response = await fetch(url, {
@@ -266,12 +270,16 @@ describe('strict mode: tokens', () => {
     expect(reasonOf(calendar)).toBe('insufficientPermissions');
   });
 
-  it('charges nothing for refused requests, and leaves the control plane open', async () => {
+  it('charges nothing for refused requests; its control plane asks for the admin credential, not a token', async () => {
     await emu.call('GET', '/calendar/v3/colors', { token: 'nobody' });
     await emu.call('POST', '/calendar/v3/calendars', { token: 'token-read', body: { summary: 'x' } });
     const quota = await emu.call('GET', '/__emulator/quota', { token: null });
     expect(quota.status).toBe(200);
     expect(quota.body).toEqual({ total: 0, byUser: {}, byOperation: {} });
+    const without = await fetch(`${emu.origin}/__emulator/quota`, {
+      headers: { authorization: 'Bearer token-read' },
+    });
+    expect(without.status).toBe(401);
     expect((await emu.call('GET', '/__emulator/health', { token: 'nobody' })).status).toBe(200);
   });
 });

@@ -2,15 +2,15 @@
  * The web inspector's side of the control plane (README, Inspector): its page and script under
  * `/__emulator/ui/`, the journal of requests and deliveries (journal.ts), the open watch
  * channels, the users, read-only operations run as a user for its views, each API's own views
- * of its state (`ApiModule.inspect`), and a stream of server-sent events. With a token
- * (`inspectorToken`, given in strict mode) every one of them needs it: sent as
- * `X-Emulator-Inspector-Token`, or as the cookie the page gets when opened with `?token=`. The
- * control plane's own endpoints (reset, state, quota) stay open, as the README says.
+ * of its state (`ApiModule.inspect`), and a stream of server-sent events. Like the rest of the
+ * control plane they need the admin credential when the gate asks for one (admin.ts); the
+ * page's own files do not (they hold no state), and its sign-in (`POST /ui/session`) turns the
+ * credential into a cookie.
  */
-import { timingSafeEqual } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { INDEX_HTML, STYLE_CSS } from '../ui/page.js';
+import type { AdminGate } from './admin.js';
 import type { Answer } from './answers.js';
 import { ApiError } from './errors.js';
 import type { Journal } from './journal.js';
@@ -33,9 +33,6 @@ export const INSPECTOR_CSP = [
   "frame-ancestors 'none'",
 ].join('; ');
 
-export const INSPECTOR_COOKIE = 'gspec-inspector';
-export const INSPECTOR_TOKEN_HEADER = 'x-emulator-inspector-token';
-
 /** The paths under the control prefix that are the inspector's. */
 const INSPECTOR_PATHS =
   /^\/(?:ui(?:\/.*)?|journal(?:\/\d+)?|deliveries|channels|users|invoke|stream|apis(?:\/[^/]+){0,2})$/;
@@ -47,8 +44,8 @@ export interface InspectorDeps {
   services: Services;
   store: Pick<Store, 'state'>;
   invoke(email: string, operationId: string, input?: InvokeInput): InvokeResult;
-  /** When set, every inspector request needs it. */
-  token?: string;
+  /** Who may read the inspector's data (the page's files are anyone's). */
+  admin: AdminGate;
 }
 
 const problem = (status: number, reason: string, message: string) =>
@@ -67,20 +64,6 @@ function scriptFile(name: string): URL | undefined {
   );
 }
 
-function cookieOf(headers: IncomingHttpHeaders, name: string): string | undefined {
-  for (const part of (headers.cookie ?? '').split(';')) {
-    const [key, ...value] = part.trim().split('=');
-    if (key === name) return decodeURIComponent(value.join('='));
-  }
-  return undefined;
-}
-
-function same(a: string, b: string): boolean {
-  const x = Buffer.from(a);
-  const y = Buffer.from(b);
-  return x.length === y.length && timingSafeEqual(x, y);
-}
-
 export class Inspector {
   /** The scripts read so far, by name (they do not change while the emulator runs). */
   private readonly scripts = new Map<string, string>();
@@ -92,20 +75,12 @@ export class Inspector {
     return INSPECTOR_PATHS.test(sub);
   }
 
-  /** Whether the request carries the token (always, when there is none). */
-  admits(headers: IncomingHttpHeaders): boolean {
-    const { token } = this.deps;
-    if (token === undefined) return true;
-    const given = headers[INSPECTOR_TOKEN_HEADER] ?? cookieOf(headers, INSPECTOR_COOKIE);
-    return typeof given === 'string' && same(given, token);
-  }
-
-  private refusal(): ApiError {
-    return problem(
-      401,
-      'inspectorToken',
-      `The inspector needs its token: open ${this.deps.prefix}/ui/?token=<token> (the start-up output prints it), or send ${INSPECTOR_TOKEN_HEADER}`,
-    );
+  /**
+   * Whether a request is to the page's files or its sign-in, which anyone may make: they read
+   * no state (the server asks the gate for every other path under the prefix).
+   */
+  static isPublic(method: string, sub: string): boolean {
+    return (method === 'GET' && (sub === '/ui' || sub.startsWith('/ui/'))) || sub === '/ui/session';
   }
 
   /** Answers a request to one of the inspector's paths (`sub`, under the prefix). */
@@ -116,27 +91,14 @@ export class Inspector {
     headers: IncomingHttpHeaders,
     body?: string,
   ): Answer {
-    const { prefix, journal, token } = this.deps;
+    const { prefix, journal, admin } = this.deps;
+    if (sub === '/ui/session') return this.session(method, headers, body);
     if (sub === '/ui' || sub.startsWith('/ui/')) {
       if (method !== 'GET') throw problem(405, 'methodNotAllowed', `The inspector's page is read with GET`);
-      const given = query.get('token');
-      // The token in the address becomes a cookie of the control prefix, and leaves the address.
-      if (token !== undefined && given !== null) {
-        if (!same(given, token)) throw this.refusal();
-        return {
-          status: 303,
-          headers: {
-            location: `${prefix}/ui/`,
-            'set-cookie': `${INSPECTOR_COOKIE}=${encodeURIComponent(token)}; Path=${prefix}; HttpOnly; SameSite=Strict`,
-            'cache-control': 'no-store',
-          },
-        };
-      }
-      if (!this.admits(headers)) throw this.refusal();
       if (sub === '/ui') return { status: 301, headers: { location: `${prefix}/ui/` } };
       return this.asset(sub.slice('/ui/'.length));
     }
-    if (!this.admits(headers)) throw this.refusal();
+    if (!admin.admits(headers)) throw admin.refusal();
     const route = `${method} ${sub}`;
     const entry = /^GET \/journal\/(\d+)$/.exec(route);
     if (entry) {
@@ -230,6 +192,43 @@ export class Inspector {
     return { status: 200, headers: {}, body: named({ store: service.store, spec: service.spec, query }) };
   }
 
+  /**
+   * The page's sign-in: `GET` says whether the credential is needed and whether the request has
+   * it; `POST {"token"}` checks it and sets it as an HttpOnly cookie of the control prefix;
+   * `DELETE` clears the cookie.
+   */
+  private session(method: string, headers: IncomingHttpHeaders, body: string | undefined): Answer {
+    const { admin } = this.deps;
+    const noStore = { 'cache-control': 'no-store' };
+    if (method === 'GET')
+      return {
+        status: 200,
+        headers: noStore,
+        body: { required: admin.required, configured: admin.configured, signedIn: admin.admits(headers) },
+      };
+    if (method === 'DELETE')
+      return {
+        status: 204,
+        headers: { ...noStore, 'set-cookie': admin.clearedCookie() },
+      };
+    if (method !== 'POST')
+      throw problem(
+        405,
+        'methodNotAllowed',
+        'The sign-in is read with GET, made with POST and ended with DELETE',
+      );
+    let token: unknown;
+    try {
+      ({ token } = JSON.parse(body ?? '') as { token?: unknown });
+    } catch {
+      throw problem(400, 'parseError', 'The body is not JSON: {"token": "<the admin credential>"}');
+    }
+    if (typeof token !== 'string' || token === '')
+      throw problem(400, 'required', '"token" is required: the admin credential, a string');
+    if (!admin.matches(token)) throw admin.refusal();
+    return { status: 204, headers: { ...noStore, 'set-cookie': admin.cookie() } };
+  }
+
   /** A read-only operation run in-process as an existing user, for the inspector's views. */
   private invoke(body: string | undefined): Answer {
     let input: { user?: unknown; operationId?: unknown; path?: unknown; query?: unknown };
@@ -298,8 +297,8 @@ export class Inspector {
 
   /** `GET <prefix>/stream`: the journal's entries, deliveries and resets as server-sent events. */
   stream(request: IncomingMessage, response: ServerResponse): void {
-    if (!this.admits(request.headers)) {
-      const error = this.refusal();
+    if (!this.deps.admin.admits(request.headers)) {
+      const error = this.deps.admin.refusal();
       response.writeHead(error.status, { 'content-type': 'application/json; charset=UTF-8' });
       response.end(JSON.stringify(error.body));
       return;

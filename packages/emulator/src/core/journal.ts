@@ -3,7 +3,7 @@
  * batch too) and of the watch channels' deliveries, both bounded in memory. The journal keeps
  * at most `entries` requests and `bodyBytes` of body text in all (each body cut at
  * `bodyCap`); the oldest go first. Credentials are never shown: the `Authorization`, cookie and
- * inspector-token headers are not kept (`[redacted]` in their place), nor the bodies of the
+ * admin-credential headers are not kept (`[redacted]` in their place), nor the bodies of the
  * token endpoint; an `access_token` or `key` in the query and the credential fields of JSON
  * bodies (`access_token`, `refresh_token`, `client_secret`, ...) are replaced by `[redacted]`
  * when an entry is read.
@@ -88,7 +88,7 @@ const SECRET_HEADERS = new Set([
   'cookie',
   'set-cookie',
   'x-goog-api-key',
-  'x-emulator-inspector-token',
+  'x-emulator-admin-token',
   'x-goog-channel-token',
 ]);
 const SECRET_QUERY = new Set(['access_token', 'key', 'token']);

@@ -28,6 +28,7 @@ import {
 export type { Exchange } from './answers.js';
 export type { InvokeInput, InvokeResult } from './operations.js';
 
+import { AdminGate, type AdminOptions } from './admin.js';
 import { CONTROL_PREFIX, type ControlDeps, handleControl } from './control.js';
 import { ApiError, fromRefusal, pathNotFound } from './errors.js';
 import { Inspector } from './inspector.js';
@@ -86,11 +87,14 @@ export interface EmulatorOptions {
    * is answered once the change is committed.
    */
   persist?: string | PersistOptions;
+  /** The web inspector (`/__emulator/ui/`): `journal` bounds what it keeps. */
+  inspector?: { journal?: JournalOptions };
   /**
-   * The web inspector (`/__emulator/ui/`) and its endpoints: `token`, when set, is needed by
-   * every one of them (the CLI sets one in strict mode); `journal` bounds what it keeps.
+   * The admin credential of the control plane and the inspector (core/admin.ts): needed, when
+   * set, wherever the emulator listens. Without one, strict mode and a listener beyond loopback
+   * lock them (401 to everything but `GET /__emulator/health`).
    */
-  inspector?: { token?: string; journal?: JournalOptions };
+  admin?: AdminOptions;
 }
 
 export interface Emulator {
@@ -207,14 +211,15 @@ export function createEmulatorOf(modules: readonly AnyApiModule[], options: Emul
   });
   const invoke = operations.invoke.bind(operations);
   const invokeAsSeed = operations.invokeAsSeed.bind(operations);
+  const admin = new AdminGate(options.admin, options.strict === true, CONTROL_PREFIX);
   const inspector = new Inspector({
     prefix: CONTROL_PREFIX,
+    admin,
     journal,
     notifier,
     services,
     store,
     invoke,
-    ...(options.inspector?.token !== undefined ? { token: options.inspector.token } : {}),
   });
   const STREAM_PATH = `${CONTROL_PREFIX}/stream`;
 
@@ -272,8 +277,11 @@ export function createEmulatorOf(modules: readonly AnyApiModule[], options: Emul
         };
       const { pathname } = target;
       if (pathname === CONTROL_PREFIX || pathname.startsWith(`${CONTROL_PREFIX}/`)) {
-        if (body.error !== undefined) throw body.error;
         const sub = pathname.slice(CONTROL_PREFIX.length);
+        // Health is for load balancers; the inspector's page files hold no state.
+        const open = (method === 'GET' && sub === '/health') || Inspector.isPublic(method, sub);
+        if (!open && !admin.admits(request.headers)) throw admin.refusal();
+        if (body.error !== undefined) throw body.error;
         if (Inspector.serves(sub))
           return inspector.answer(method, sub, target.query(), request.headers, body.text);
         const before = persistence?.mark();
@@ -382,6 +390,7 @@ export function createEmulatorOf(modules: readonly AnyApiModule[], options: Emul
     invokeAsSeed,
     checkState: control.checkState,
     listen(port, host = '127.0.0.1') {
+      admin.listeningOn(host);
       return listen(server, port, host);
     },
     async close() {

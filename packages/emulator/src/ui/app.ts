@@ -5,7 +5,7 @@
  * (`/__emulator/...`) of the page's own origin; live updates come from `/__emulator/stream`
  * (server-sent events).
  */
-import { API, refreshLive, show, showError } from './kit.js';
+import { API, getJson, h, main, refreshLive, show, showError } from './kit.js';
 import { renderCalendar } from './views/calendar.js';
 import { renderControl } from './views/control.js';
 import { renderNotifications } from './views/notifications.js';
@@ -33,17 +33,75 @@ function route(): void {
     .catch(showError);
 }
 
-window.addEventListener('hashchange', route);
-route();
+/** Who the page is to the control plane: `GET /ui/session` (core/inspector.ts). */
+interface Session {
+  required: boolean;
+  configured: boolean;
+  signedIn: boolean;
+}
 
-const live = document.getElementById('live') as HTMLElement;
-const stream = new EventSource(`${API}/stream`);
-stream.addEventListener('open', () => {
-  live.textContent = 'live';
-  live.classList.add('on');
-});
-stream.addEventListener('error', () => {
-  live.textContent = 'reconnecting';
-  live.classList.remove('on');
-});
-for (const event of ['request', 'delivery', 'reset']) stream.addEventListener(event, refreshLive);
+/** The sign-in asked for when the control plane needs the admin credential and the page has none. */
+function signIn(session: Session): void {
+  document.body.dataset.view = 'sign-in';
+  if (!session.configured) {
+    main.replaceChildren(
+      h(
+        'div',
+        { class: 'error-box', id: 'locked' },
+        'The control plane is locked: this emulator needs an admin credential and was started without one. Start it with GSPEC_EMULATOR_ADMIN_TOKEN or --admin-token-file FILE.',
+      ),
+    );
+    return;
+  }
+  const token = h('input', {
+    type: 'password',
+    id: 'admin-token',
+    autocomplete: 'current-password',
+  }) as HTMLInputElement;
+  const message = h('p', { id: 'sign-in-message', class: 'muted' });
+  const form = h(
+    'form',
+    { id: 'sign-in', class: 'actions' },
+    h('h2', {}, 'Sign in'),
+    h('p', {}, 'This emulator asks for its admin credential before it shows its state.'),
+    h('label', {}, 'Admin credential ', token),
+    h('button', { type: 'submit', id: 'sign-in-submit' }, 'Sign in'),
+    message,
+  );
+  form.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    const response = await fetch(`${API}/ui/session`, {
+      method: 'POST',
+      credentials: 'same-origin',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ token: token.value }),
+    });
+    if (response.ok) location.reload();
+    else message.textContent = 'That is not the admin credential.';
+  });
+  main.replaceChildren(form);
+  token.focus();
+}
+
+/** Opens the stream of live updates, which redraw the current view. */
+function listen(): void {
+  const live = document.getElementById('live') as HTMLElement;
+  const stream = new EventSource(`${API}/stream`);
+  stream.addEventListener('open', () => {
+    live.textContent = 'live';
+    live.classList.add('on');
+  });
+  stream.addEventListener('error', () => {
+    live.textContent = 'reconnecting';
+    live.classList.remove('on');
+  });
+  for (const event of ['request', 'delivery', 'reset']) stream.addEventListener(event, refreshLive);
+}
+
+const session = await getJson<Session>('/ui/session');
+if (session.required && !session.signedIn) signIn(session);
+else {
+  window.addEventListener('hashchange', route);
+  route();
+  listen();
+}

@@ -40,6 +40,12 @@ export interface Harness {
 
 export const spec = loadCalendarSpec();
 
+/**
+ * The admin credential of the emulators tests make (core/admin.ts): strict mode locks the
+ * control plane without one. `call` sends it to every path under /__emulator.
+ */
+export const TEST_ADMIN_TOKEN = 'admin-credential-of-the-tests';
+
 export function useEmulator(options: EmulatorOptions = {}): Harness {
   const violations: string[] = [];
   const harness = { violations } as Harness;
@@ -50,6 +56,7 @@ export function useEmulator(options: EmulatorOptions = {}): Harness {
       .check;
   beforeAll(async () => {
     harness.emulator = createEmulator({
+      admin: { token: TEST_ADMIN_TOKEN },
       ...options,
       specs: { calendar: spec },
       onResponse: (exchange) => violations.push(...checkOf(exchange)(exchange)),
@@ -75,7 +82,10 @@ export function useEmulator(options: EmulatorOptions = {}): Harness {
     for (const [key, value] of Object.entries(callOptions.query ?? {})) {
       for (const one of Array.isArray(value) ? value : [value]) url.searchParams.append(key, String(one));
     }
-    const headers: Record<string, string> = { ...callOptions.headers };
+    const headers: Record<string, string> = {
+      ...(path.startsWith('/__emulator') ? { 'x-emulator-admin-token': TEST_ADMIN_TOKEN } : {}),
+      ...callOptions.headers,
+    };
     const token = callOptions.token === undefined ? 'ana@example.com' : callOptions.token;
     if (token !== null) headers.authorization = `Bearer ${token}`;
     let body: string | undefined;

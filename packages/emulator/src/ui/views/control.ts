@@ -146,11 +146,18 @@ function rateLimitSection(limit: RateLimitState): Child[] {
 }
 
 export async function renderControl(): Promise<void> {
-  const [health, quota, limit] = await Promise.all([
+  const [health, quota, limit, session] = await Promise.all([
     getJson<Json>('/health'),
     getJson<Json>('/quota'),
     getJson<RateLimitState>('/rate-limit'),
+    getJson<{ required: boolean }>('/ui/session'),
   ]);
+  // Signed in with the admin credential (the control plane asks for it): a way out.
+  const signOut = h('button', { id: 'sign-out' }, 'Sign out');
+  signOut.addEventListener('click', async () => {
+    await fetch(`${API}/ui/session`, { method: 'DELETE', credentials: 'same-origin' });
+    location.reload();
+  });
   const message = h('p', { id: 'control-message', class: 'muted' });
   const reset = h('button', { id: 'reset' }, 'Reset the emulator');
   reset.addEventListener('click', async () => {
@@ -182,6 +189,7 @@ export async function renderControl(): Promise<void> {
     h(
       'div',
       { class: 'actions' },
+      session.required ? h('div', {}, signOut, ' DELETE /__emulator/ui/session') : '',
       h('div', {}, reset, ' POST /__emulator/reset'),
       h('div', {}, 'Load a dumped state (PUT /__emulator/state): ', file),
       h('div', {}, 'Load a seed file (POST /__emulator/seed): ', seedInput()),
