@@ -16,7 +16,7 @@ import type { Emulator, EmulatorOptions } from '../src/core/server.ts';
 import { createEmulator } from '../src/emulator.ts';
 import { startCli } from './support/cli-process.ts';
 import { timedEvent } from './support/harness.ts';
-import { havePostgres, usePostgres } from './support/postgres.ts';
+import { havePostgres, startPostgres, usePostgres } from './support/postgres.ts';
 
 const run = havePostgres();
 const database = run ? usePostgres('shared') : undefined;
@@ -123,6 +123,25 @@ describe.skipIf(!run)('a shared store on PostgreSQL', () => {
       expect(failure?.message).toContain(`postgres://ana@127.0.0.1:${port}/nowhere`);
       expect(failure?.message).not.toContain('secret');
       await emulator.close();
+    });
+
+    it('answers the health check 503 naming the database once it is gone, and nothing crashes', async () => {
+      const own = await startPostgres();
+      const emulator = createEmulator({ store: await own.createDatabase('going') });
+      try {
+        const origin = await emulator.listen(0);
+        expect((await call(origin, 'GET', '/__emulator/health')).status).toBe(200);
+        await own.stop();
+        const health = await call(origin, 'GET', '/__emulator/health');
+        expect(health.status).toBe(503);
+        expect(health.body.error.errors[0].reason).toBe('backendError');
+        expect(health.body.error.message).toContain(emulator.shared?.where);
+        const write = await call(origin, 'POST', '/calendars/primary/events', timedEvent('Refused'));
+        expect(write.status).toBe(503);
+      } finally {
+        await emulator.close();
+        await own.stop();
+      }
     });
 
     it('names a database that does not exist', async () => {

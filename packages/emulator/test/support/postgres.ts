@@ -31,4 +31,4 @@ export function usePostgres(prefix: string): TestDatabase {
   return database;
 }
 
-export { havePostgres };
+export { havePostgres, startPostgres };
