@@ -3,7 +3,7 @@
  * gspec-emulator: stateful Google Calendar API v3 and Search Ads 360 API v2 on this machine.
  *
  *   gspec-emulator [--port N] [--host HOST] [--seed FILE] [--users FILE] [--state FILE]
- *                  [--persist FILE [--persist-sync normal|full]]
+ *                  [--persist FILE [--persist-sync normal|full] | --store postgres://…]
  *                  [--strict] [--rate-limit N [--rate-limit-status 403|429]] [--admin-token-file FILE]
  *                  [--verbose] [--outlive-npm]
  *
@@ -18,6 +18,7 @@ import { CONTROL_PREFIX } from './core/control.js';
 import { readJsonFile } from './core/files.js';
 import type { OAuthOptions } from './core/oauth.js';
 import { TOKEN_PATH } from './core/oauth.js';
+import { SharedStoreError } from './core/postgres.js';
 import { applySeed, type Seed, SeedError, seedOAuth, seedScopeMap, seedUserMap } from './core/seed.js';
 import type { Emulator } from './core/server.js';
 import { SpecError } from './core/spec.js';
@@ -64,6 +65,12 @@ const OPTIONS = {
     description:
       'normal (default): a committed change survives the process being killed; full: also a power cut, at a disk flush per commit.',
   },
+  store: {
+    type: 'string',
+    value: 'URL',
+    description:
+      'Keep the state in the PostgreSQL database URL (postgres://user@host:port/database; the password from PGPASSWORD or the URL), shared with every emulator started on it.',
+  },
   strict: {
     type: 'boolean',
     description: 'Accept only the tokens of --users and the seed, with their scopes; refuse unknown ids.',
@@ -98,6 +105,16 @@ const HELP = commandHelp(
     'gspec-emulator credentials service-account|user --help: write credentials for its token endpoint.',
   ],
 );
+
+/** A --state file read and checked; StateFileError names the file. */
+function readStateFile(emulator: Emulator, file: string) {
+  const value = readJsonFile(file, (message) => new StateFileError(message));
+  try {
+    return emulator.checkState(value);
+  } catch (error) {
+    throw new StateFileError(`${file}: ${(error as Error).message}`);
+  }
+}
 
 function fail(message: string): never {
   process.stderr.write(`gspec-emulator: ${message}\n`);
@@ -206,6 +223,9 @@ async function main(): Promise<void> {
     fail(`invalid --persist-sync ${JSON.stringify(sync)}: expected normal or full`);
   if (sync !== undefined && !values.persist)
     fail('--persist-sync needs --persist FILE (see gspec-emulator --help)');
+  if (values.store === '') fail('--store needs a URL, such as postgres://user@host:5432/database');
+  if (values.store !== undefined && values.persist !== undefined)
+    fail('--store and --persist are two places to keep the state: give one');
   const adminToken = adminTokenOption(values['admin-token-file']);
   // Where the control plane asks for the credential (core/admin.ts), and whether it can be had.
   const adminRequired = adminToken !== undefined || values.strict === true || !isLoopback(host);
@@ -242,23 +262,34 @@ async function main(): Promise<void> {
             },
           }
         : {}),
+      ...(values.store
+        ? {
+            store: {
+              url: values.store,
+              onError: (line: string) => process.stderr.write(`${line}\n`),
+            },
+          }
+        : {}),
       ...(values.verbose ? { log: (line: string) => process.stderr.write(`${line}\n`) } : {}),
     });
+    const { shared } = emulator;
+    if (shared) {
+      // The database's state, else the starting one (--state, then --seed) written as the first:
+      // emulators started together on a new database start it once.
+      const running = emulator;
+      await shared.open(() => {
+        if (values.state) running.store.state = readStateFile(running, values.state);
+        if (seed && values.seed) applySeed(running, seed, values.seed);
+      });
+    }
     const restored = emulator.persistence?.restored ?? false;
     if (values.state && restored)
       fail(
         `--state ${values.state} and --persist ${values.persist}: ${values.persist} holds a state already; drop --state to go on from it, or delete it to start from ${values.state}`,
       );
-    if (values.state) {
-      const value = readJsonFile(values.state, (message) => new StateFileError(message));
-      try {
-        emulator.store.state = emulator.checkState(value);
-      } catch (error) {
-        throw new StateFileError(`${values.state}: ${(error as Error).message}`);
-      }
-    }
+    if (values.state && !shared) emulator.store.state = readStateFile(emulator, values.state);
     // The seed goes on top of the loaded state, if any; a restored state had it applied when it began.
-    if (seed && values.seed && !restored) applySeed(emulator, seed, values.seed);
+    if (seed && values.seed && !restored && !shared) applySeed(emulator, seed, values.seed);
     // The starting state is saved before listening: a restart then never seeds twice.
     try {
       emulator.persistence?.commit();
@@ -269,6 +300,7 @@ async function main(): Promise<void> {
     if (error instanceof UsersFileError) fail(`invalid --users file: ${error.message}`);
     if (error instanceof StateFileError) fail(`invalid --state file: ${error.message}`);
     if (error instanceof PersistError) fail(`invalid --persist file: ${error.message} (left as it is)`);
+    if (error instanceof SharedStoreError) fail(`--store: ${error.message}`);
     if (error instanceof SeedError) fail(`invalid --seed file: ${error.message}`);
     if (error instanceof SpecError) fail(`invalid spec: ${error.message}`);
     if (error instanceof AccessConfigError && error.option === 'rateLimit.units')
@@ -308,7 +340,21 @@ async function main(): Promise<void> {
       : []),
     ...(rateLimit ? [rateLimitLine(rateLimit)] : []),
     ...(values.state ? [`State loaded from ${values.state}`] : []),
-    ...(values.seed && !persistence?.restored ? [`Seeded from ${values.seed}`] : []),
+    ...(values.seed && !persistence?.restored && !emulator.shared?.restored
+      ? [`Seeded from ${values.seed}`]
+      : []),
+    ...(emulator.shared
+      ? [
+          emulator.shared.restored
+            ? `State loaded from ${emulator.shared.where} (revision ${emulator.store.state.revision})${
+                values.seed || values.state
+                  ? '; it held a state already, --seed and --state not written again'
+                  : ''
+              }`
+            : `State saved to ${emulator.shared.where} (new database)`,
+          'Shared with every emulator on that database: each request is committed there before it is answered',
+        ]
+      : []),
     ...(persistence
       ? [
           persistence.restored

@@ -29,6 +29,12 @@ export {
   type RefreshTokenConfig,
   type ServiceAccountConfig,
 } from './core/oauth.js';
+export {
+  type SharedStats,
+  SharedStore,
+  SharedStoreError,
+  type SharedStoreOptions,
+} from './core/postgres.js';
 export { QUOTA_COST_HEADER, QUOTA_USED_HEADER, type QuotaReport } from './core/quota.js';
 export {
   applySeed,

@@ -78,6 +78,7 @@ describe('gspec-emulator CLI', () => {
       'state',
       'persist',
       'persist-sync',
+      'store',
       'strict',
       'rate-limit',
       'rate-limit-status',

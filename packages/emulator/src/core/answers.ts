@@ -118,6 +118,24 @@ export function unsaved(error: unknown, result: Answer): Answer {
   };
 }
 
+/**
+ * The answer of a request in a shared store's turn that failed (core/postgres.ts): Google's
+ * 503. `ran`: the request was handled and is undone (its turn could not commit); else the store
+ * could not be reached and nothing was done.
+ */
+export function notCommitted(error: Error, ran: boolean): Answer {
+  const failure = new ApiError(503, [
+    {
+      domain: 'global',
+      reason: 'backendError',
+      message: ran
+        ? `${error.message}. The request is undone; send it again.`
+        : `${error.message}. Nothing was done; send the request again.`,
+    },
+  ]);
+  return { status: failure.status, headers: {}, body: failure.body };
+}
+
 export class AnswerWriter {
   /** The answers of this turn, each with whether its request wrote. */
   private readonly ready: [IncomingMessage, ServerResponse, Answer, boolean][] = [];

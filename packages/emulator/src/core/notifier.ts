@@ -63,6 +63,8 @@ export class Notifier {
   private readonly pending = new Set<Promise<void>>();
   private abort = new AbortController();
   private readonly retryDelays: number[];
+  /** While a shared store's transaction runs: deliveries numbered, not started (see hold). */
+  private held: (() => void)[] | undefined;
   private readonly timeout: number;
 
   constructor(private readonly options: NotifierOptions = {}) {
@@ -104,7 +106,6 @@ export class Notifier {
     return true;
   }
 
-  /** Tells every open channel on a changed collection. */
   /** Whether a channel watches the resource `key`. */
   watches(key: string): boolean {
     if (this.channels.size === 0) return false;
@@ -112,6 +113,58 @@ export class Notifier {
     return false;
   }
 
+  /**
+   * Tells the channels of the changes a request made, after its answer: at once while held
+   * (their numbers are part of the transaction; the deliveries wait for its commit), else on
+   * the next turn.
+   */
+  dispatchLater(changes: ReadonlyMap<string, ChangeState>): void {
+    if (this.held) this.dispatch(changes);
+    else setImmediate(() => this.dispatch(changes));
+  }
+
+  /**
+   * A shared store's transaction begins: messages are numbered as they are sent, and delivered
+   * only once `release(true)` says the transaction that made them committed.
+   */
+  hold(): void {
+    this.held ??= [];
+  }
+
+  /** Delivers the held messages (the transaction committed) or drops them (it did not). */
+  release(deliver: boolean): void {
+    const held = this.held ?? [];
+    this.held = undefined;
+    if (deliver) for (const start of held) start();
+  }
+
+  /** The open channels as JSON text (a shared store keeps them in its database). */
+  save(): string {
+    return JSON.stringify(
+      [...this.channels.values()].map(({ queue: _queue, stopped: _stopped, ...channel }) => channel),
+    );
+  }
+
+  /**
+   * Makes the open channels those saved (`save`), by another process perhaps: a channel kept
+   * keeps its deliveries under way, one gone (stopped elsewhere) sends nothing more.
+   */
+  restore(text: string): void {
+    const saved = JSON.parse(text) as Omit<Channel, 'queue' | 'stopped'>[];
+    const ids = new Set(saved.map((channel) => channel.id));
+    for (const [id, channel] of this.channels)
+      if (!ids.has(id)) {
+        channel.stopped = true;
+        this.channels.delete(id);
+      }
+    for (const channel of saved) {
+      const kept = this.channels.get(channel.id);
+      if (kept) Object.assign(kept, channel);
+      else this.channels.set(channel.id, { ...channel, stopped: false, queue: Promise.resolve() });
+    }
+  }
+
+  /** Tells every open channel on a changed collection. */
   dispatch(changes: ReadonlyMap<string, ChangeState>): void {
     if (changes.size === 0) return;
     for (const channel of [...this.channels.values()]) {
@@ -139,11 +192,15 @@ export class Notifier {
   private send(channel: Channel, state: ResourceState): void {
     channel.messages += 1;
     const number = channel.messages;
-    const signal = this.abort.signal;
-    const delivery = channel.queue.then(() => this.deliver(channel, state, number, signal));
-    channel.queue = delivery;
-    this.pending.add(delivery);
-    void delivery.finally(() => this.pending.delete(delivery));
+    const start = () => {
+      const signal = this.abort.signal;
+      const delivery = channel.queue.then(() => this.deliver(channel, state, number, signal));
+      channel.queue = delivery;
+      this.pending.add(delivery);
+      void delivery.finally(() => this.pending.delete(delivery));
+    };
+    if (this.held) this.held.push(start);
+    else start();
   }
 
   private headers(channel: Channel, state: ResourceState, number: number): Record<string, string> {

@@ -42,7 +42,7 @@ export interface OperationsDeps {
   quota: QuotaMeter;
   access: AccessPolicy;
   notifier: Notifier;
-  persistence?: Persistence;
+  persistence?: Pick<Persistence, 'mark' | 'changedSince'>;
 }
 
 export class Operations {
@@ -105,7 +105,7 @@ export class Operations {
       // Notifications go out after the answer, whatever the handler wrote before any refusal.
       if (notifier.channels.size > 0) {
         const changes = store.drainChanges();
-        if (changes.size > 0) setImmediate(() => notifier.dispatch(changes));
+        if (changes.size > 0) notifier.dispatchLater(changes);
       } else store.dropChanges();
     }
   }

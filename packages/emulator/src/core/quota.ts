@@ -34,4 +34,14 @@ export class QuotaMeter {
   reset(): void {
     this.report = { total: 0, byUser: {}, byOperation: {} };
   }
+
+  /** The counts as JSON text (a shared store keeps them in its database). */
+  save(): string {
+    return JSON.stringify(this.report);
+  }
+
+  /** Replaces the counts with saved ones (`save`). */
+  restore(text: string): void {
+    this.report = JSON.parse(text) as QuotaReport;
+  }
 }

@@ -14,7 +14,7 @@ import {
   preflightHeaders,
   readBody,
 } from '@gspec/server-kit';
-import { type Answer, AnswerWriter, answerClientError, type Exchange } from './answers.js';
+import { type Answer, AnswerWriter, answerClientError, type Exchange, notCommitted } from './answers.js';
 import type { AnyApiModule } from './api-module.js';
 import { answerBatch } from './batch.js';
 import {
@@ -35,6 +35,7 @@ import { Inspector } from './inspector.js';
 import { Journal, type JournalOptions } from './journal.js';
 import { Notifier, type NotifierOptions } from './notifier.js';
 import { type OAuthOptions, OAuthServer } from './oauth.js';
+import { type Outcome, SharedStore, type SharedStoreOptions } from './postgres.js';
 import { QuotaMeter } from './quota.js';
 import { applySeed, createSeedParser } from './seed.js';
 import { createServices, type Service, type Services } from './services.js';
@@ -90,6 +91,12 @@ export interface EmulatorOptions {
   /** The web inspector (`/__emulator/ui/`): `journal` bounds what it keeps. */
   inspector?: { journal?: JournalOptions };
   /**
+   * Keeps the state in a PostgreSQL database that several emulators share (core/postgres.ts,
+   * `postgres://user:password@host:port/database`): each turn's requests run in one transaction
+   * there and are answered once it committed. Connected by `listen` (or `shared.open`); not with `persist`.
+   */
+  store?: string | SharedStoreOptions;
+  /**
    * The admin credential of the control plane and the inspector (core/admin.ts): needed, when
    * set, wherever the emulator listens. Without one, strict mode and a listener beyond loopback
    * lock them (401 to everything but `GET /__emulator/health`).
@@ -111,6 +118,12 @@ export interface Emulator {
   oauth: OAuthServer;
   /** With the `persist` option: the database, and `commit()` to save in-process changes (`invoke`). */
   persistence?: Persistence;
+  /**
+   * With the `store` option: the shared database. `shared.open(initialize)` connects and loads
+   * it (`listen` does, when not done yet); `shared.run(work)` runs in-process work (`invoke`)
+   * in a transaction, as requests are.
+   */
+  shared?: SharedStore;
   /**
    * Runs an operation as the user `email`, in-process, validated and handled as over HTTP
    * (no quota charged); a refusal throws the ApiError the request would get.
@@ -190,15 +203,25 @@ export function createEmulatorOf(modules: readonly AnyApiModule[], options: Emul
       Object.fromEntries(services.list.map((service) => [service.name, service.spec])),
     ),
   };
-  const persistence = options.persist
-    ? new Persistence(
-        store,
-        services.list.map((s) => s.module.storage(s.store)),
+  if (options.persist && options.store)
+    throw new TypeError(
+      'createEmulator: give persist (a SQLite file) or store (a shared database), not both',
+    );
+  const slices = () => services.list.map((s) => s.module.storage(s.store));
+  const shared = options.store
+    ? new SharedStore(
+        { store, slices: slices(), quota, ...(access.limiter ? { limiter: access.limiter } : {}), notifier },
         {
           ...(options.log ? { onError: options.log } : {}),
-          ...(typeof options.persist === 'string' ? { file: options.persist } : options.persist),
+          ...(typeof options.store === 'string' ? { url: options.store } : options.store),
         },
       )
+    : undefined;
+  const persistence = options.persist
+    ? new Persistence(store, slices(), {
+        ...(options.log ? { onError: options.log } : {}),
+        ...(typeof options.persist === 'string' ? { file: options.persist } : options.persist),
+      })
     : undefined;
 
   const operations = new Operations({
@@ -207,7 +230,7 @@ export function createEmulatorOf(modules: readonly AnyApiModule[], options: Emul
     quota,
     access,
     notifier,
-    ...(persistence ? { persistence } : {}),
+    ...(persistence ? { persistence } : shared ? { persistence: shared } : {}),
   });
   const invoke = operations.invoke.bind(operations);
   const invokeAsSeed = operations.invokeAsSeed.bind(operations);
@@ -284,7 +307,8 @@ export function createEmulatorOf(modules: readonly AnyApiModule[], options: Emul
         if (body.error !== undefined) throw body.error;
         if (Inspector.serves(sub))
           return inspector.answer(method, sub, target.query(), request.headers, body.text);
-        const before = persistence?.mark();
+        const durable = persistence ?? shared;
+        const before = durable?.mark();
         try {
           const result = handleControl(control, method, pathname, body.text);
           return {
@@ -293,7 +317,7 @@ export function createEmulatorOf(modules: readonly AnyApiModule[], options: Emul
             ...(result.chunks ? { chunks: result.chunks } : { body: result.body }),
           };
         } finally {
-          if (before) effect.wrote = persistence?.changedSince(before) ?? false;
+          if (before) effect.wrote = durable?.changedSince(before) ?? false;
         }
       }
       const service = services.forPath(pathname);
@@ -327,6 +351,40 @@ export function createEmulatorOf(modules: readonly AnyApiModule[], options: Emul
     ...(persistence ? { commit: () => persistence.commit() } : {}),
   });
 
+  /**
+   * With a shared store: the request is handled in its turn's transaction and answered once
+   * that committed (a turn that failed is answered 503 whole: it is undone).
+   */
+  function respondShared(
+    store: SharedStore,
+    request: IncomingMessage,
+    response: ServerResponse,
+    body: ReadBody,
+    received: number,
+  ): void {
+    store
+      .run(() => {
+        const effect = { wrote: false };
+        return answer(request, body, effect);
+      })
+      .then(
+        (outcome: Outcome<Answer>) => {
+          const result =
+            outcome.ran && !outcome.failure
+              ? outcome.value
+              : notCommitted(outcome.failure as Error, outcome.ran);
+          result.received = received;
+          if (body.text !== undefined) result.requestBody = body.text;
+          try {
+            writer.send(request, response, result);
+          } catch (error) {
+            writer.unexpected(response, error);
+          }
+        },
+        (error: unknown) => writer.unexpected(response, error),
+      );
+  }
+
   /** Answers a request whose body is read, and sends the answer with those of its turn. */
   function respond(
     request: IncomingMessage,
@@ -334,6 +392,10 @@ export function createEmulatorOf(modules: readonly AnyApiModule[], options: Emul
     body: ReadBody,
     received: number,
   ): void {
+    if (shared) {
+      respondShared(shared, request, response, body, received);
+      return;
+    }
     const effect = { wrote: false };
     let result: Answer;
     try {
@@ -386,11 +448,13 @@ export function createEmulatorOf(modules: readonly AnyApiModule[], options: Emul
     journal,
     oauth,
     ...(persistence ? { persistence } : {}),
+    ...(shared ? { shared } : {}),
     invoke,
     invokeAsSeed,
     checkState: control.checkState,
-    listen(port, host = '127.0.0.1') {
+    async listen(port, host = '127.0.0.1') {
       admin.listeningOn(host);
+      await shared?.open();
       return listen(server, port, host);
     },
     async close() {
@@ -401,6 +465,7 @@ export function createEmulatorOf(modules: readonly AnyApiModule[], options: Emul
       });
       // In-process changes (invoke) are saved too; a failure was told to onError already.
       persistence?.close();
+      await shared?.close();
     },
   };
   return emulator;

@@ -53,6 +53,12 @@ export interface StorageSlice {
   readonly name: string;
   /** The SQL of each schema version, in order; a database is brought up to the last one at start. */
   readonly migrations: readonly string[];
+  /**
+   * The same schema for a shared PostgreSQL store (core/postgres.ts), version for version; a
+   * slice without it cannot be kept there. Every table has a `rowid` column (an identity, kept
+   * by an upsert) so that `ORDER BY rowid` loads rows in the order SQLite's would.
+   */
+  readonly postgresMigrations?: readonly string[];
   /** Its tables, emptied before a full write. */
   readonly tables: readonly string[];
   /** Puts its rows into a state that holds the core's scalars and nothing else yet. */

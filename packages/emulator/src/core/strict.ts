@@ -180,6 +180,17 @@ export class RateLimiter {
   reset(): void {
     this.spends.clear();
   }
+
+  /** The spends in the window as JSON text (a shared store keeps them in its database). */
+  save(): string {
+    return JSON.stringify([...this.spends.values()]);
+  }
+
+  /** Replaces the spends with saved ones (`save`). */
+  restore(text: string): void {
+    const entries = JSON.parse(text) as { api: ApiName; email: string; log: Spend[] }[];
+    this.spends = new Map(entries.map((entry) => [`${entry.api} ${entry.email}`, entry]));
+  }
 }
 
 const isStringArray = (value: unknown): value is string[] =>

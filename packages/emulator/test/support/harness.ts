@@ -8,6 +8,7 @@ import { loadCalendarSpec } from '../../src/apis/calendar/spec.ts';
 import type { Emulator, EmulatorOptions, Exchange } from '../../src/core/server.ts';
 import type { ApiName } from '../../src/core/spec.ts';
 import { createEmulator } from '../../src/emulator.ts';
+import { suitesOnPostgres, usePostgres } from './postgres.ts';
 import { createResponseCheck, type ResponseCheck } from './spec-check.ts';
 
 export interface Reply {
@@ -49,6 +50,8 @@ export const TEST_ADMIN_TOKEN = 'admin-credential-of-the-tests';
 export function useEmulator(options: EmulatorOptions = {}): Harness {
   const violations: string[] = [];
   const harness = { violations } as Harness;
+  // EMULATOR_TEST_STORE=postgres: the same tests on a shared store, in a database of the file's own.
+  const database = suitesOnPostgres && !options.persist ? usePostgres('suite') : undefined;
   // Each API's answers against its own spec; paths under no API's base path by the first.
   let checks: { basePath: string; check: ResponseCheck }[] = [];
   const checkOf = (exchange: Exchange) =>
@@ -58,6 +61,7 @@ export function useEmulator(options: EmulatorOptions = {}): Harness {
     harness.emulator = createEmulator({
       admin: { token: TEST_ADMIN_TOKEN },
       ...options,
+      ...(database ? { store: database.url } : {}),
       specs: { calendar: spec },
       onResponse: (exchange) => violations.push(...checkOf(exchange)(exchange)),
     });

@@ -39,6 +39,20 @@ const MIGRATIONS = [
      PRIMARY KEY (calendar_id, event_id)) STRICT;`,
 ];
 
+// The same tables in PostgreSQL (core/postgres.ts); the body stays text, as jsonb would not keep
+// the order of the record's keys, which the answers show.
+const ROWID = 'rowid bigint GENERATED ALWAYS AS IDENTITY';
+const POSTGRES_MIGRATIONS = [
+  `CREATE TABLE calendar_users (email text PRIMARY KEY, body text NOT NULL, ${ROWID});
+   CREATE TABLE calendar_calendars (id text PRIMARY KEY, body text NOT NULL, ${ROWID});
+   CREATE TABLE calendar_list (email text NOT NULL, calendar_id text NOT NULL, body text NOT NULL, ${ROWID},
+     PRIMARY KEY (email, calendar_id));
+   CREATE TABLE calendar_acl (calendar_id text NOT NULL, rule_id text NOT NULL, body text NOT NULL, ${ROWID},
+     PRIMARY KEY (calendar_id, rule_id));
+   CREATE TABLE calendar_events (calendar_id text NOT NULL, event_id text NOT NULL, body text NOT NULL, ${ROWID},
+     PRIMARY KEY (calendar_id, event_id));`,
+];
+
 // Upserts keep a row's rowid, so rows load in the order they were first written, as the state
 // holds them (a replace would move every changed row to the end).
 const upsert = (table: string, keys: string) =>
@@ -79,6 +93,7 @@ export function calendarStorage(store: Store): StorageSlice {
   return {
     name: 'calendar',
     migrations: MIGRATIONS,
+    postgresMigrations: POSTGRES_MIGRATIONS,
     tables: TABLES,
 
     load(rows, loading, parse) {

@@ -21,6 +21,16 @@ const MIGRATIONS = [
      body TEXT NOT NULL, PRIMARY KEY (advertiser_id, activity_id)) STRICT;`,
 ];
 
+// The same tables in PostgreSQL (core/postgres.ts); bodies stay text (jsonb reorders keys).
+const ROWID = 'rowid bigint GENERATED ALWAYS AS IDENTITY';
+const POSTGRES_MIGRATIONS = [
+  `CREATE TABLE searchads360_world (id integer PRIMARY KEY CHECK (id = 1), body text NOT NULL);
+   CREATE TABLE searchads360_conversions (advertiser_id text NOT NULL, conversion_key text NOT NULL,
+     body text NOT NULL, ${ROWID}, PRIMARY KEY (advertiser_id, conversion_key));
+   CREATE TABLE searchads360_availabilities (advertiser_id text NOT NULL, activity_id text NOT NULL,
+     body text NOT NULL, ${ROWID}, PRIMARY KEY (advertiser_id, activity_id));`,
+];
+
 const PUT_WORLD =
   'INSERT INTO searchads360_world (id, body) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET body = excluded.body';
 const PUT_CONVERSION =
@@ -68,6 +78,7 @@ export function searchAds360Storage(): StorageSlice {
   return {
     name: 'searchads360',
     migrations: MIGRATIONS,
+    postgresMigrations: POSTGRES_MIGRATIONS,
     tables: ['searchads360_world', 'searchads360_conversions', 'searchads360_availabilities'],
 
     load(rows, state, parse) {

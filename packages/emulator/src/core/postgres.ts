@@ -1,0 +1,540 @@
+/**
+ * A shared store (`--store postgres://…`): several emulator processes keep one state in one
+ * PostgreSQL database, with memory as each one's cache (decision 0049).
+ *
+ * The database is the point where the processes' requests are put in order. The requests an
+ * emulator receives in one turn of the event loop are run as one transaction: it takes a
+ * transaction-level advisory lock (one holder at a time, across every process), reads the shared
+ * version numbers, and reloads what another process changed since this one last saw it; then the
+ * handlers run on memory, synchronously, as without a store; then what they changed is written
+ * (each API's `StorageSlice`, with its PostgreSQL migrations), the versions bumped, and the
+ * transaction committed before any of the answers goes out. So a write answered by one process
+ * is seen by the next request at any other, etags, sequences, sync and page tokens, ids and
+ * quota counts are one series across processes, and two writers with If-Match cannot both win.
+ *
+ * Besides the slices' tables, `emulator_meta` holds the state's scalars (`state`), the number of
+ * the last commit that changed the state (`state_commit`), and as JSON the quota counts, the
+ * rate limit's spends and the open watch channels with their message counters: each process
+ * reloads those it has not seen. A channel is told of a change by the process that commits the
+ * change (its messages are numbered in the transaction and sent after the commit), and a
+ * stopped channel is gone from the row, so no process sends to it again.
+ *
+ * A turn whose transaction fails (the database unreachable, the commit refused) is answered
+ * 503 whole: what it changed in memory is undone by reloading the state from the database
+ * before the next request runs.
+ */
+import pg from 'pg';
+import type { Notifier } from './notifier.js';
+import type { QuotaMeter } from './quota.js';
+import type { State, StateHolder } from './state.js';
+import type { ParseRow, Rows, SqlValue, StateMark, StorageSlice } from './storage.js';
+import type { RateLimiter } from './strict.js';
+
+export interface SharedStoreOptions {
+  /** postgres://user:password@host:port/database (or postgresql://). */
+  url: string;
+  /** Told of each failed transaction and lost connection (the requests are answered 503). */
+  onError?: (message: string) => void;
+}
+
+/** A bad URL, an unreachable server, a refused login, a database of another kind or a newer schema. */
+export class SharedStoreError extends Error {
+  override name = 'SharedStoreError';
+}
+
+/** What a shared store keeps beside the state: the counters and channels every process shares. */
+export interface SharedParts {
+  store: StateHolder;
+  slices: readonly StorageSlice[];
+  quota: Pick<QuotaMeter, 'save' | 'restore'>;
+  limiter?: Pick<RateLimiter, 'save' | 'restore'>;
+  notifier: Pick<Notifier, 'save' | 'restore' | 'hold' | 'release'>;
+}
+
+/** How a piece of work run in a turn's transaction ended. */
+export type Outcome<T> =
+  | { ran: true; value: T; failure?: SharedStoreError }
+  | { ran: false; failure: SharedStoreError };
+
+export interface SharedStats {
+  /** Transactions committed, failed, and the full reloads of the state (another process wrote). */
+  commits: number;
+  failures: number;
+  reloads: number;
+  /** Duration of the last transaction, lock wait included. */
+  lastMs: number;
+}
+
+/** The advisory lock every process takes per turn: the order of all requests. */
+const TURN_LOCK = 0x67_73_70_63;
+/** The advisory lock taken while a process brings the schema up to date and starts the state. */
+const SCHEMA_LOCK = 0x67_73_70_64;
+
+const CORE_MIGRATIONS = [`CREATE TABLE emulator_meta (key text PRIMARY KEY, value text NOT NULL)`] as const;
+
+const PUT_META =
+  'INSERT INTO emulator_meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value';
+
+/** The rows of `emulator_meta` shared as JSON, each with the part that saves and restores it. */
+const SHARED_KEYS = ['quota', 'rate_limit', 'channels'] as const;
+type SharedKey = (typeof SHARED_KEYS)[number];
+
+const message = (error: unknown) => (error as Error).message;
+const noop = () => undefined;
+
+/** The URL checked: postgres:// or postgresql://, with a host. */
+export function parseStoreUrl(text: string): URL {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new SharedStoreError(
+      `${JSON.stringify(text)} is not a URL; expected postgres://user:password@host:port/database`,
+    );
+  }
+  if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:')
+    throw new SharedStoreError(
+      `${url.protocol}// is not a store this emulator knows; expected postgres://user:password@host:port/database`,
+    );
+  if (!url.hostname && !url.searchParams.has('host'))
+    throw new SharedStoreError(
+      `${describeStore(url)}: no host; expected postgres://user:password@host:port/database`,
+    );
+  return url;
+}
+
+/** Where a store is, for messages: user, host, port and database, never the password. */
+export function describeStore(url: URL): string {
+  const host = url.hostname || url.searchParams.get('host') || 'localhost';
+  const user = url.username ? `${decodeURIComponent(url.username)}@` : '';
+  return `postgres://${user}${host}:${url.port || '5432'}${url.pathname}`;
+}
+
+/** A slice's SQL with SQLite's `?` placeholders as PostgreSQL's `$1, $2…`. */
+function numbered(sql: string): string {
+  let n = 0;
+  return sql.replace(/\?/g, () => `$${++n}`);
+}
+
+/** The scalars of the state (epoch, revision, clock...); objects belong to slices. */
+function scalarsOf(state: State): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(state)) if (typeof value !== 'object') out[key] = value;
+  return out;
+}
+
+interface Queued {
+  work: () => unknown;
+  resolve: (outcome: Outcome<unknown>) => void;
+  reject: (error: unknown) => void;
+}
+
+export class SharedStore {
+  /** Where the database is (no password), for messages. */
+  readonly where: string;
+  /** The database held a state when this process started (it was not made from --state or --seed). */
+  restored = false;
+  readonly stats: SharedStats = { commits: 0, failures: 0, reloads: 0, lastMs: 0 };
+
+  private readonly url: string;
+  private readonly onError: (message: string) => void;
+  private client: pg.Client | undefined;
+  private opening: Promise<void> | undefined;
+  private closed = false;
+  private readonly queue: Queued[] = [];
+  private running: Promise<void> | undefined;
+  /** The values of emulator_meta this process's memory holds (undefined: reload everything). */
+  private seen = new Map<string, string>();
+  /** The state as the database holds it (undefined: reload it before the next request). */
+  private durable: StateMark | undefined;
+  private readonly sqlOf = new Map<string, string>();
+
+  constructor(
+    private readonly parts: SharedParts,
+    options: SharedStoreOptions,
+  ) {
+    const url = parseStoreUrl(options.url);
+    this.url = options.url;
+    this.where = describeStore(url);
+    this.onError = options.onError ?? noop;
+    for (const slice of parts.slices)
+      if (slice.postgresMigrations?.length !== slice.migrations.length)
+        throw new SharedStoreError(
+          `the ${slice.name} API has no PostgreSQL tables for its schema version ${slice.migrations.length}: it cannot be kept in a shared store`,
+        );
+  }
+
+  mark(): StateMark {
+    return { state: this.parts.store.state, revision: this.parts.store.state.revision };
+  }
+
+  /** Whether the state moved since `mark` (a write, a reset or a load). */
+  changedSince(mark: StateMark): boolean {
+    const now = this.parts.store.state;
+    return mark.state !== now || mark.revision !== now.revision;
+  }
+
+  /** The connection, opened when there is none (the first, or the last one was lost). */
+  private async connect(): Promise<pg.Client> {
+    if (this.closed) throw new SharedStoreError(`the shared store ${this.where} is closed`);
+    if (this.client) return this.client;
+    const client = new pg.Client({
+      connectionString: this.url,
+      connectionTimeoutMillis: 15_000,
+      application_name: 'gspec-emulator',
+    });
+    client.on('error', (error) => {
+      this.onError(`The emulator lost its connection to ${this.where}: ${message(error)}`);
+      this.drop(client);
+    });
+    try {
+      await client.connect();
+    } catch (error) {
+      client.end().catch(noop);
+      throw new SharedStoreError(`cannot connect to PostgreSQL at ${this.where}: ${message(error)}`);
+    }
+    this.client = client;
+    return client;
+  }
+
+  /** Forgets a connection whose state is not known (a failed query): the next turn opens another. */
+  private drop(client: pg.Client): void {
+    if (this.client === client) this.client = undefined;
+    client.end().catch(noop);
+  }
+
+  /**
+   * Connects, brings the schema up to date and loads the state the database holds; when it holds
+   * none, `initialize` makes the starting state (a --state file, a seed) and it is written. Done
+   * under a lock, so processes started together migrate and seed once. Throws SharedStoreError.
+   */
+  open(initialize?: () => void): Promise<void> {
+    this.opening ??= this.start(initialize).catch((error: unknown) => {
+      this.opening = undefined;
+      throw error;
+    });
+    return this.opening;
+  }
+
+  private async start(initialize?: () => void): Promise<void> {
+    const client = await this.connect();
+    let starting: unknown;
+    try {
+      await client.query('BEGIN');
+      await client.query('SELECT pg_advisory_xact_lock($1)', [SCHEMA_LOCK]);
+      await this.migrate(client);
+      const meta = await this.readMeta(client);
+      if (meta.has('state')) {
+        await this.catchUp(client, meta);
+        this.restored = true;
+      } else {
+        try {
+          initialize?.();
+        } catch (error) {
+          // A bad --state or seed: told as it is, nothing written.
+          starting = error;
+          throw error;
+        }
+        await this.write(client, meta);
+      }
+      await client.query('COMMIT');
+    } catch (error) {
+      await client.query('ROLLBACK').catch(noop);
+      this.drop(client);
+      this.seen.clear();
+      this.durable = undefined;
+      throw error instanceof SharedStoreError || error === starting
+        ? error
+        : new SharedStoreError(`PostgreSQL at ${this.where}: ${message(error)}`);
+    }
+    this.afterCommit();
+  }
+
+  private async migrate(client: pg.Client): Promise<void> {
+    await client.query(
+      'CREATE TABLE IF NOT EXISTS emulator_schema (slice text PRIMARY KEY, version integer NOT NULL)',
+    );
+    const { rows } = await client.query<{ slice: string; version: number }>(
+      'SELECT slice, version FROM emulator_schema',
+    );
+    const versions = new Map(rows.map((row) => [row.slice, row.version]));
+    const all = [
+      { name: 'emulator', migrations: CORE_MIGRATIONS as readonly string[] },
+      ...this.parts.slices.map((slice) => ({ name: slice.name, migrations: slice.postgresMigrations ?? [] })),
+    ];
+    for (const { name, migrations } of all) {
+      const version = versions.get(name) ?? 0;
+      if (version > migrations.length)
+        throw new SharedStoreError(
+          `${this.where}: written by a newer emulator (${name} schema version ${version}; this one knows up to ${migrations.length})`,
+        );
+      if (version === migrations.length) continue;
+      try {
+        for (const sql of migrations.slice(version)) await client.query(sql);
+      } catch (error) {
+        throw new SharedStoreError(
+          `${this.where}: cannot bring the ${name} tables up to date (${message(error)})`,
+        );
+      }
+      await client.query(
+        'INSERT INTO emulator_schema (slice, version) VALUES ($1, $2) ON CONFLICT (slice) DO UPDATE SET version = excluded.version',
+        [name, migrations.length],
+      );
+    }
+  }
+
+  private async readMeta(client: pg.Client): Promise<Map<string, string>> {
+    const { rows } = await client.query<{ key: string; value: string }>(
+      'SELECT key, value FROM emulator_meta',
+    );
+    return new Map(rows.map((row) => [row.key, row.value]));
+  }
+
+  /**
+   * Runs `work` (synchronous: a request's handling) in the transaction of this turn, with the
+   * state up to date; resolves once the transaction committed or failed. Work that throws
+   * rejects, after the commit of the others.
+   */
+  run<T>(work: () => T): Promise<Outcome<T>> {
+    return new Promise<Outcome<T>>((resolve, reject) => {
+      this.queue.push({ work, resolve: resolve as (outcome: Outcome<unknown>) => void, reject });
+      this.running ??= new Promise<void>((done) => setImmediate(done))
+        .then(() => this.drain())
+        .finally(() => {
+          this.running = undefined;
+        });
+    });
+  }
+
+  private async drain(): Promise<void> {
+    while (this.queue.length > 0) await this.turn(this.queue.splice(0));
+  }
+
+  /** One transaction: lock, catch up, run the work of the turn, write, commit. */
+  private async turn(batch: Queued[]): Promise<void> {
+    const began = performance.now();
+    let client: pg.Client | undefined;
+    try {
+      await this.open();
+      client = await this.connect();
+      const results = (await client.query(
+        `BEGIN; SELECT pg_advisory_xact_lock(${TURN_LOCK}); SELECT key, value FROM emulator_meta`,
+      )) as unknown as pg.QueryResult<{ key: string; value: string }>[];
+      const meta = new Map((results[2]?.rows ?? []).map((row) => [row.key, row.value]));
+      await this.catchUp(client, meta);
+    } catch (error) {
+      if (client) {
+        await client.query('ROLLBACK').catch(noop);
+        this.drop(client);
+      }
+      const failure = this.failed(error, 'cannot reach');
+      for (const item of batch) item.resolve({ ran: false, failure });
+      return;
+    }
+    const { notifier } = this.parts;
+    notifier.hold();
+    const done = batch.map((item) => {
+      try {
+        return { value: item.work() };
+      } catch (error) {
+        return { error };
+      }
+    });
+    let failure: SharedStoreError | undefined;
+    try {
+      await this.write(client);
+      await client.query('COMMIT');
+    } catch (error) {
+      await client.query('ROLLBACK').catch(noop);
+      this.drop(client);
+      failure = this.failed(error, 'could not commit to');
+    }
+    if (failure) {
+      notifier.release(false);
+      // Memory holds what the database does not: it is reloaded before the next request runs.
+      this.seen.clear();
+      this.durable = undefined;
+    } else {
+      this.afterCommit();
+      notifier.release(true);
+    }
+    this.stats.lastMs = performance.now() - began;
+    batch.forEach((item, i) => {
+      const result = done[i] as { value?: unknown; error?: unknown };
+      if ('error' in result) item.reject(result.error);
+      else item.resolve({ ran: true, value: result.value, ...(failure ? { failure } : {}) });
+    });
+  }
+
+  private failed(error: unknown, what: string): SharedStoreError {
+    this.stats.failures += 1;
+    const failure =
+      error instanceof SharedStoreError
+        ? error
+        : new SharedStoreError(`The emulator ${what} its shared store ${this.where}: ${message(error)}`);
+    this.onError(failure.message);
+    return failure;
+  }
+
+  /** The statements of the writes since the last commit, then the versions and shared rows. */
+  private async write(client: pg.Client, meta?: Map<string, string>): Promise<void> {
+    const { slices } = this.parts;
+    const statements: [string, SqlValue[]][] = [];
+    const rows: Rows = {
+      run: (sql, ...params) => {
+        statements.push([this.postgresSql(sql), params]);
+      },
+      iterate: () => {
+        throw new Error('a slice read while writing');
+      },
+    };
+    const mark = this.mark();
+    if (!this.durable || this.changedSince(this.durable)) {
+      if (this.durable?.state !== mark.state) {
+        for (const slice of slices) {
+          for (const table of slice.tables) statements.push([`DELETE FROM ${table}`, []]);
+          slice.writeAll(rows, mark.state);
+        }
+      } else for (const slice of slices) slice.writeChanges(rows, mark.state, this.durable.revision);
+      const commit = String(Number(meta?.get('state_commit') ?? this.seen.get('state_commit') ?? 0) + 1);
+      statements.push([PUT_META, ['state', JSON.stringify(scalarsOf(mark.state))]]);
+      statements.push([PUT_META, ['state_commit', commit]]);
+      this.pendingSeen.set('state_commit', commit);
+    }
+    for (const key of SHARED_KEYS) {
+      const text = this.save(key);
+      if (text !== undefined && text !== this.seen.get(key)) {
+        statements.push([PUT_META, [key, text]]);
+        this.pendingSeen.set(key, text);
+      }
+    }
+    if (statements.length === 0) return;
+    for (const [sql, params] of statements) await client.query(sql, params);
+    this.pendingMark = mark;
+  }
+
+  private pendingSeen = new Map<string, string>();
+  private pendingMark: StateMark | undefined;
+
+  private afterCommit(): void {
+    const { slices } = this.parts;
+    if (this.pendingMark) {
+      for (const slice of slices) slice.committed(this.pendingMark.state);
+      this.durable = this.pendingMark;
+    }
+    for (const [key, value] of this.pendingSeen) this.seen.set(key, value);
+    this.pendingSeen.clear();
+    this.pendingMark = undefined;
+    this.stats.commits += 1;
+  }
+
+  private save(key: SharedKey): string | undefined {
+    const { quota, limiter, notifier } = this.parts;
+    if (key === 'quota') return quota.save();
+    if (key === 'rate_limit') return limiter?.save();
+    return notifier.save();
+  }
+
+  private restore(key: SharedKey, text: string): void {
+    const { quota, limiter, notifier } = this.parts;
+    if (key === 'quota') quota.restore(text);
+    else if (key === 'rate_limit') limiter?.restore(text);
+    else notifier.restore(text);
+  }
+
+  /** Reloads what another process (or a failed turn) left this process's memory behind on. */
+  private async catchUp(client: pg.Client, meta: Map<string, string>): Promise<void> {
+    this.pendingSeen.clear();
+    this.pendingMark = undefined;
+    const commit = meta.get('state_commit');
+    if (!this.durable || commit !== this.seen.get('state_commit')) {
+      await this.reload(client, meta);
+      if (commit !== undefined) this.seen.set('state_commit', commit);
+    }
+    for (const key of SHARED_KEYS) {
+      const text = meta.get(key);
+      if (text !== undefined && text !== this.seen.get(key)) {
+        try {
+          this.restore(key, text);
+        } catch (error) {
+          throw new SharedStoreError(
+            `${this.where}: emulator_meta '${key}' cannot be read (${message(error)})`,
+          );
+        }
+        this.seen.set(key, text);
+      }
+    }
+  }
+
+  /**
+   * The whole state read again from the database. A slice reads its rows synchronously, so its
+   * `load` is run until every query it makes has its rows fetched (a slice may ask for more once
+   * it has seen the first rows), then once more on them all.
+   */
+  private async reload(client: pg.Client, meta: Map<string, string>): Promise<void> {
+    const { store, slices } = this.parts;
+    const text = meta.get('state');
+    if (text === undefined)
+      throw new SharedStoreError(`${this.where}: holds no emulator state (emulator_meta 'state')`);
+    let scalars: object;
+    try {
+      scalars = JSON.parse(text) as object;
+    } catch (error) {
+      throw new SharedStoreError(`${this.where}: emulator_meta 'state' is not JSON (${message(error)})`);
+    }
+    const fetched = new Map<string, unknown[][]>();
+    const parse: ParseRow = <T>(body: unknown, table: string, key: string) => {
+      try {
+        return JSON.parse(String(body)) as T;
+      } catch (error) {
+        throw new SharedStoreError(`${this.where}: ${table} ${key}: not JSON (${message(error)})`);
+      }
+    };
+    for (;;) {
+      const missing = new Set<string>();
+      const rows: Rows = {
+        run: () => {
+          throw new Error('a slice wrote while loading');
+        },
+        iterate: (sql) => {
+          const found = fetched.get(sql);
+          if (!found) missing.add(sql);
+          return (found ?? [])[Symbol.iterator]();
+        },
+      };
+      const state = { ...store.state, ...scalars } as State;
+      for (const [key, value] of Object.entries(state))
+        if (typeof value === 'object' && value !== null) delete (state as Record<string, unknown>)[key];
+      for (const slice of slices) slice.load(rows, state, parse);
+      if (missing.size === 0) {
+        store.state = state;
+        for (const slice of slices) slice.committed(state);
+        this.durable = this.mark();
+        this.stats.reloads += 1;
+        return;
+      }
+      for (const sql of missing) {
+        const result = await client.query({ text: this.postgresSql(sql), rowMode: 'array' });
+        fetched.set(sql, result.rows as unknown[][]);
+      }
+    }
+  }
+
+  private postgresSql(sql: string): string {
+    let out = this.sqlOf.get(sql);
+    if (out === undefined) {
+      out = numbered(sql);
+      this.sqlOf.set(sql, out);
+    }
+    return out;
+  }
+
+  /** Waits for the turns under way, then closes the connection. */
+  async close(): Promise<void> {
+    while (this.running) await this.running;
+    this.closed = true;
+    const client = this.client;
+    this.client = undefined;
+    await client?.end().catch(noop);
+  }
+}
