@@ -3,9 +3,12 @@
  * `npm test` of the contract tests: the suite once per target.
  *
  * - `CONTRACT_TARGET` unset or empty: against the mock (reports/vitest.json, reports/junit.xml),
- *   then against the emulator (reports/vitest-emulator.json, reports/junit-emulator.xml). Both
- *   runs always run; the script fails when either fails.
- * - `CONTRACT_TARGET` set (`mock`, `emulator` or a base URL of the live services): that target only.
+ *   then against the emulator (reports/vitest-emulator.json, reports/junit-emulator.xml), then
+ *   against three emulators on one PostgreSQL database behind a round-robin front
+ *   (reports/vitest-emulator-shared.json, reports/junit-emulator-shared.xml). Every run always
+ *   runs; the script fails when any fails.
+ * - `CONTRACT_TARGET` set (`mock`, `emulator`, `emulator-shared` or a base URL of the live
+ *   services): that target only.
  *
  * Arguments are passed on to each vitest run (`npm test -- -t events.list`).
  */
@@ -16,7 +19,7 @@ import { rmSync } from 'node:fs';
 rmSync(new URL('../reports/', import.meta.url), { recursive: true, force: true });
 
 const chosen = (process.env.CONTRACT_TARGET ?? '').trim();
-const targets = chosen === '' ? ['mock', 'emulator'] : [chosen];
+const targets = chosen === '' ? ['mock', 'emulator', 'emulator-shared'] : [chosen];
 const failed = [];
 
 /** The vitest run under way: a signal to this script is passed on to it, and no target runs after. */

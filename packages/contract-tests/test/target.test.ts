@@ -18,6 +18,13 @@ describe('the target', () => {
     expect(isStateful(targetFromEnv({}))).toBe(false);
   });
 
+  it('is the emulator on a shared store with CONTRACT_TARGET=emulator-shared: to the suite, the emulator', () => {
+    const target = targetFromEnv({ CONTRACT_TARGET: 'emulator-shared' });
+    expect(target).toEqual({ kind: 'emulator', token: EMULATOR_TOKEN, allowWrites: true, shared: true });
+    expect(isStateful(target)).toBe(true);
+    expect(targetFromEnv({ CONTRACT_TARGET: 'emulator' }).shared).toBeUndefined();
+  });
+
   it('is the live services at a base URL, with a token, read-only unless CONTRACT_ALLOW_WRITES=1', () => {
     expect(targetFromEnv({ CONTRACT_TARGET: 'https://www.googleapis.com/', CONTRACT_TOKEN: 't' })).toEqual({
       kind: 'live',
@@ -37,7 +44,7 @@ describe('the target', () => {
   it('refuses a base URL without CONTRACT_TOKEN, and a value that is no URL', () => {
     expect(() => targetFromEnv({ CONTRACT_TARGET: 'https://www.googleapis.com' })).toThrow(/CONTRACT_TOKEN/);
     expect(() => targetFromEnv({ CONTRACT_TARGET: 'staging' })).toThrow(
-      /"mock", "emulator" or an http\(s\) base URL/,
+      /"mock", "emulator", "emulator-shared" or an http\(s\) base URL/,
     );
     expect(() => targetFromEnv({ CONTRACT_TARGET: 'ftp://example.com' })).toThrow(/http\(s\) URL/);
   });

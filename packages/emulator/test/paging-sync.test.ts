@@ -72,7 +72,7 @@ describe('paging', () => {
       ...Array.from({ length: cap + 3 }, (_, i) => ({ owner: 'ana@example.com', summary: `c${i}` })),
     ];
     await emu.reset();
-    applySeed(emu.emulator, parseSeed({ calendars }, 'seed.json'), 'seed.json');
+    await emu.inProcess(() => applySeed(emu.emulator, parseSeed({ calendars }, 'seed.json'), 'seed.json'));
     const first = await emu.call('GET', path, { query: { maxResults: asked } });
     expect(first.status).toBe(200);
     expect(first.body.items).toHaveLength(cap);

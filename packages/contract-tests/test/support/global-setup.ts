@@ -1,16 +1,20 @@
 /**
  * Resolves the target of the contract tests (`test/support/target.ts`) before any test runs.
  * For the mock, the default, and for the emulator (`CONTRACT_TARGET=emulator`) it starts the
- * server as a user starts it (its CLI, on a free port) and stops it afterwards. The live
- * services are only pointed at.
+ * server as a user starts it (its CLI, on a free port) and stops it afterwards. For the shared
+ * emulator (`CONTRACT_TARGET=emulator-shared`) it starts a PostgreSQL server, three emulator
+ * CLIs on one database of it (`--store`) and a round-robin front before them, and stops them
+ * all (and removes the server's folder) afterwards. The live services are only pointed at.
  */
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startServer } from '@gspec/scripts/child-process';
+import { type ChildRun, startServer } from '@gspec/scripts/child-process';
+import { databaseName, startPostgres } from '@gspec/scripts/postgres';
+import { startRoundRobin } from '@gspec/scripts/round-robin';
 import type { TestProject } from 'vitest/node';
-import { targetFromEnv } from './target.ts';
+import { SHARED_INSTANCES, targetFromEnv } from './target.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -59,6 +63,61 @@ export async function startCli(
   };
 }
 
+/**
+ * The emulator as a shared sandbox: a PostgreSQL server of the run's own (@gspec/scripts/postgres),
+ * `count` emulator CLIs with `--port 0 --store <its database>` (the first makes the database's
+ * state, the others then load it) and a round-robin front (@gspec/scripts/round-robin) whose
+ * origin is the target's. Whatever fails on the way, what was started is stopped again.
+ */
+export async function startSharedEmulators(
+  count = SHARED_INSTANCES,
+): Promise<{ origin: string; stop: () => Promise<void> }> {
+  const cli = emulatorCli();
+  if (!existsSync(cli)) {
+    throw new Error(
+      `the emulator is not built: ${cli} is missing. Build it first: npx turbo run build --filter=@gspec/emulator`,
+    );
+  }
+  // Stopped in the reverse order of their start: the front, the emulators, then PostgreSQL.
+  const stops: (() => Promise<unknown>)[] = [];
+  const stop = async () => {
+    const problems: string[] = [];
+    for (const one of stops.splice(0).reverse()) {
+      await one().catch((error: unknown) => problems.push((error as Error).message));
+    }
+    if (problems.length > 0) throw new Error(`stopping the shared emulator: ${problems.join('; ')}`);
+  };
+  try {
+    const postgres = await startPostgres();
+    stops.push(() => postgres.stop());
+    const url = await postgres.createDatabase(databaseName('contract_tests'));
+    const start = (n: number) =>
+      startServer(`the emulator ${n} of ${count} (${cli} --port 0 --store ${url})`, [
+        cli,
+        '--port',
+        '0',
+        '--store',
+        url,
+      ]);
+    const track = (server: ChildRun) => stops.push(() => server.stop());
+    const first = await start(1);
+    track(first);
+    const others = await Promise.allSettled(Array.from({ length: count - 1 }, (_, i) => start(i + 2)));
+    for (const other of others) if (other.status === 'fulfilled') track(other.value);
+    const refused = others.find((other) => other.status === 'rejected');
+    if (refused) throw refused.reason;
+    const front = await startRoundRobin([
+      first.origin,
+      ...others.map((other) => (other as PromiseFulfilledResult<{ origin: string }>).value.origin),
+    ]);
+    stops.push(() => front.close());
+    return { origin: front.origin, stop };
+  } catch (error) {
+    await stop().catch(() => undefined);
+    throw error;
+  }
+}
+
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const target = targetFromEnv();
   if (target.kind === 'live') {
@@ -68,7 +127,11 @@ export default async function setup(project: TestProject): Promise<() => Promise
   }
   try {
     const server =
-      target.kind === 'mock' ? await startCli('mock', mockCli()) : await startCli('emulator', emulatorCli());
+      target.kind === 'mock'
+        ? await startCli('mock', mockCli())
+        : target.shared
+          ? await startSharedEmulators()
+          : await startCli('emulator', emulatorCli());
     project.provide('targetOrigin', server.origin);
     project.provide('targetError', '');
     return server.stop;

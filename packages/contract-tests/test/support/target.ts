@@ -4,6 +4,10 @@
  * - `CONTRACT_TARGET` unset or `mock`: the mock CLI, started and stopped by the run;
  * - `CONTRACT_TARGET=emulator`: the emulator CLI (`packages/emulator`), started and stopped by
  *   the run; stateful, so the rules' behaviour checks run, for both APIs;
+ * - `CONTRACT_TARGET=emulator-shared`: the emulator as a shared sandbox, three CLIs on one
+ *   PostgreSQL database (`--store`) behind a front that sends each request to the next of them
+ *   in turn; all started and stopped by the run. To the suite it is the emulator (kind
+ *   `emulator`, `shared` set): every case must pass whichever process answers;
  * - `CONTRACT_TARGET=<base URL>` (`https://www.googleapis.com`) with `CONTRACT_TOKEN`: the
  *   live services, at that origin plus the live base paths (`/calendar/v3`, ...). Writes
  *   only with `CONTRACT_ALLOW_WRITES=1`, and then only in a secondary calendar the run
@@ -19,7 +23,12 @@ export interface Target {
   token: string;
   /** Whether the run may write (live: only inside its own secondary calendar). */
   allowWrites: boolean;
+  /** The emulator only: served by several processes on one shared store (`emulator-shared`). */
+  shared?: boolean;
 }
+
+/** How many emulators serve the `emulator-shared` target. */
+export const SHARED_INSTANCES = 3;
 
 /** The token the suite sends to the mock, which accepts any bearer token. */
 export const MOCK_TOKEN = 'contract-test-token';
@@ -40,12 +49,14 @@ export function targetFromEnv(env: Record<string, string | undefined> = process.
   const allowWrites = env.CONTRACT_ALLOW_WRITES === '1';
   if (value === '' || value === 'mock') return { kind: 'mock', token: MOCK_TOKEN, allowWrites: true };
   if (value === 'emulator') return { kind: 'emulator', token: EMULATOR_TOKEN, allowWrites: true };
+  if (value === 'emulator-shared')
+    return { kind: 'emulator', token: EMULATOR_TOKEN, allowWrites: true, shared: true };
   let url: URL;
   try {
     url = new URL(value);
   } catch {
     throw new TargetConfigError(
-      `CONTRACT_TARGET must be "mock", "emulator" or an http(s) base URL such as https://www.googleapis.com; got ${JSON.stringify(value)}`,
+      `CONTRACT_TARGET must be "mock", "emulator", "emulator-shared" or an http(s) base URL such as https://www.googleapis.com; got ${JSON.stringify(value)}`,
     );
   }
   if ((url.protocol !== 'https:' && url.protocol !== 'http:') || url.search || url.hash) {

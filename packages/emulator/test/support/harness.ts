@@ -2,13 +2,22 @@
  * A running emulator for a test file, with every answer checked against the spec (see
  * spec-check.ts). `expectSpecCompliance()` runs after each test: an answer that breaks the
  * spec fails the test that caused it.
+ *
+ * With `EMULATOR_TEST_STORE=postgres` the emulator keeps its state in a PostgreSQL database of
+ * the file's own; with `EMULATOR_TEST_STORE=postgres-3` three emulators (the same options each)
+ * share that database and `origin` is a round-robin front (@gspec/scripts/round-robin) that
+ * sends each request to the next of them, so consecutive requests of a test land on different
+ * processes. `emulator` is then the first of them, for in-process access, except that its
+ * `notifier.idle()` waits for the deliveries of all three (a change is told by the process that
+ * committed it).
  */
+import { type RoundRobin, startRoundRobin } from '@gspec/scripts/round-robin';
 import { afterAll, afterEach, beforeAll, expect } from 'vitest';
 import { loadCalendarSpec } from '../../src/apis/calendar/spec.ts';
 import type { Emulator, EmulatorOptions, Exchange } from '../../src/core/server.ts';
 import type { ApiName } from '../../src/core/spec.ts';
 import { createEmulator } from '../../src/emulator.ts';
-import { suitesOnPostgres, usePostgres } from './postgres.ts';
+import { instancesOnPostgres, suitesOnPostgres, usePostgres } from './postgres.ts';
 import { createResponseCheck, type ResponseCheck } from './spec-check.ts';
 
 export interface Reply {
@@ -31,10 +40,19 @@ export interface CallOptions {
 
 export interface Harness {
   emulator: Emulator;
+  /** Every emulator of the harness: `[emulator]`, or the three with `EMULATOR_TEST_STORE=postgres-3`. */
+  instances: Emulator[];
   origin: string;
   base: string;
   call(method: string, path: string, options?: CallOptions): Promise<Reply>;
   reset(): Promise<void>;
+  /**
+   * Runs in-process work on `emulator` (`applySeed`, `invoke`...). On a shared store it runs in
+   * a turn's transaction, as a request does (`emulator.shared.run`): memory is brought up to
+   * date with what the other processes wrote first, and what the work changed is committed
+   * before the promise resolves, so every instance sees it. Else it just runs.
+   */
+  inProcess<T>(work: () => T): Promise<T>;
   /** The spec violations of the answers so far in the running test; emptied after each test. */
   violations: string[];
 }
@@ -57,23 +75,38 @@ export function useEmulator(options: EmulatorOptions = {}): Harness {
   const checkOf = (exchange: Exchange) =>
     (checks.find((c) => exchange.path.startsWith(`${c.basePath}/`)) ?? (checks[0] as (typeof checks)[number]))
       .check;
+  let front: RoundRobin | undefined;
   beforeAll(async () => {
-    harness.emulator = createEmulator({
-      admin: { token: TEST_ADMIN_TOKEN },
-      ...options,
-      ...(database ? { store: database.url } : {}),
-      specs: { calendar: spec },
-      onResponse: (exchange) => violations.push(...checkOf(exchange)(exchange)),
-    });
-    checks = harness.emulator.services.list.map((s) => ({
+    const make = () =>
+      createEmulator({
+        admin: { token: TEST_ADMIN_TOKEN },
+        ...options,
+        ...(database ? { store: database.url } : {}),
+        specs: { calendar: spec },
+        onResponse: (exchange) => violations.push(...checkOf(exchange)(exchange)),
+      });
+    const first = make();
+    harness.instances = [first];
+    harness.emulator = first;
+    checks = first.services.list.map((s) => ({
       basePath: s.spec.basePath,
       check: createResponseCheck(s.spec, s.notImplemented),
     }));
-    harness.origin = await harness.emulator.listen(0);
+    // The first one makes the database's state (from the options' seed, say); the others load it.
+    const origins = [await first.listen(0)];
+    if (database && instancesOnPostgres > 1) {
+      const others = Array.from({ length: instancesOnPostgres - 1 }, make);
+      harness.instances.push(...others);
+      origins.push(...(await Promise.all(others.map((other) => other.listen(0)))));
+      front = await startRoundRobin(origins);
+      harness.emulator = withSharedNotifier(first, harness.instances);
+    }
+    harness.origin = front?.origin ?? (origins[0] as string);
     harness.base = `${harness.origin}${spec.basePath}`;
   });
   afterAll(async () => {
-    await harness.emulator?.close();
+    await front?.close();
+    await Promise.all((harness.instances ?? []).map((instance) => instance.close()));
   });
   afterEach(() => {
     const found = violations.splice(0);
@@ -103,11 +136,41 @@ export function useEmulator(options: EmulatorOptions = {}): Harness {
     const parsed = text && json ? JSON.parse(text) : undefined;
     return { status: response.status, headers: response.headers, body: parsed, text };
   };
+  harness.inProcess = async (work) => {
+    const shared = harness.emulator.shared;
+    if (!shared) return work();
+    const outcome = await shared.run(work);
+    if (!outcome.ran || outcome.failure) throw outcome.failure;
+    return outcome.value;
+  };
   harness.reset = async () => {
     const reply = await harness.call('POST', '/__emulator/reset');
     expect(reply.status).toBe(204);
   };
   return harness;
+}
+
+/**
+ * The first emulator, as it is, but for `notifier.idle()`, which waits until every instance's
+ * deliveries are done: a test that waits for "every delivery under way" waits for all of them,
+ * whichever process committed the change.
+ */
+function withSharedNotifier(first: Emulator, all: Emulator[]): Emulator {
+  const idle = async () => {
+    await Promise.all(all.map((instance) => instance.notifier.idle()));
+  };
+  const notifier = new Proxy(first.notifier, {
+    get(target, key) {
+      if (key === 'idle') return idle;
+      const value = Reflect.get(target, key, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+  return new Proxy(first, {
+    get(target, key) {
+      return key === 'notifier' ? notifier : Reflect.get(target, key, target);
+    },
+  });
 }
 
 /** An event body with the given start hour on 2026-03-02 (UTC), one hour long. */
