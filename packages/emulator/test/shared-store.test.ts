@@ -17,6 +17,7 @@ import { createEmulator } from '../src/emulator.ts';
 import { startCli } from './support/cli-process.ts';
 import { timedEvent } from './support/harness.ts';
 import { havePostgres, startPostgres, usePostgres } from './support/postgres.ts';
+import { example } from './support/searchads360.ts';
 
 const run = havePostgres();
 const database = run ? usePostgres('shared') : undefined;
@@ -36,7 +37,8 @@ async function call(
   body?: unknown,
   headers: Record<string, string> = {},
 ) {
-  const response = await fetch(`${origin}${path.startsWith('/__') ? '' : '/calendar/v3'}${path}`, {
+  const raw = path.startsWith('/__') || path.startsWith('/doubleclicksearch/');
+  const response = await fetch(`${origin}${raw ? '' : '/calendar/v3'}${path}`, {
     method,
     headers: {
       authorization: `Bearer ${TOKEN}`,
@@ -337,6 +339,226 @@ describe.skipIf(!run)('a shared store on PostgreSQL', () => {
       for (let i = 0; i < 7; i++) statuses.push((await next('GET', '/users/me/calendarList')).status);
       expect(statuses.slice(0, 5)).toEqual([200, 200, 200, 200, 200]);
       expect(statuses.slice(5)).toEqual([403, 403]);
+    });
+  });
+
+  describe('two emulators catching up with the changes only', () => {
+    const { cluster, at } = useCluster(2);
+    const stats = (i: number) => ({
+      ...(cluster.emulators[i]?.shared?.stats as { reloads: number; catchUps: number }),
+    });
+    /** The whole state as each emulator holds it, as text: the same records in the same order. */
+    const sameState = async () => {
+      const [a, b] = await Promise.all([
+        at(0, 'GET', '/__emulator/state'),
+        at(1, 'GET', '/__emulator/state'),
+      ]);
+      expect(a.status).toBe(200);
+      expect(b.body).toEqual(a.body);
+      // In the same order, too.
+      expect(JSON.stringify(b.body)).toBe(JSON.stringify(a.body));
+    };
+    /** The same request at both: the same answer. */
+    const same = async (path: string, headers?: Record<string, string>) => {
+      const a = await at(0, 'GET', path, undefined, headers);
+      const b = await at(1, 'GET', path, undefined, headers);
+      expect({ status: b.status, body: b.body }, path).toEqual({ status: a.status, body: a.body });
+      return b;
+    };
+    const day = (d: number, hour: number, hours = 1) => ({
+      start: { dateTime: `2031-03-${String(d).padStart(2, '0')}T${String(hour).padStart(2, '0')}:00:00Z` },
+      end: {
+        dateTime: `2031-03-${String(d).padStart(2, '0')}T${String(hour + hours).padStart(2, '0')}:00:00Z`,
+      },
+    });
+    const window = (d: number) =>
+      `timeMin=${encodeURIComponent(`2031-03-${String(d).padStart(2, '0')}T00:00:00Z`)}&timeMax=${encodeURIComponent(`2031-03-${String(d).padStart(2, '0')}T23:59:59Z`)}`;
+
+    it('see the exact event, rule, calendar and deletion written at the other, with the indexes right', async () => {
+      await at(0, 'GET', '/users/me/calendarList');
+      // B builds its indexes of the calendar's events before A changes them.
+      const lists = [
+        `/calendars/primary/events?${window(3)}`,
+        `/calendars/primary/events?${window(4)}`,
+        `/calendars/primary/events?${window(3)}&orderBy=startTime&singleEvents=true`,
+        '/calendars/primary/events?orderBy=startTime&singleEvents=true',
+        '/calendars/primary/events',
+        '/calendars/primary/events?maxResults=2',
+      ];
+      for (const path of lists) expect((await at(1, 'GET', path)).status).toBe(200);
+      const before = stats(1);
+
+      const made = [];
+      for (let i = 0; i < 5; i++)
+        made.push(
+          (await at(0, 'POST', '/calendars/primary/events', { summary: `E${i}`, ...day(3, 9 + i) })).body,
+        );
+      const read = await at(1, 'GET', `/calendars/primary/events/${made[2].id}`);
+      expect(read.body).toEqual(made[2]);
+      const moved = await at(0, 'PATCH', `/calendars/primary/events/${made[2].id}`, day(4, 8, 2));
+      const renamed = await at(0, 'PATCH', `/calendars/primary/events/${made[3].id}`, { summary: 'Renamed' });
+      expect((await at(1, 'GET', `/calendars/primary/events/${made[2].id}`)).body).toEqual(moved.body);
+      expect((await at(1, 'GET', `/calendars/primary/events/${made[3].id}`)).body).toEqual(renamed.body);
+      for (const path of lists) await same(path);
+      const inWindow = await same(`/calendars/primary/events?${window(4)}`);
+      expect(inWindow.body.items.map((e: { id: string }) => e.id)).toEqual([made[2].id]);
+
+      // A deleted event is cancelled at the other, through sync.
+      const token = (await at(1, 'GET', '/calendars/primary/events')).body.nextSyncToken;
+      expect((await at(0, 'DELETE', `/calendars/primary/events/${made[1].id}`)).status).toBe(204);
+      const since = await at(1, 'GET', `/calendars/primary/events?syncToken=${encodeURIComponent(token)}`);
+      expect(since.body.items.map((e: { id: string; status: string }) => [e.id, e.status])).toEqual([
+        [made[1].id, 'cancelled'],
+      ]);
+      for (const path of lists) await same(path);
+
+      // A sharing rule, and the access it gives, then its deletion.
+      const bo = { authorization: 'Bearer bo@example.com' };
+      await at(1, 'GET', '/users/me/calendarList', undefined, bo);
+      const rule = await at(0, 'POST', '/calendars/primary/acl', {
+        role: 'reader',
+        scope: { type: 'user', value: 'bo@example.com' },
+      });
+      expect(rule.status).toBe(200);
+      expect((await at(1, 'GET', `/calendars/primary/acl/${encodeURIComponent(rule.body.id)}`)).body).toEqual(
+        rule.body,
+      );
+      expect((await at(1, 'GET', `/calendars/${TOKEN}/events`, undefined, bo)).status).toBe(200);
+      expect(
+        (await at(0, 'DELETE', `/calendars/primary/acl/${encodeURIComponent(rule.body.id)}`)).status,
+      ).toBe(204);
+      expect((await at(1, 'GET', `/calendars/${TOKEN}/events`, undefined, bo)).status).toBe(404);
+      await same('/calendars/primary/acl');
+
+      // A calendar with events, then deleted: gone at the other.
+      const team = await at(0, 'POST', '/calendars', { summary: 'Team' });
+      const teamPath = `/calendars/${encodeURIComponent(team.body.id)}`;
+      expect((await at(1, 'GET', teamPath)).body).toEqual(team.body);
+      const teamEvent = await at(0, 'POST', `${teamPath}/events`, { summary: 'Standup', ...day(3, 10) });
+      expect((await at(1, 'GET', `${teamPath}/events/${teamEvent.body.id}`)).body).toEqual(teamEvent.body);
+      await same(`${teamPath}/events?${window(3)}`);
+      expect((await at(0, 'DELETE', teamPath)).status).toBe(204);
+      expect((await at(1, 'GET', teamPath)).status).toBe(404);
+      expect((await at(1, 'GET', `${teamPath}/events`)).status).toBe(404);
+      const listed = await same('/users/me/calendarList');
+      expect(listed.body.items.map((e: { id: string }) => e.id)).not.toContain(team.body.id);
+
+      await sameState();
+      const after = stats(1);
+      expect(after.reloads).toBe(before.reloads);
+      expect(after.catchUps).toBeGreaterThan(before.catchUps);
+    });
+
+    it('reload Search Ads 360 when it changed, and everything after a reset at the other', async () => {
+      const updated = await at(
+        0,
+        'POST',
+        '/doubleclicksearch/v2/conversion/updateAvailability',
+        example('AvailabilityUpdate'),
+      );
+      expect(updated.status).toBe(200);
+      await sameState();
+      const before = stats(1);
+      expect((await at(0, 'POST', '/__emulator/reset')).status).toBe(204);
+      await at(1, 'GET', '/users/me/calendarList');
+      expect(stats(1).reloads).toBe(before.reloads + 1);
+      await at(0, 'POST', '/calendars/primary/events', timedEvent('After the reset'));
+      await sameState();
+      expect(stats(1).reloads).toBe(before.reloads + 1);
+    });
+  });
+
+  // GSPEC_MEASURE_CATCH_UP=1: prints the cost of a write at one emulator then a read at the
+  // other, with a whole reload and with the changes only (decision 0049's figures). No timing
+  // is asserted.
+  it.runIf(process.env.GSPEC_MEASURE_CATCH_UP)(
+    'measures a write at one emulator then a read at the other',
+    async () => {
+      const lines: string[] = [];
+      for (const events of [100, 2_000, 10_000])
+        for (const catchUp of ['reload', 'changes'] as const) {
+          const url = await (database as NonNullable<typeof database>).another(
+            `measure_${events}_${catchUp}`,
+          );
+          const a = createEmulator({ store: { url, catchUp } });
+          const b = createEmulator({ store: { url, catchUp } });
+          try {
+            const [oa, ob] = [await a.listen(0), await b.listen(0)];
+            await call(oa, 'GET', '/users/me/calendarList');
+            await a.shared?.run(() => {
+              for (let i = 0; i < events; i++)
+                a.invoke(TOKEN, 'events.insert', {
+                  path: { calendarId: 'primary' },
+                  body: timedEvent(`E${i}`),
+                });
+            });
+            await call(ob, 'GET', '/users/me/calendarList');
+            const times: number[] = [];
+            for (let i = 0; i < 30; i++) {
+              const began = performance.now();
+              const made = await call(oa, 'POST', '/calendars/primary/events', timedEvent(`W${i}`));
+              const read = await call(ob, 'GET', `/calendars/primary/events/${made.body.id}`);
+              times.push(performance.now() - began);
+              expect(read.body.etag).toBe(made.body.etag);
+            }
+            times.sort((x, y) => x - y);
+            lines.push(
+              `${events} events, ${catchUp}: median ${(times[15] as number).toFixed(1)} ms per write+read pair (p90 ${(times[27] as number).toFixed(1)} ms)`,
+            );
+          } finally {
+            await a.close();
+            await b.close();
+          }
+        }
+      console.log(lines.join('\n'));
+    },
+    600_000,
+  );
+
+  describe('two emulators, the rate limit set while running', () => {
+    const { at } = useCluster(2);
+
+    it('is set, changed and dropped at every emulator by a request to either', async () => {
+      const put = await at(0, 'PUT', '/__emulator/rate-limit', { units: 3 });
+      expect(put.status).toBe(200);
+      const statuses: number[] = [];
+      for (let i = 0; i < 4; i++) statuses.push((await at(1, 'GET', '/users/me/calendarList')).status);
+      expect(statuses).toEqual([200, 200, 200, 403]);
+      // The spends are one count: A refuses too.
+      expect((await at(0, 'GET', '/users/me/calendarList')).status).toBe(403);
+      const report = await at(0, 'GET', '/__emulator/rate-limit');
+      expect(report.body).toMatchObject({ enabled: true, units: 3 });
+      expect(report.body.used.calendar[TOKEN]).toBe(3);
+      expect((await at(1, 'DELETE', '/__emulator/rate-limit')).status).toBe(204);
+      expect((await at(0, 'GET', '/users/me/calendarList')).status).toBe(200);
+      expect((await at(0, 'GET', '/__emulator/rate-limit')).body).toEqual({ enabled: false });
+      expect((await at(1, 'PUT', '/__emulator/rate-limit', { units: 5, status: 429 })).status).toBe(200);
+      expect((await at(0, 'GET', '/__emulator/rate-limit')).body).toMatchObject({ enabled: true, units: 5 });
+    });
+  });
+
+  describe('two strict emulators, a seed posted while running', () => {
+    const admin = { 'x-emulator-admin-token': 'shared-admin-credential' };
+    const { at } = useCluster(2, {
+      strict: true,
+      users: { [TOKEN]: TOKEN },
+      admin: { token: 'shared-admin-credential' },
+    });
+
+    it('its tokens are known at every emulator', async () => {
+      const cy = { authorization: 'Bearer token-cy' };
+      expect((await at(1, 'GET', '/users/me/calendarList', undefined, cy)).status).toBe(401);
+      const seeded = await at(
+        0,
+        'POST',
+        '/__emulator/seed',
+        { users: [{ email: 'cy@example.com', tokens: ['token-cy'] }] },
+        admin,
+      );
+      expect(seeded.status).toBe(200);
+      const list = await at(1, 'GET', '/users/me/calendarList', undefined, cy);
+      expect(list.status).toBe(200);
+      expect(list.body.items.map((e: { id: string }) => e.id)).toEqual(['cy@example.com']);
     });
   });
 

@@ -27,14 +27,28 @@ import pg from 'pg';
 import type { Notifier } from './notifier.js';
 import type { QuotaMeter } from './quota.js';
 import type { State, StateHolder } from './state.js';
-import type { ParseRow, Rows, SqlValue, StateMark, StorageSlice } from './storage.js';
-import type { RateLimiter } from './strict.js';
+import type {
+  ChangedRow,
+  ParseRow,
+  Rows,
+  SqlValue,
+  StateMark,
+  StorageSlice,
+  TableChanges,
+} from './storage.js';
+import type { AccessPolicy } from './strict.js';
 
 export interface SharedStoreOptions {
   /** postgres://user:password@host:port/database (or postgresql://). */
   url: string;
   /** Told of each failed transaction and lost connection (the requests are answered 503). */
   onError?: (message: string) => void;
+  /**
+   * How a process catches up with what others committed: `changes` (default) reads only the
+   * rows written since it last saw the state; `reload` reads the whole state again every time
+   * (the way of the first version, kept to measure against).
+   */
+  catchUp?: 'changes' | 'reload';
 }
 
 /** A bad URL, an unreachable server, a refused login, a database of another kind or a newer schema. */
@@ -47,7 +61,11 @@ export interface SharedParts {
   store: StateHolder;
   slices: readonly StorageSlice[];
   quota: Pick<QuotaMeter, 'save' | 'restore'>;
-  limiter?: Pick<RateLimiter, 'save' | 'restore'>;
+  /**
+   * The rate limit (read at each use: `PUT|DELETE /__emulator/rate-limit` replaces it), its
+   * setting and the tokens a seed added while running, shared like the state.
+   */
+  access: Pick<AccessPolicy, 'limiter' | 'saveShared' | 'restoreShared'>;
   notifier: Pick<Notifier, 'save' | 'restore' | 'hold' | 'release'>;
 }
 
@@ -57,10 +75,15 @@ export type Outcome<T> =
   | { ran: false; failure: SharedStoreError };
 
 export interface SharedStats {
-  /** Transactions committed, failed, and the full reloads of the state (another process wrote). */
+  /**
+   * Transactions committed, failed; the full reloads of the state (at start, after a failed
+   * turn, or after another process reset or loaded it) and the catch-ups that read only the
+   * rows another process changed.
+   */
   commits: number;
   failures: number;
   reloads: number;
+  catchUps: number;
   /** Duration of the last transaction, lock wait included. */
   lastMs: number;
 }
@@ -70,13 +93,55 @@ const TURN_LOCK = 0x67_73_70_63;
 /** The advisory lock taken while a process brings the schema up to date and starts the state. */
 const SCHEMA_LOCK = 0x67_73_70_64;
 
-const CORE_MIGRATIONS = [`CREATE TABLE emulator_meta (key text PRIMARY KEY, value text NOT NULL)`] as const;
+const CORE_MIGRATIONS = [
+  `CREATE TABLE emulator_meta (key text PRIMARY KEY, value text NOT NULL)`,
+  // Catching up with the changes only: every slice table gets a column with the commit that
+  // last wrote the row (set by a trigger from the transaction's emulator.commit, so the slices'
+  // SQL stays SQLite's), and a deleted row leaves a tombstone here (none for a full write,
+  // which empties every table: emulator.full). See `track`.
+  `CREATE TABLE emulator_deleted (id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+     tbl text NOT NULL, key jsonb NOT NULL, written bigint NOT NULL);
+   CREATE INDEX emulator_deleted_written ON emulator_deleted (written);
+   CREATE FUNCTION emulator_mark_written() RETURNS trigger LANGUAGE plpgsql AS $$
+   BEGIN
+     NEW.written := current_setting('emulator.commit')::bigint;
+     RETURN NEW;
+   END $$;
+   CREATE FUNCTION emulator_mark_deleted() RETURNS trigger LANGUAGE plpgsql AS $$
+   BEGIN
+     IF current_setting('emulator.full', true) IS DISTINCT FROM 'on' THEN
+       INSERT INTO emulator_deleted (tbl, key, written)
+       VALUES (TG_TABLE_NAME, to_jsonb(OLD) - 'body' - 'rowid' - 'written',
+               current_setting('emulator.commit')::bigint);
+     END IF;
+     RETURN OLD;
+   END $$;`,
+] as const;
+
+/** A slice table made to carry the commit of its rows and leave tombstones (CORE_MIGRATIONS). */
+const track = (table: string) =>
+  `ALTER TABLE ${table} ADD COLUMN written bigint NOT NULL DEFAULT 0;
+   CREATE INDEX ${table}_written ON ${table} (written);
+   CREATE TRIGGER ${table}_written BEFORE INSERT OR UPDATE ON ${table}
+     FOR EACH ROW EXECUTE FUNCTION emulator_mark_written();
+   CREATE TRIGGER ${table}_deleted AFTER DELETE ON ${table}
+     FOR EACH ROW EXECUTE FUNCTION emulator_mark_deleted();`;
+
+/**
+ * Tombstones older than this many commits are dropped (every so many commits); a process
+ * that last saw the state before them reloads it whole.
+ */
+const TOMBSTONE_COMMITS = 1000;
 
 const PUT_META =
   'INSERT INTO emulator_meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value';
 
-/** The rows of `emulator_meta` shared as JSON, each with the part that saves and restores it. */
-const SHARED_KEYS = ['quota', 'rate_limit', 'channels'] as const;
+/**
+ * The rows of `emulator_meta` shared as JSON, each with the part that saves and restores it;
+ * `access` (the rate limit's setting) comes before `rate_limit` (its spends), which a new
+ * setting empties.
+ */
+const SHARED_KEYS = ['quota', 'access', 'rate_limit', 'channels'] as const;
 type SharedKey = (typeof SHARED_KEYS)[number];
 
 const message = (error: unknown) => (error as Error).message;
@@ -134,10 +199,11 @@ export class SharedStore {
   readonly where: string;
   /** The database held a state when this process started (it was not made from --state or --seed). */
   restored = false;
-  readonly stats: SharedStats = { commits: 0, failures: 0, reloads: 0, lastMs: 0 };
+  readonly stats: SharedStats = { commits: 0, failures: 0, reloads: 0, catchUps: 0, lastMs: 0 };
 
   private readonly url: string;
   private readonly onError: (message: string) => void;
+  private readonly catchUpBy: 'changes' | 'reload';
   private client: pg.Client | undefined;
   private opening: Promise<void> | undefined;
   private closed = false;
@@ -148,6 +214,8 @@ export class SharedStore {
   /** The state as the database holds it (undefined: reload it before the next request). */
   private durable: StateMark | undefined;
   private readonly sqlOf = new Map<string, string>();
+  /** The slice tables with a rowid (the order rows are loaded in); a one-row table has none. */
+  private withRowid = new Set<string>();
 
   constructor(
     private readonly parts: SharedParts,
@@ -157,6 +225,7 @@ export class SharedStore {
     this.url = options.url;
     this.where = describeStore(url);
     this.onError = options.onError ?? noop;
+    this.catchUpBy = options.catchUp ?? 'changes';
     for (const slice of parts.slices)
       if (slice.postgresMigrations?.length !== slice.migrations.length)
         throw new SharedStoreError(
@@ -281,6 +350,23 @@ export class SharedStore {
         [name, migrations.length],
       );
     }
+    // Every slice table carries its rows' commits (a table a slice's later version adds too).
+    const { rows: columns } = await client.query<{ table_name: string; column_name: string }>(
+      "SELECT table_name, column_name FROM information_schema.columns WHERE table_schema = current_schema() AND column_name IN ('written', 'rowid')",
+    );
+    const done = new Set(columns.filter((c) => c.column_name === 'written').map((c) => c.table_name));
+    this.withRowid = new Set(columns.filter((c) => c.column_name === 'rowid').map((c) => c.table_name));
+    for (const slice of this.parts.slices)
+      for (const table of slice.tables) {
+        if (done.has(table)) continue;
+        try {
+          await client.query(track(table));
+        } catch (error) {
+          throw new SharedStoreError(
+            `${this.where}: cannot track the changes of ${table} (${message(error)})`,
+          );
+        }
+      }
   }
 
   private async readMeta(client: pg.Client): Promise<Map<string, string>> {
@@ -390,13 +476,31 @@ export class SharedStore {
     };
     const mark = this.mark();
     if (!this.durable || this.changedSince(this.durable)) {
-      if (this.durable?.state !== mark.state) {
+      const number = Number(meta?.get('state_commit') ?? this.seen.get('state_commit') ?? 0) + 1;
+      const commit = String(number);
+      const full = this.durable?.state !== mark.state;
+      // The slice tables' triggers mark each row written with this commit.
+      statements.push([
+        "SELECT set_config('emulator.commit', $1, true), set_config('emulator.full', $2, true)",
+        [commit, full ? 'on' : 'off'],
+      ]);
+      if (full) {
+        // Everything changed: a process behind reloads the whole state, tombstones are moot.
         for (const slice of slices) {
           for (const table of slice.tables) statements.push([`DELETE FROM ${table}`, []]);
           slice.writeAll(rows, mark.state);
         }
-      } else for (const slice of slices) slice.writeChanges(rows, mark.state, this.durable.revision);
-      const commit = String(Number(meta?.get('state_commit') ?? this.seen.get('state_commit') ?? 0) + 1);
+        statements.push(['DELETE FROM emulator_deleted', []]);
+        statements.push([PUT_META, ['state_full', commit]]);
+      } else {
+        for (const slice of slices)
+          slice.writeChanges(rows, mark.state, (this.durable as StateMark).revision);
+        if (number % TOMBSTONE_COMMITS === 0) {
+          const kept = String(number - TOMBSTONE_COMMITS);
+          statements.push(['DELETE FROM emulator_deleted WHERE written <= $1', [kept]]);
+          statements.push([PUT_META, ['deleted_after', kept]]);
+        }
+      }
       statements.push([PUT_META, ['state', JSON.stringify(scalarsOf(mark.state))]]);
       statements.push([PUT_META, ['state_commit', commit]]);
       this.pendingSeen.set('state_commit', commit);
@@ -429,16 +533,20 @@ export class SharedStore {
   }
 
   private save(key: SharedKey): string | undefined {
-    const { quota, limiter, notifier } = this.parts;
+    const { quota, access, notifier } = this.parts;
     if (key === 'quota') return quota.save();
-    if (key === 'rate_limit') return limiter?.save();
+    if (key === 'access') return access.saveShared();
+    if (key === 'rate_limit') return access.limiter?.save();
     return notifier.save();
   }
 
   private restore(key: SharedKey, text: string): void {
-    const { quota, limiter, notifier } = this.parts;
+    const { quota, access, notifier } = this.parts;
     if (key === 'quota') quota.restore(text);
-    else if (key === 'rate_limit') limiter?.restore(text);
+    else if (key === 'access') {
+      // A rate limit set anew here has empty windows: the spends the row holds are restored into it.
+      if (access.restoreShared(text)) this.seen.delete('rate_limit');
+    } else if (key === 'rate_limit') access.limiter?.restore(text);
     else notifier.restore(text);
   }
 
@@ -447,8 +555,10 @@ export class SharedStore {
     this.pendingSeen.clear();
     this.pendingMark = undefined;
     const commit = meta.get('state_commit');
-    if (!this.durable || commit !== this.seen.get('state_commit')) {
-      await this.reload(client, meta);
+    const seen = this.seen.get('state_commit');
+    if (!this.durable || commit !== seen) {
+      if (this.canApplyChanges(meta, seen)) await this.applyChanges(client, meta, Number(seen));
+      else await this.reload(client, meta);
       if (commit !== undefined) this.seen.set('state_commit', commit);
     }
     for (const key of SHARED_KEYS) {
@@ -467,29 +577,117 @@ export class SharedStore {
   }
 
   /**
-   * The whole state read again from the database. A slice reads its rows synchronously, so its
-   * `load` is run until every query it makes has its rows fetched (a slice may ask for more once
-   * it has seen the first rows), then once more on them all.
+   * Whether reading the rows written since commit `seen` brings memory up to date: memory holds
+   * that commit's state and nothing else (no failed turn, no change outside a transaction), no
+   * one emptied the tables since (a reset or a loaded state: `state_full`), and the tombstones
+   * since then are all kept.
    */
-  private async reload(client: pg.Client, meta: Map<string, string>): Promise<void> {
-    const { store, slices } = this.parts;
+  private canApplyChanges(meta: Map<string, string>, seen: string | undefined): boolean {
+    if (this.catchUpBy === 'reload' || !this.durable || seen === undefined || this.changedSince(this.durable))
+      return false;
+    const since = Number(seen);
+    return Number(meta.get('state_full') ?? 0) <= since && Number(meta.get('deleted_after') ?? 0) <= since;
+  }
+
+  /** The state's scalars as emulator_meta holds them. */
+  private scalarsIn(meta: Map<string, string>): object {
     const text = meta.get('state');
     if (text === undefined)
       throw new SharedStoreError(`${this.where}: holds no emulator state (emulator_meta 'state')`);
-    let scalars: object;
     try {
-      scalars = JSON.parse(text) as object;
+      return JSON.parse(text) as object;
     } catch (error) {
       throw new SharedStoreError(`${this.where}: emulator_meta 'state' is not JSON (${message(error)})`);
     }
-    const fetched = new Map<string, unknown[][]>();
-    const parse: ParseRow = <T>(body: unknown, table: string, key: string) => {
-      try {
-        return JSON.parse(String(body)) as T;
-      } catch (error) {
-        throw new SharedStoreError(`${this.where}: ${table} ${key}: not JSON (${message(error)})`);
+  }
+
+  private readonly parse: ParseRow = <T>(body: unknown, table: string, key: string) => {
+    try {
+      return JSON.parse(String(body)) as T;
+    } catch (error) {
+      throw new SharedStoreError(`${this.where}: ${table} ${key}: not JSON (${message(error)})`);
+    }
+  };
+
+  /**
+   * Brings memory from commit `since` to the database's: the rows written and deleted since
+   * then, read in one round trip, applied by each slice (`changes`); a slice without them that
+   * had a row changed is loaded again whole. Until it is done memory is marked as not the
+   * database's, so a failure part way makes the next turn reload everything.
+   */
+  private async applyChanges(client: pg.Client, meta: Map<string, string>, since: number): Promise<void> {
+    const { store, slices } = this.parts;
+    const scalars = this.scalarsIn(meta);
+    const tables = slices.flatMap((slice) => slice.tables);
+    const queries = [
+      `SELECT tbl, key FROM emulator_deleted WHERE written > ${since} ORDER BY id`,
+      ...tables.map(
+        (table) =>
+          `SELECT * FROM ${table} WHERE written > ${since}${this.withRowid.has(table) ? ' ORDER BY rowid' : ''}`,
+      ),
+    ];
+    const answer = (await client.query(queries.join(';\n'))) as unknown as
+      | pg.QueryResult<ChangedRow>
+      | pg.QueryResult<ChangedRow>[];
+    const results = Array.isArray(answer) ? answer : [answer];
+    const deleted = (results[0]?.rows ?? []) as unknown as { tbl: string; key: ChangedRow }[];
+    const changed = new Map(tables.map((table, i) => [table, results[i + 1]?.rows ?? []]));
+    this.durable = undefined;
+    Object.assign(store.state, scalars);
+    for (const slice of slices) {
+      const own = new Set(slice.tables);
+      const gone = deleted.filter((row) => own.has(row.tbl));
+      if (gone.length === 0 && slice.tables.every((table) => changed.get(table)?.length === 0)) continue;
+      const changes = slice.changes;
+      if (!changes) {
+        await this.load(client, [slice], () => store.state);
+        slice.committed(store.state);
+        continue;
       }
-    };
+      for (const { tbl, key } of gone) this.tableChanges(slice, tbl).remove(store.state, key);
+      for (const table of slice.tables) {
+        const apply = this.tableChanges(slice, table);
+        for (const row of changed.get(table) ?? []) apply.put(store.state, row, this.parse);
+      }
+    }
+    this.durable = this.mark();
+    this.stats.catchUps += 1;
+  }
+
+  private tableChanges(slice: StorageSlice, table: string): TableChanges {
+    const changes = slice.changes?.[table];
+    if (!changes)
+      throw new SharedStoreError(`the ${slice.name} API cannot apply a change of its table ${table}`);
+    return changes;
+  }
+
+  /** The whole state read again from the database. */
+  private async reload(client: pg.Client, meta: Map<string, string>): Promise<void> {
+    const { store, slices } = this.parts;
+    const scalars = this.scalarsIn(meta);
+    const state = await this.load(client, slices, () => {
+      const fresh = { ...store.state, ...scalars } as State;
+      for (const [key, value] of Object.entries(fresh))
+        if (typeof value === 'object' && value !== null) delete (fresh as Record<string, unknown>)[key];
+      return fresh;
+    });
+    store.state = state;
+    for (const slice of slices) slice.committed(state);
+    this.durable = this.mark();
+    this.stats.reloads += 1;
+  }
+
+  /**
+   * Slices loaded from the database into `target()`. A slice reads its rows synchronously, so
+   * `load` is run until every query it makes has its rows fetched (a slice may ask for more
+   * once it has seen the first rows), then once more on them all; returns the state it filled.
+   */
+  private async load(
+    client: pg.Client,
+    slices: readonly StorageSlice[],
+    target: () => State,
+  ): Promise<State> {
+    const fetched = new Map<string, unknown[][]>();
     for (;;) {
       const missing = new Set<string>();
       const rows: Rows = {
@@ -502,17 +700,9 @@ export class SharedStore {
           return (found ?? [])[Symbol.iterator]();
         },
       };
-      const state = { ...store.state, ...scalars } as State;
-      for (const [key, value] of Object.entries(state))
-        if (typeof value === 'object' && value !== null) delete (state as Record<string, unknown>)[key];
-      for (const slice of slices) slice.load(rows, state, parse);
-      if (missing.size === 0) {
-        store.state = state;
-        for (const slice of slices) slice.committed(state);
-        this.durable = this.mark();
-        this.stats.reloads += 1;
-        return;
-      }
+      const state = target();
+      for (const slice of slices) slice.load(rows, state, this.parse);
+      if (missing.size === 0) return state;
       for (const sql of missing) {
         const result = await client.query({ text: this.postgresSql(sql), rowMode: 'array' });
         fetched.set(sql, result.rows as unknown[][]);

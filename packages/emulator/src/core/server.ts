@@ -210,7 +210,7 @@ export function createEmulatorOf(modules: readonly AnyApiModule[], options: Emul
   const slices = () => services.list.map((s) => s.module.storage(s.store));
   const shared = options.store
     ? new SharedStore(
-        { store, slices: slices(), quota, ...(access.limiter ? { limiter: access.limiter } : {}), notifier },
+        { store, slices: slices(), quota, access, notifier },
         {
           ...(options.log ? { onError: options.log } : {}),
           ...(typeof options.store === 'string' ? { url: options.store } : options.store),

@@ -47,6 +47,22 @@ export interface Rows {
 /** A stored row's JSON body, parsed; one that is not JSON throws, naming the file, table and key. */
 export type ParseRow = <T>(body: unknown, table: string, key: string) => T;
 
+/**
+ * How a shared store (core/postgres.ts) applies to memory one table's rows that another
+ * process wrote: `put` a row added or changed (its columns by name, `body` the JSON text),
+ * `remove` one deleted (its key columns by name). A slice with `changes` keeps its keys in
+ * text columns, so they come as strings. Not used with SQLite.
+ */
+export type ChangedRow<Column extends string = string> = Readonly<Record<Column, string>>;
+
+export interface TableChanges<Key extends string = string> {
+  put(state: State, row: ChangedRow<Key | 'body'>, parse: ParseRow): void;
+  remove(state: State, key: ChangedRow<Key>): void;
+}
+
+/** A table's TableChanges, its key columns named (`changes<'email'>({ put, remove })`). */
+export const tableChanges = <Key extends string>(changes: TableChanges<Key>): TableChanges => changes;
+
 /** One API's part of the stored state. */
 export interface StorageSlice {
   /** Prefix of its tables and its key in `emulator_schema`. */
@@ -69,6 +85,13 @@ export interface StorageSlice {
   writeChanges(rows: Rows, state: State, since: number): void;
   /** The commit that held what the last write wrote succeeded: forget it as pending. */
   committed(state: State): void;
+  /**
+   * For a shared store: how each of its tables' changed and deleted rows are applied to the
+   * state in memory (every table of `tables` named), so that catching up with another process
+   * reads only what it wrote. Without it, the slice is loaded again whole (`load` on the state
+   * as it is) when any of its rows changed.
+   */
+  readonly changes?: Readonly<Record<string, TableChanges>>;
 }
 
 /** Which state a commit holds: the object (reset and load replace it) and its revision. */

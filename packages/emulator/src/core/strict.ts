@@ -93,6 +93,8 @@ export class RateLimiter {
   readonly units: number;
   readonly windowMs: number;
   readonly status: Record<ApiName, RateLimitStatus>;
+  /** The options it was made with (a shared store keeps them, so every emulator sets the same). */
+  readonly options: RateLimitOptions;
   private spends = new Map<string, { api: ApiName; email: string; log: Spend[] }>();
 
   /** `live`: how each API answers over the limit as its live service does (the modules say). */
@@ -100,6 +102,7 @@ export class RateLimiter {
     this.units = options.units;
     this.windowMs = options.windowMs ?? MINUTE_MS;
     const chosen = options.status;
+    this.options = { units: this.units, windowMs: this.windowMs, ...(chosen ? { status: chosen } : {}) };
     this.status = Object.fromEntries(
       Object.entries(live).map(([api, status]) => [api, chosen ?? status]),
     ) as Record<ApiName, RateLimitStatus>;
@@ -300,6 +303,35 @@ export class AccessPolicy {
       if (!Object.hasOwn(this.users, token)) setOwn(this.added.users, token, email);
     for (const [token, granted] of Object.entries(scopes))
       if (!Object.hasOwn(this.scopes, token)) setOwn(this.added.scopes, token, [...granted]);
+  }
+
+  /**
+   * The rate limit's setting and the tokens added while running, as JSON text: a shared store
+   * keeps it in its database, so that a change at one emulator applies at every one.
+   */
+  saveShared(): string {
+    return JSON.stringify({
+      rateLimit: this.rateLimiter?.options ?? null,
+      users: this.added.users,
+      scopes: this.added.scopes,
+    });
+  }
+
+  /**
+   * Applies a setting saved by `saveShared` (another emulator's): the tokens added replaced, the
+   * rate limit set anew when it differs. True when it was (its windows are then empty).
+   */
+  restoreShared(text: string): boolean {
+    const saved = JSON.parse(text) as {
+      rateLimit: RateLimitOptions | null;
+      users: UserMap;
+      scopes: ScopeMap;
+    };
+    this.added.users = saved.users;
+    this.added.scopes = saved.scopes;
+    if (JSON.stringify(saved.rateLimit) === JSON.stringify(this.rateLimiter?.options ?? null)) return false;
+    this.setRateLimit(saved.rateLimit ?? undefined);
+    return true;
   }
 
   /** Whether the token is one of the users maps' (given, or added since). */

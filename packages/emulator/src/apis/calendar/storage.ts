@@ -9,10 +9,11 @@
  * (`Store.eventWritten`), which keeps their ids here. A deleted calendar takes its rows along.
  */
 
-import { type Rows, type StorageSlice, slot } from '../../core/storage.js';
+import { type Rows, type StorageSlice, slot, tableChanges } from '../../core/storage.js';
 import {
   type AclRecord,
   type CalendarRecord,
+  type CalendarState,
   type CalendarUser,
   calendarState,
   type EventRecord,
@@ -88,6 +89,16 @@ export function calendarStorage(store: Store): StorageSlice {
   }
   function putEvent(rows: Rows, calendarId: string, event: EventRecord) {
     rows.run(PUT_EVENT, calendarId, event.id, JSON.stringify(event));
+  }
+
+  /** An event another process wrote, put in memory with the calendar's indexes told, not written again. */
+  function eventLoaded(state: CalendarState, calendarId: string, record: EventRecord) {
+    const events = slot(state.events, calendarId);
+    events[record.id] = record;
+    store.eventWritten(calendarId, events, record);
+    const ids = written.get(calendarId);
+    ids?.delete(record.id);
+    if (ids?.size === 0) written.delete(calendarId);
   }
 
   return {
@@ -179,6 +190,89 @@ export function calendarStorage(store: Store): StorageSlice {
       if (pending) stored = pending;
       pending = undefined;
       written.clear();
+    },
+
+    // A shared store's catch-up (core/postgres.ts): deletions first, then the rows as the
+    // database holds them, table by table in this order. A row changed in place keeps its key's
+    // place in memory, a new one goes last, as a full load (ORDER BY rowid) would put them.
+    changes: {
+      calendar_users: tableChanges<'email'>({
+        put(changed, row, parse) {
+          const state = calendarState(changed);
+          const email = row.email;
+          state.users[email] = parse(row.body, 'calendar_users', email);
+          state.calendarList[email] ??= {};
+        },
+        remove(changed, key) {
+          delete calendarState(changed).users[key.email];
+        },
+      }),
+      calendar_calendars: tableChanges<'id'>({
+        put(changed, row, parse) {
+          const state = calendarState(changed);
+          const id = row.id;
+          state.calendars[id] = parse(row.body, 'calendar_calendars', id);
+          state.events[id] ??= {};
+          state.acl[id] ??= {};
+          stored.add(id);
+        },
+        // Its events and rules go with it (their own deletions follow, and find nothing).
+        remove(changed, key) {
+          const state = calendarState(changed);
+          const id = key.id;
+          delete state.calendars[id];
+          delete state.events[id];
+          delete state.acl[id];
+          stored.delete(id);
+        },
+      }),
+      calendar_list: tableChanges<'email' | 'calendar_id'>({
+        put(changed, row, parse) {
+          const email = row.email;
+          const calendarId = row.calendar_id;
+          slot(calendarState(changed).calendarList, email)[calendarId] = parse(
+            row.body,
+            'calendar_list',
+            `${email} ${calendarId}`,
+          );
+        },
+        remove(changed, key) {
+          delete calendarState(changed).calendarList[key.email]?.[key.calendar_id];
+        },
+      }),
+      calendar_acl: tableChanges<'calendar_id' | 'rule_id'>({
+        put(changed, row, parse) {
+          const calendarId = row.calendar_id;
+          const ruleId = row.rule_id;
+          slot(calendarState(changed).acl, calendarId)[ruleId] = parse(
+            row.body,
+            'calendar_acl',
+            `${calendarId} ${ruleId}`,
+          );
+        },
+        remove(changed, key) {
+          delete calendarState(changed).acl[key.calendar_id]?.[key.rule_id];
+        },
+      }),
+      calendar_events: tableChanges<'calendar_id' | 'event_id'>({
+        put(changed, row, parse) {
+          const calendarId = row.calendar_id;
+          const eventId = row.event_id;
+          const record = parse<EventRecord>(row.body, 'calendar_events', `${calendarId} ${eventId}`);
+          eventLoaded(calendarState(changed), calendarId, record);
+        },
+        // Events leave the state only with their calendar; one gone from a calendar that stays
+        // gives the calendar a new events object, whose indexes are built again when used.
+        remove(changed, key) {
+          const state = calendarState(changed);
+          const calendarId = key.calendar_id;
+          const events = state.events[calendarId];
+          const eventId = key.event_id;
+          if (!events || !Object.hasOwn(events, eventId)) return;
+          const { [eventId]: _gone, ...rest } = events;
+          state.events[calendarId] = rest;
+        },
+      }),
     },
   };
 }

@@ -87,13 +87,15 @@ export function searchAds360Storage(): StorageSlice {
       writing = [];
       writingWorld = undefined;
       const [row] = Array.from(rows.iterate('SELECT body FROM searchads360_world'));
-      // No row: Search Ads 360 was never written, its reads show the spec's examples.
-      if (!row) return;
-      const world: SearchAds360State = {
-        ...parse<WorldRow>(row[0], 'searchads360_world', '1'),
-        conversions: {},
-        availabilities: {},
-      };
+      // No row: Search Ads 360 was never written, its reads show the spec's examples. (A shared
+      // store loads the slice again on the state in memory, which may hold a world.)
+      if (!row) {
+        delete state.searchads360;
+        return;
+      }
+      const { agencies, nextDsConversionId } = parse<WorldRow>(row[0], 'searchads360_world', '1');
+      // In the order of a world the emulator makes (emptyWorld), so a dump reads the same.
+      const world: SearchAds360State = { agencies, conversions: {}, availabilities: {}, nextDsConversionId };
       for (const [advertiserId, key, body] of rows.iterate(
         'SELECT advertiser_id, conversion_key, body FROM searchads360_conversions ORDER BY rowid',
       )) {
