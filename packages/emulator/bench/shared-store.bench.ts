@@ -451,8 +451,8 @@ trips on a fast network are tens to hundreds of µs each; across machines, a net
 per round trip), and two or three instances stay at or below one instance's figure, since
 each transaction also catches up with the others' writes and the same connections spread over
 more instances make smaller transactions. Grouping a turn's requests into one transaction is
-what amortises the lock today. What would lift the bound: a cheaper catch-up (applying only the
-rows another instance wrote, not reloading the state), reads without the lock when nothing
+what amortises the lock today, and a catch-up reads only the rows the others wrote (not the
+whole state), so it costs little more as the state grows. What would lift the bound: reads without the lock when nothing
 changed (\`state_commit\` unchanged: one round trip, no lock), fewer round trips per commit
 (multi-row statements, or the whole write sent as one), and, for throughput that grows with
 instances, finer locks (per user or per calendar), so that instances working on different
