@@ -167,6 +167,16 @@ describe('the admin credential', () => {
     },
   );
 
+  it('sees where the server listens however it was made to: server.listen beyond loopback locks too', async () => {
+    emulator = createEmulator({ users: { 'token-ana': ANA } });
+    const { server } = emulator;
+    await new Promise<void>((resolve) => server.listen(0, '0.0.0.0', resolve));
+    const { port } = server.address() as { port: number };
+    const origin = `http://127.0.0.1:${port}`;
+    expect(await statusOf(origin, ['POST', '/reset'])).toEqual({ status: 401, reason: 'adminCredential' });
+    expect((await fetch(`${origin}/__emulator/health`)).status).toBe(200);
+  });
+
   it('on loopback, not strict and with none configured, answers anyone as before', async () => {
     const origin = await start({});
     for (const endpoint of GUARDED) {

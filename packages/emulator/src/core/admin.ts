@@ -80,21 +80,26 @@ export function checkAdminToken(token: unknown, where: string): string {
 
 export class AdminGate {
   private readonly token: string | undefined;
-  /** Set by `listen`: whether the server is reachable from other machines. */
-  private exposed = false;
 
   constructor(
     options: AdminOptions | undefined,
     /** Strict mode: the credential is needed even on loopback. */
     private readonly strict: boolean,
     private readonly prefix: string,
+    /**
+     * The address the server is bound to, asked at each request: however it was made to
+     * listen (`emulator.listen`, or `emulator.server.listen` directly), the gate sees where.
+     * Undefined when it is not listening or listens on a local socket file.
+     */
+    private readonly boundTo: () => string | undefined = () => undefined,
   ) {
     this.token = options?.token === undefined ? undefined : checkAdminToken(options.token, 'admin.token');
   }
 
-  /** Tells the gate where the server listens. */
-  listeningOn(host: string): void {
-    this.exposed = !isLoopback(host);
+  /** Whether the server is reachable from other machines. */
+  private get exposed(): boolean {
+    const host = this.boundTo();
+    return host !== undefined && !isLoopback(host);
   }
 
   /** Whether a request needs the credential. */

@@ -234,7 +234,10 @@ export function createEmulatorOf(modules: readonly AnyApiModule[], options: Emul
   });
   const invoke = operations.invoke.bind(operations);
   const invokeAsSeed = operations.invokeAsSeed.bind(operations);
-  const admin = new AdminGate(options.admin, options.strict === true, CONTROL_PREFIX);
+  const admin = new AdminGate(options.admin, options.strict === true, CONTROL_PREFIX, () => {
+    const bound = server.address();
+    return bound !== null && typeof bound === 'object' ? bound.address : undefined;
+  });
   const inspector = new Inspector({
     prefix: CONTROL_PREFIX,
     admin,
@@ -453,7 +456,6 @@ export function createEmulatorOf(modules: readonly AnyApiModule[], options: Emul
     invokeAsSeed,
     checkState: control.checkState,
     async listen(port, host = '127.0.0.1') {
-      admin.listeningOn(host);
       await shared?.open();
       return listen(server, port, host);
     },
