@@ -33,6 +33,7 @@ import {
 import {
   type Answer,
   type Draft,
+  envNumber,
   IdPool,
   RequestGenerator,
   send,
@@ -42,15 +43,6 @@ import {
 } from './support/fuzz-requests.ts';
 import { spec as calendarSpec, TEST_ADMIN_TOKEN } from './support/harness.ts';
 import { createResponseCheck } from './support/spec-check.ts';
-
-function envNumber(name: string, fallback: number): number {
-  const text = process.env[name];
-  if (text === undefined || text === '') return fallback;
-  if (name === 'FUZZ_SEED' && text === 'random') return Math.floor(Math.random() * 2 ** 31);
-  const value = Number(text);
-  if (!Number.isInteger(value) || value < 0) throw new Error(`${name} must be a whole number, not ${text}`);
-  return value;
-}
 
 const SEED = envNumber('FUZZ_SEED', 20_260_422);
 const SCALE = Math.max(1, envNumber('FUZZ_SCALE', 1));

@@ -29,6 +29,7 @@ import {
   type Answer,
   type Draft,
   envelopeProblems,
+  envNumber,
   expectedRefusal,
   IdPool,
   RequestGenerator,
@@ -38,15 +39,6 @@ import {
   writeCalendarFixtures,
 } from './support/fuzz-requests.ts';
 import { useEmulator } from './support/harness.ts';
-
-function envNumber(name: string, fallback: number): number {
-  const text = process.env[name];
-  if (text === undefined || text === '') return fallback;
-  if (name === 'FUZZ_SEED' && text === 'random') return Math.floor(Math.random() * 2 ** 31);
-  const value = Number(text);
-  if (!Number.isInteger(value) || value < 0) throw new Error(`${name} must be a whole number, not ${text}`);
-  return value;
-}
 
 const SEED = envNumber('FUZZ_SEED', 20_260_302);
 const SCALE = Math.max(1, envNumber('FUZZ_SCALE', 1));

@@ -59,6 +59,19 @@ const textUnit = fc.oneof(
   { weight: 1, arbitrary: fc.constantFrom(...ODD_CHARACTERS) },
 );
 
+/**
+ * A whole number of the environment (FUZZ_SEED, FUZZ_SCALE), else `fallback`; `FUZZ_SEED=random`
+ * draws one. Anything else throws, naming the variable.
+ */
+export function envNumber(name: string, fallback: number): number {
+  const text = process.env[name];
+  if (text === undefined || text === '') return fallback;
+  if (name === 'FUZZ_SEED' && text === 'random') return Math.floor(Math.random() * 2 ** 31);
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < 0) throw new Error(`${name} must be a whole number, not ${text}`);
+  return value;
+}
+
 /** Text of at most `max` and at least `min` code points (Ajv counts code points). */
 export function textArbitrary(min: number, max: number): fc.Arbitrary<string> {
   return fc.string({ unit: textUnit, minLength: min, maxLength: Math.min(max, 30) }).map((text) => {
