@@ -60,14 +60,7 @@ function chosenStatus(limit: RateLimitState): string {
 
 /** The seed file input: its document goes to POST /__emulator/seed, the answer to the note. */
 function seedInput(): HTMLElement {
-  const input = h('input', {
-    type: 'file',
-    id: 'seed-file',
-    accept: 'application/json,.json',
-  }) as HTMLInputElement;
-  input.addEventListener('change', async () => {
-    const chosen = input.files?.[0];
-    if (!chosen) return;
+  return jsonFileInput('seed-file', async (chosen) => {
     try {
       const summary = await getJson<SeedSummary>('/seed', {
         method: 'POST',
@@ -79,6 +72,15 @@ function seedInput(): HTMLElement {
       notes.seed = { text: `${chosen.name} was not loaded: ${(error as Error).message}`, error: true };
     }
     refreshSoon();
+  });
+}
+
+/** A file input for a JSON document: `upload` gets each file chosen. */
+function jsonFileInput(id: string, upload: (chosen: File) => Promise<void>): HTMLInputElement {
+  const input = h('input', { type: 'file', id, accept: 'application/json,.json' }) as HTMLInputElement;
+  input.addEventListener('change', () => {
+    const chosen = input.files?.[0];
+    if (chosen) void upload(chosen);
   });
   return input;
 }
@@ -166,20 +168,9 @@ export async function renderControl(): Promise<void> {
     message.textContent = 'Reset done.';
     refreshSoon();
   });
-  const file = h('input', {
-    type: 'file',
-    id: 'state-file',
-    accept: 'application/json,.json',
-  }) as HTMLInputElement;
-  file.addEventListener('change', async () => {
-    const chosen = file.files?.[0];
-    if (!chosen) return;
+  const file = jsonFileInput('state-file', async (chosen) => {
     try {
-      await getJson('/state', {
-        method: 'PUT',
-        headers: { 'content-type': 'application/json' },
-        body: await chosen.text(),
-      });
+      await getJson('/state', { method: 'PUT', headers: JSON_HEADERS, body: await chosen.text() });
       message.textContent = `Loaded ${chosen.name}.`;
     } catch (error) {
       message.textContent = String((error as Error).message);
