@@ -1,4 +1,7 @@
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
+import { nodeLineFiles } from './scripts/lib/node-lines.ts';
 
 /**
  * The one vitest configuration every workspace extends. Each run writes a JSON report to
@@ -14,13 +17,36 @@ import { defineConfig } from 'vitest/config';
  * - Timeouts are hang guards, not speed checks: a test that starts a server waits for the
  *   server to say it is ready (scripts/lib/child-process.ts), however long a loaded machine
  *   takes, and only a test that hangs meets the limit.
+ * - The other Node lines (decision 0051): run as a package's `test:node-line` script, vitest
+ *   runs only the package's files listed in scripts/lib/node-lines.ts.
+ * - Times: each run also writes reports/times*.json (scripts/lib/file-times-reporter.ts), each
+ *   file's wall time with its imports and hooks, which `.ci/run` adds up into
+ *   reports/test-times.md.
  */
 const workers = Number(process.env.GSPEC_TEST_WORKERS);
+const repoRoot = path.dirname(fileURLToPath(import.meta.url));
+
+/** The test files of this run: a package's own, or on another Node line its files of the list. */
+function testFiles(): string[] {
+  // biome-ignore lint/suspicious/noUndeclaredEnvVars: npm names the script it runs; turbo keys the task by its name
+  if (process.env.npm_lifecycle_event !== 'test:node-line') return ['test/**/*.test.ts'];
+  const packageDir = path.relative(repoRoot, process.cwd()).split(path.sep).join('/');
+  const files = nodeLineFiles(packageDir);
+  if (files.length === 0)
+    throw new Error(
+      `test:node-line in ${packageDir}: scripts/lib/node-lines.ts lists no file of this package`,
+    );
+  return files;
+}
 
 export const sharedTestConfig = defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
-    reporters: ['default', ['json', { outputFile: 'reports/vitest.json' }]],
+    include: testFiles(),
+    reporters: [
+      'default',
+      ['json', { outputFile: 'reports/vitest.json' }],
+      path.join(repoRoot, 'scripts', 'lib', 'file-times-reporter.ts'),
+    ],
     isolate: false,
     ...(Number.isInteger(workers) && workers >= 1 ? { maxWorkers: workers } : {}),
     testTimeout: 300_000,

@@ -2,7 +2,16 @@
  * `npm test`: every lint, type-check and test task through turbo, sized to the machine, and
  * a check that nothing the tests started is still running when they are done.
  *
- *   tsx scripts/run-tests.ts [turbo options...]
+ *   tsx scripts/run-tests.ts [--node-line] [turbo options...]
+ *
+ * - What runs: every lint, type-check and test task; with `--node-line`, only the test files
+ *   that can behave differently on another Node line (scripts/lib/node-lines.ts, decision 0051),
+ *   through each of their packages' `test:node-line` script. CI runs the whole suite on the
+ *   newest supported line and `--node-line` on the others.
+ * - PostgreSQL: when the tests that need it will run and the server binaries are there, one
+ *   server is started for the whole run (@gspec/scripts/postgres) and handed to every task as
+ *   GSPEC_POSTGRES_URL; each test file makes its own database on it. It is stopped, and its
+ *   folder removed, when turbo is done. A GSPEC_POSTGRES_URL given by the caller is used as it is.
  *
  * - Parallelism: turbo runs at most GSPEC_JOBS tasks at once (default: the cores this process
  *   may use, os.availableParallelism()), and each vitest run at most GSPEC_TEST_WORKERS test
@@ -19,6 +28,8 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import os from 'node:os';
 import path from 'node:path';
 import { repoRoot } from './lib/apis.ts';
+import { nodeLinePackages } from './lib/node-lines.ts';
+import { havePostgres, type PostgresServer, startPostgres } from './lib/postgres.ts';
 import { turboBin, turboEnv } from './turbo.ts';
 
 export interface Leftover {
@@ -95,23 +106,48 @@ async function leftoversOf(marker: string): Promise<Leftover[]> {
   return found;
 }
 
+/**
+ * turbo's arguments: every check, or with `--node-line` the `test:node-line` task of the
+ * packages scripts/lib/node-lines.ts names; the caller's other arguments go on to turbo.
+ */
+export function turboArgs(argv: string[], jobs: number): { args: string[]; nodeLine: boolean } {
+  const nodeLine = argv.includes('--node-line');
+  const rest = argv.filter((arg) => arg !== '--node-line');
+  const tasks = nodeLine
+    ? ['test:node-line', ...nodeLinePackages().map((dir) => `--filter=./${dir}`)]
+    : ['lint', 'typecheck', 'test'];
+  return {
+    args: [
+      'run',
+      ...tasks,
+      '--continue=dependencies-successful',
+      '--summarize',
+      `--concurrency=${jobs}`,
+      ...rest,
+    ],
+    nodeLine,
+  };
+}
+
+/** One PostgreSQL server for the run, when one is wanted and can be had; else nothing. */
+async function runPostgres(wanted: boolean): Promise<PostgresServer | undefined> {
+  if (!wanted || process.env.GSPEC_POSTGRES_URL) return undefined;
+  if (!havePostgres()) return undefined; // warns; under CI=true it throws instead
+  const server = await startPostgres({ own: true });
+  console.log(`npm test: PostgreSQL for this run at ${server.url} (GSPEC_POSTGRES_URL)`);
+  return server;
+}
+
 async function main(): Promise<number> {
   const jobs = countFromEnv('GSPEC_JOBS', process.env.GSPEC_JOBS, os.availableParallelism());
   const workers = countFromEnv('GSPEC_TEST_WORKERS', process.env.GSPEC_TEST_WORKERS, 1);
   const marker = `GSPEC_TEST_RUN=${process.pid}-${Date.now()}`;
   const [markerName, markerValue] = marker.split('=') as [string, string];
-  const args = [
-    'run',
-    'lint',
-    'typecheck',
-    'test',
-    '--continue=dependencies-successful',
-    '--summarize',
-    `--concurrency=${jobs}`,
-    ...process.argv.slice(2),
-  ];
+  const { args, nodeLine } = turboArgs(process.argv.slice(2), jobs);
   console.log(`npm test: turbo ${args.join(' ')} (GSPEC_JOBS=${jobs}, GSPEC_TEST_WORKERS=${workers})`);
 
+  // The whole suite's PostgreSQL tests share one server; the other lines run none of them.
+  const postgres = await runPostgres(!nodeLine);
   const turbo = spawn(turboBin(), args, {
     stdio: 'inherit',
     env: {
@@ -119,6 +155,7 @@ async function main(): Promise<number> {
       GSPEC_JOBS: String(jobs),
       GSPEC_TEST_WORKERS: String(workers),
       [markerName]: markerValue,
+      ...(postgres ? { GSPEC_POSTGRES_URL: postgres.url } : {}),
     },
     shell: process.platform === 'win32',
   });
@@ -134,6 +171,7 @@ async function main(): Promise<number> {
       resolve(null);
     });
   });
+  await postgres?.stop();
 
   const supported = existsSync('/proc/self/environ');
   const leftovers = supported ? await leftoversOf(marker) : [];

@@ -14,15 +14,19 @@
  * by the tests outlived them (reports/npm-test.json) counts as one more. Exits 1 when anything
  * failed.
  *
- * CI runs `npm test` once per supported Node line (.ci/run). After each, `--save-line NAME`
- * keeps that run's rows in reports/lines/NAME.json (the next run overwrites the reports it read);
- * at the end, `--lines` adds up every saved line, with the CI's checks, into the closing line.
- * Each row is then named after its line (`node-24.21.0 @gspec/mock#test`).
+ * CI runs `npm test` once per supported Node line (.ci/run; what each line runs: decision 0051).
+ * After each, `--save-line NAME [--wall SECONDS]` keeps that run's rows and times in
+ * reports/lines/NAME.json (the next run overwrites the reports it read): the line's wall time,
+ * each task's time (from turbo's summary) and each test file's (from the vitest reports). At the
+ * end, `--lines` adds up every saved line, with the CI's checks, into the closing line, each row
+ * named after its line (`node-v24.21.0 @gspec/mock#test`); before it, it prints each line's wall
+ * time and the twenty slowest test files, and writes them all to reports/test-times.md.
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { repoRoot } from './lib/apis.ts';
+import type { FileTimes } from './lib/file-times-reporter.ts';
 import { REPORT as NPM_TEST_REPORT, type TestRunReport } from './run-tests.ts';
 
 interface TurboTask {
@@ -30,7 +34,7 @@ interface TurboTask {
   task: string;
   package: string;
   directory: string;
-  execution?: { exitCode?: number | null };
+  execution?: { exitCode?: number | null; startTime?: number; endTime?: number };
   cache?: { status?: string };
 }
 
@@ -40,6 +44,9 @@ interface VitestReport {
   numPendingTests: number;
   numTodoTests: number;
 }
+
+/** The tasks whose vitest reports are counted: `test`, and `test:node-line` on the other lines. */
+const TEST_TASKS = new Set(['test', 'test:node-line']);
 
 function newestRunSummary(): { tasks: TurboTask[] } {
   const dir = path.join(repoRoot, '.turbo', 'runs');
@@ -54,16 +61,54 @@ function newestRunSummary(): { tasks: TurboTask[] } {
 /** One row of the table: what one task or check counted. */
 export type Row = [id: string, passed: number, failed: number, skipped: number, note: string];
 
-export const LINES_DIR = path.join(repoRoot, 'reports', 'lines');
+/** How long something took, in seconds. */
+export interface Timed {
+  name: string;
+  seconds: number;
+}
 
-/** The rows of the newest `npm test` run: its tasks' counts and the leftover-process check. */
-function countRun(): Row[] {
+/** What one Node line's `npm test` counted and how long it took (reports/lines/NAME.json). */
+export interface SavedLine {
+  rows: Row[];
+  /** The whole `npm test` on this line, as .ci/run timed it (absent when not given). */
+  wallSeconds?: number;
+  /** Each turbo task that ran (cached ones take no time and are left out). */
+  tasks: Timed[];
+  /** Each test file, per vitest run, imports and hooks included (`packages/mock/test/cli.test.ts`, `... [emulator]`). */
+  files: Timed[];
+}
+
+export const LINES_DIR = path.join(repoRoot, 'reports', 'lines');
+export const TIMES_REPORT = path.join(repoRoot, 'reports', 'test-times.md');
+
+const seconds = (start?: number, end?: number) =>
+  start !== undefined && end !== undefined && end >= start ? Math.round(end - start) / 1000 : undefined;
+
+/**
+ * The test files of one run's times (reports/times*.json, scripts/lib/file-times-reporter.ts),
+ * named from the repository's root, with the run's suffix (`[emulator]` for times-emulator.json).
+ */
+export function fileTimes(times: FileTimes, timesFile: string, packageDir: string): Timed[] {
+  const suffix = /^times-(.+)\.json$/.exec(path.basename(timesFile))?.[1];
+  return times.files.map(({ file, seconds }) => {
+    const name = path.posix.join(packageDir.split(path.sep).join('/'), file);
+    return { name: suffix ? `${name} [${suffix}]` : name, seconds };
+  });
+}
+
+/** The rows and times of the newest `npm test` run: its tasks' counts and the leftover-process check. */
+function countRun(): SavedLine {
   const rows: Row[] = [];
+  const tasks: Timed[] = [];
+  const files: Timed[] = [];
   for (const task of newestRunSummary().tasks) {
     const exitCode = task.execution?.exitCode;
     const ran = exitCode !== undefined && exitCode !== null;
     const ok = exitCode === 0;
-    if (task.task === 'test') {
+    const took = seconds(task.execution?.startTime, task.execution?.endTime);
+    if (ran && took !== undefined && task.cache?.status !== 'HIT')
+      tasks.push({ name: task.taskId, seconds: took });
+    if (TEST_TASKS.has(task.task)) {
       const reportsDir = path.join(repoRoot, task.directory, 'reports');
       const reportFiles = existsSync(reportsDir)
         ? readdirSync(reportsDir)
@@ -72,6 +117,10 @@ function countRun(): Row[] {
         : [];
       if (ran && reportFiles.length > 0) {
         const reports = reportFiles.map((f) => JSON.parse(readFileSync(f, 'utf8')) as VitestReport);
+        for (const f of readdirSync(reportsDir).filter((name) => /^times.*\.json$/.test(name))) {
+          const times = JSON.parse(readFileSync(path.join(reportsDir, f), 'utf8')) as FileTimes;
+          files.push(...fileTimes(times, f, task.directory));
+        }
         const sum = (pick: (r: VitestReport) => number) => reports.reduce((n, r) => n + pick(r), 0);
         const failedHere = sum((r) => r.numFailedTests);
         rows.push([
@@ -108,19 +157,77 @@ function countRun(): Row[] {
         : 'could not look (no /proc)',
     ]);
   }
-  return rows;
+  return { rows, tasks, files };
 }
 
-/** The rows of every line saved with --save-line, each named after its line. */
-export function savedLineRows(dir = LINES_DIR): Row[] {
+/** Every line saved with --save-line, by name, in name order. */
+export function savedLines(dir = LINES_DIR): [name: string, line: SavedLine][] {
   const files = existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith('.json')) : [];
   if (files.length === 0)
     throw new Error(`no saved Node line in ${dir}; run --save-line after each npm test`);
-  return files.sort().flatMap((file) => {
-    const line = file.replace(/\.json$/, '');
-    const rows = JSON.parse(readFileSync(path.join(dir, file), 'utf8')) as Row[];
-    return rows.map(([id, ...rest]): Row => [`${line} ${id}`, ...rest]);
+  return files.sort().map((file) => {
+    const saved = JSON.parse(readFileSync(path.join(dir, file), 'utf8')) as SavedLine;
+    if (!Array.isArray(saved.rows))
+      throw new Error(`${path.join(dir, file)}: no rows (saved by an older version?)`);
+    return [file.replace(/\.json$/, ''), saved];
   });
+}
+
+/** The rows of every saved line, each named after its line. */
+export function savedLineRows(dir = LINES_DIR): Row[] {
+  return savedLines(dir).flatMap(([line, saved]) =>
+    saved.rows.map(([id, ...rest]): Row => [`${line} ${id}`, ...rest]),
+  );
+}
+
+const minutes = (s: number) => `${Math.floor(s / 60)} min ${String(Math.round(s % 60)).padStart(2, '0')} s`;
+
+/**
+ * reports/test-times.md: each line's wall time and what it ran, the twenty slowest test files
+ * over every line, and each line's tasks by time. Returns the summary printed at the end of CI.
+ */
+export function timesReport(
+  lines: [string, SavedLine][],
+  slowest = 20,
+): { markdown: string; summary: string[] } {
+  const summary: string[] = [];
+  const md: string[] = [
+    '# Test times',
+    '',
+    'Written by `scripts/test-summary.ts --lines` at the end of `.ci/run`.',
+    '',
+  ];
+  md.push(
+    '## Each Node line',
+    '',
+    '| line | wall time | tasks run | test files | tests passed |',
+    '|---|---:|---:|---:|---:|',
+  );
+  summary.push('Each Node line:');
+  for (const [name, line] of lines) {
+    const passed = line.rows.reduce((n, row) => n + row[1], 0);
+    const wall = line.wallSeconds === undefined ? 'not timed' : minutes(line.wallSeconds);
+    md.push(`| ${name} | ${wall} | ${line.tasks.length} | ${line.files.length} | ${passed} |`);
+    summary.push(
+      `  ${name.padEnd(16)} ${wall.padStart(14)}  ${String(passed).padStart(6)} tests passed in ${line.files.length} test files`,
+    );
+  }
+  const files = lines
+    .flatMap(([name, line]) => line.files.map((f) => ({ ...f, line: name })))
+    .sort((a, b) => b.seconds - a.seconds)
+    .slice(0, slowest);
+  md.push('', `## The ${slowest} slowest test files`, '', '| seconds | file | line |', '|---:|---|---|');
+  summary.push(`The ${files.length} slowest test files:`);
+  for (const f of files) {
+    md.push(`| ${f.seconds.toFixed(1)} | \`${f.name}\` | ${f.line} |`);
+    summary.push(`  ${f.seconds.toFixed(1).padStart(7)} s  ${f.name}  (${f.line})`);
+  }
+  for (const [name, line] of lines) {
+    md.push('', `## Tasks on ${name}`, '', '| seconds | task |', '|---:|---|');
+    for (const t of [...line.tasks].sort((a, b) => b.seconds - a.seconds))
+      md.push(`| ${t.seconds.toFixed(1)} | ${t.name} |`);
+  }
+  return { markdown: `${md.join('\n')}\n`, summary };
 }
 
 /** Prints the table and the closing line; 1 when anything failed. */
@@ -151,6 +258,7 @@ function main(): number {
     options: {
       check: { type: 'string', multiple: true, default: [] },
       'save-line': { type: 'string' },
+      wall: { type: 'string' },
       lines: { type: 'boolean', default: false },
     },
   });
@@ -158,13 +266,21 @@ function main(): number {
   if (line !== undefined) {
     if (!/^[\w.-]+$/.test(line))
       throw new Error(`--save-line ${JSON.stringify(line)}: letters, digits, . - _ only`);
-    const rows = countRun();
+    const wall = values.wall;
+    if (wall !== undefined && !/^\d+(\.\d+)?$/.test(wall))
+      throw new Error(`--wall ${JSON.stringify(wall)}: expected the line's wall time in seconds`);
+    const saved: SavedLine = { ...countRun(), ...(wall === undefined ? {} : { wallSeconds: Number(wall) }) };
     mkdirSync(LINES_DIR, { recursive: true });
-    writeFileSync(path.join(LINES_DIR, `${line}.json`), `${JSON.stringify(rows)}\n`);
-    return report(rows.map(([id, ...rest]): Row => [`${line} ${id}`, ...rest]));
+    writeFileSync(path.join(LINES_DIR, `${line}.json`), `${JSON.stringify(saved)}\n`);
+    return report(saved.rows.map(([id, ...rest]): Row => [`${line} ${id}`, ...rest]));
   }
-  const rows = values.lines ? savedLineRows() : countRun();
-  return report([...rows, ...checkRows(values.check ?? [])]);
+  if (!values.lines) return report([...countRun().rows, ...checkRows(values.check ?? [])]);
+  const lines = savedLines();
+  const times = timesReport(lines);
+  mkdirSync(path.dirname(TIMES_REPORT), { recursive: true });
+  writeFileSync(TIMES_REPORT, times.markdown);
+  console.log(`\n${times.summary.join('\n')}\n(all times: ${path.relative(repoRoot, TIMES_REPORT)})`);
+  return report([...savedLineRows(), ...checkRows(values.check ?? [])]);
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === path.resolve(import.meta.filename)) {

@@ -4,9 +4,10 @@
  * and `turbo telemetry disable` would change the user's setting for every other project too.
  * Set TURBO_TELEMETRY_DISABLED=0 to let the project's runs report as your other projects do.
  *
- * It also tells turbo which Node runs the tasks (GSPEC_NODE_VERSION, in turbo.json's
- * globalEnv): a result cached under one Node line is never replayed for another, so CI's run on
- * each supported line (.ci/run) runs every task on that line.
+ * It also tells turbo which Node runs the tasks (GSPEC_NODE_VERSION, in the `env` of turbo.json's
+ * test tasks): a test result cached under one Node line is never replayed for another, so CI's
+ * run on each supported line (.ci/run) runs its tests on that line; a build is the same on every
+ * line and is built once (decision 0051).
  *
  *   tsx scripts/turbo.ts <turbo arguments...>
  */

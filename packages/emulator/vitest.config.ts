@@ -19,7 +19,7 @@ export const SHARED_STORE_SUITES = [
 
 const packageDir = path.dirname(fileURLToPath(import.meta.url));
 
-/** Removes reports/vitest-<store>.json of earlier runs. */
+/** Removes reports/vitest-<store>.json (and its times-<store>.json) of earlier runs. */
 function dropStoreReports(dir: string): void {
   let names: string[];
   try {
@@ -27,7 +27,8 @@ function dropStoreReports(dir: string): void {
   } catch {
     return; // no reports yet
   }
-  for (const name of names) if (/^vitest-.+\.json$/.test(name)) rmSync(path.join(dir, name), { force: true });
+  for (const name of names)
+    if (/^(vitest|times)-.+\.json$/.test(name)) rmSync(path.join(dir, name), { force: true });
 }
 
 type ReporterEntry = string | [string, Record<string, unknown>];

@@ -7,7 +7,9 @@
  * without calling it still kills the server.
  *
  * `GSPEC_POSTGRES_URL` (postgres://user@host:port/) points at a server that is already running:
- * then only the databases are made there. Under CI=true a missing PostgreSQL is an error, not a skip.
+ * then only the databases are made there (`npm test` starts one for the whole run and sets it,
+ * scripts/run-tests.ts), unless the caller asks for a server of its own (`{ own: true }`: a test
+ * that stops the server). Under CI=true a missing PostgreSQL is an error, not a skip.
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -118,9 +120,12 @@ async function waitReady(bin: string, port: number, child: ChildProcess, log: ()
 
 let counter = 0;
 
-/** Starts a server of its own (or uses GSPEC_POSTGRES_URL's). Call `havePostgres()` first. */
-export async function startPostgres(): Promise<PostgresServer> {
-  const given = process.env.GSPEC_POSTGRES_URL;
+/**
+ * Starts a server of its own, or uses GSPEC_POSTGRES_URL's unless `own` is set (for a caller
+ * that stops the server, which must not stop one that others use). Call `havePostgres()` first.
+ */
+export async function startPostgres({ own = false }: { own?: boolean } = {}): Promise<PostgresServer> {
+  const given = own ? undefined : process.env.GSPEC_POSTGRES_URL;
   const bin = findPostgresBin();
   if (!bin) throw new Error(`no PostgreSQL server binaries under ${ROOT}/*/bin (see havePostgres)`);
   const createDatabase = async (base: string, name: string) => {

@@ -2,7 +2,15 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { type Row, report, savedLineRows } from '../test-summary.ts';
+import {
+  fileTimes,
+  type Row,
+  report,
+  type SavedLine,
+  savedLineRows,
+  savedLines,
+  timesReport,
+} from '../test-summary.ts';
 
 describe('test-summary over several Node lines', () => {
   it('adds up every saved line, each row named after its line', () => {
@@ -15,8 +23,10 @@ describe('test-summary over several Node lines', () => {
       ['@gspec/mock#test', 119, 1, 2, 'exit 1'],
       ['@gspec/mock#lint', 1, 0, 0, ''],
     ];
-    writeFileSync(path.join(dir, 'node-v20.20.2.json'), JSON.stringify(host));
-    writeFileSync(path.join(dir, 'node-v24.21.0.json'), JSON.stringify(node24));
+    const save = (name: string, rows: Row[]) =>
+      writeFileSync(path.join(dir, name), JSON.stringify({ rows, tasks: [], files: [] } satisfies SavedLine));
+    save('node-v20.20.2.json', host);
+    save('node-v24.21.0.json', node24);
     const rows = savedLineRows(dir);
     expect(rows.map((r) => r[0])).toEqual([
       'node-v20.20.2 @gspec/mock#test',
@@ -37,7 +47,58 @@ describe('test-summary over several Node lines', () => {
     expect(() => savedLineRows(dir)).toThrow('no saved Node line');
   });
 
+  it('refuses a saved line without rows rather than counting it as nothing', () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'gspec-lines-'));
+    writeFileSync(path.join(dir, 'node-v22.0.0.json'), JSON.stringify([['a#test', 1, 0, 0, '']]));
+    expect(() => savedLines(dir)).toThrow('node-v22.0.0.json: no rows');
+  });
+
   it('passes when nothing failed', () => {
     expect(report([['a#test', 3, 0, 0, '']], () => undefined)).toBe(0);
+  });
+});
+
+describe('test times', () => {
+  it("names each file from the repository's root, with the run's suffix", () => {
+    const times = { files: [{ file: 'test/cli.test.ts', seconds: 12.5 }] };
+    expect(fileTimes(times, 'times.json', 'packages/mock')).toEqual([
+      { name: 'packages/mock/test/cli.test.ts', seconds: 12.5 },
+    ]);
+    expect(fileTimes(times, 'times-emulator.json', 'packages/contract-tests')).toEqual([
+      { name: 'packages/contract-tests/test/cli.test.ts [emulator]', seconds: 12.5 },
+    ]);
+  });
+
+  it('lists each line with its wall time and the slowest files over every line, slowest first', () => {
+    const line = (wall: number | undefined, files: [string, number][]): SavedLine => ({
+      rows: [['a#test', files.length, 0, 0, '']],
+      ...(wall === undefined ? {} : { wallSeconds: wall }),
+      tasks: [{ name: 'a#test', seconds: 5 }],
+      files: files.map(([name, seconds]) => ({ name, seconds })),
+    });
+    const { markdown, summary } = timesReport(
+      [
+        [
+          'node-v20.20.2',
+          line(125, [
+            ['a.test.ts', 3],
+            ['b.test.ts', 40],
+          ]),
+        ],
+        ['node-v24.21.0', line(undefined, [['c.test.ts', 12]])],
+      ],
+      2,
+    );
+    expect(summary).toEqual([
+      'Each Node line:',
+      '  node-v20.20.2        2 min 05 s       2 tests passed in 2 test files',
+      '  node-v24.21.0         not timed       1 tests passed in 1 test files',
+      'The 2 slowest test files:',
+      '     40.0 s  b.test.ts  (node-v20.20.2)',
+      '     12.0 s  c.test.ts  (node-v24.21.0)',
+    ]);
+    expect(markdown).toContain('| 40.0 | `b.test.ts` | node-v20.20.2 |');
+    expect(markdown).not.toContain('a.test.ts');
+    expect(markdown).toContain('## Tasks on node-v24.21.0');
   });
 });

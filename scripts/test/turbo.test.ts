@@ -14,12 +14,17 @@ describe('turbo for the project', () => {
     expect(turboEnv({ TURBO_TELEMETRY_DISABLED: '0' }).TURBO_TELEMETRY_DISABLED).toBe('0');
   });
 
-  it('keys every task to the Node line that runs it', () => {
+  it('keys every test task to the Node line that runs it, and no build (decision 0051)', () => {
     expect(turboEnv({}).GSPEC_NODE_VERSION).toBe(process.version);
     const config = JSON.parse(readFileSync(path.join(repoRoot, 'turbo.json'), 'utf8')) as {
       globalEnv?: string[];
+      tasks: Record<string, { env?: string[] }>;
     };
-    expect(config.globalEnv).toContain('GSPEC_NODE_VERSION');
+    expect(config.tasks.test?.env).toContain('GSPEC_NODE_VERSION');
+    expect(config.tasks['test:node-line']?.env).toContain('GSPEC_NODE_VERSION');
+    // One build serves every line, as one published tarball serves every user's Node.
+    expect(config.globalEnv ?? []).not.toContain('GSPEC_NODE_VERSION');
+    expect(config.tasks.build?.env ?? []).not.toContain('GSPEC_NODE_VERSION');
   });
 
   it('is what every npm script that runs turbo goes through', () => {

@@ -128,7 +128,7 @@ describe.skipIf(!run)('a shared store on PostgreSQL', () => {
     });
 
     it('answers the health check 503 naming the database once it is gone, and nothing crashes', async () => {
-      const own = await startPostgres();
+      const own = await startPostgres({ own: true }); // stopped below: never the run's shared server
       const emulator = createEmulator({ store: await own.createDatabase('going') });
       try {
         const origin = await emulator.listen(0);
