@@ -111,7 +111,7 @@ describe.skipIf(!haveBrowser)('the portal in a browser', () => {
     await finish(visit_);
   });
 
-  it('shows curl commands for the origin the portal is served from, not the default port', async () => {
+  it.concurrent('shows curl commands for the origin the portal is served from, not the default port', async () => {
     expect(new URL(origin).port, 'the test serves on a port other than the default').not.toBe('4010');
     const v = await visit(`${origin}/`);
     await v.page.locator('#mock-origin-note[data-served=mock]').waitFor();
@@ -125,7 +125,7 @@ describe.skipIf(!haveBrowser)('the portal in a browser', () => {
     await finish(v);
   });
 
-  it('renders the Markdown of the guide summaries on the landing page', async () => {
+  it.concurrent('renders the Markdown of the guide summaries on the landing page', async () => {
     const v = await visit(`${origin}/`);
     const items = v.page.locator('ul.guides li');
     const texts = await items.allInnerTexts();
@@ -179,7 +179,7 @@ describe.skipIf(!haveBrowser)('the portal in a browser', () => {
     },
   );
 
-  it('shows an operation with its quota cost, scopes, try-it link and code samples', async () => {
+  it.concurrent('shows an operation with its quota cost, scopes, try-it link and code samples', async () => {
     const v = await visit(`${origin}/calendar/#/events/events.patch`);
     const text = await v.page.locator('body').innerText();
     expect(text).toContain('Quota cost: 3 units per call.');
@@ -193,7 +193,7 @@ describe.skipIf(!haveBrowser)('the portal in a browser', () => {
     await finish(v, 'operation.png');
   });
 
-  it.each([
+  it.concurrent.each([
     ['iCalUID', ['events.list', 'events.import']],
     ['conversionTimestamp', ['conversion.insert', 'conversion.update']],
     ['quickAdd', ['events.quickAdd']],
@@ -207,7 +207,7 @@ describe.skipIf(!haveBrowser)('the portal in a browser', () => {
     await finish(v);
   });
 
-  it('takes a search result to the operation in the reference', async () => {
+  it.concurrent('takes a search result to the operation in the reference', async () => {
     const v = await visit(`${origin}/`);
     await v.page.fill('#search', 'events.quickAdd');
     await v.page.locator('#search-results li[data-name="events.quickAdd"] a').click();
@@ -216,7 +216,7 @@ describe.skipIf(!haveBrowser)('the portal in a browser', () => {
     await finish(v);
   });
 
-  it.each([
+  it.concurrent.each([
     ['calendar', 'colors.get', '200', 'calendar#colors'],
     ['calendar', 'events.insert', '200', 'calendar#event'],
     ['searchads360', 'reports.getIdMappingFile', '200', 'Entity type,'],
@@ -230,7 +230,7 @@ describe.skipIf(!haveBrowser)('the portal in a browser', () => {
     await finish(v, op === 'events.insert' ? 'try-it.png' : undefined);
   });
 
-  it.each(guides)('renders the guide %s', async (guide) => {
+  it.concurrent.each(guides)('renders the guide %s', async (guide) => {
     const v = await visit(`${origin}/guides/${guide}`);
     expect((await v.page.locator('main h1').first().textContent())?.length).toBeGreaterThan(3);
     await finish(v);
@@ -246,8 +246,10 @@ describe.skipIf(!haveBrowser)('the portal in a browser', () => {
   // route that does not exist and shows Redoc's not-found page, and the next route must make
   // that page go away: so a section still shown from the route before can never pass for the
   // next one. (A fresh page per route proved the same and took minutes longer.)
+  // These tests run side by side (each in pages of its own); a link is claimed by the first
+  // test to find it, which checks it.
   const opened = new Set<string>();
-  it.each([
+  it.concurrent.each([
     '/',
     ...apis.map((api) => `/${api.id}/`),
     ...guides.map((g) => `/guides/${g}`),
@@ -264,6 +266,7 @@ describe.skipIf(!haveBrowser)('the portal in a browser', () => {
     const targets = [...new Set(links)].filter(
       (href) => new URL(href).origin === origin && !opened.has(href),
     );
+    for (const href of targets) opened.add(href);
     expect(targets.length + links.length).toBeGreaterThan(0);
     const routes = new Map<string, string[]>(); // a reference document -> its hash routes to take
     for (const href of targets) {
@@ -272,7 +275,6 @@ describe.skipIf(!haveBrowser)('the portal in a browser', () => {
       const body = await response.arrayBuffer();
       expect(response.status, `${href} (linked from ${startPath})`).toBe(200);
       expect(body.byteLength, `${href} is empty`).toBeGreaterThan(0);
-      opened.add(href);
       if (!type.startsWith('text/html')) continue;
       const url = new URL(href);
       if (url.hash.startsWith('#/')) {
@@ -284,27 +286,44 @@ describe.skipIf(!haveBrowser)('the portal in a browser', () => {
       await rendered(v.page, `linked from ${startPath}`);
       await finish(v);
     }
-    for (const [document, [first, ...rest]] of routes) {
-      const v = await visit(`${document}${first}`);
-      await rendered(v.page, `linked from ${startPath}`);
-      for (const hash of rest) {
-        await routeTo(v.page, '#/--no-such-route--');
-        await v.page.locator('.not-found-page').waitFor();
-        await routeTo(v.page, hash);
-        await v.page
-          .locator('.not-found-page')
-          .waitFor({ state: 'detached' })
-          .catch(() => {
-            throw new Error(
-              `${document}${hash} (linked from ${startPath}) shows Redoc's page for an unknown route`,
-            );
-          });
+    // A reference's routes are taken in a few pages side by side, each opened directly with the
+    // first route of its share: the same checks, with the waits for rendering overlapped.
+    const shares = [...routes].flatMap(([document, hashes]) =>
+      split(hashes, Math.min(3, Math.ceil(hashes.length / 10))).map((share) => [document, share] as const),
+    );
+    const outcomes = await Promise.allSettled(
+      shares.map(async ([document, [first, ...rest]]) => {
+        const v = await visit(`${document}${first}`);
         await rendered(v.page, `linked from ${startPath}`);
-      }
-      await finish(v);
-    }
+        for (const hash of rest) {
+          await routeTo(v.page, '#/--no-such-route--');
+          await v.page.locator('.not-found-page').waitFor();
+          await routeTo(v.page, hash);
+          await v.page
+            .locator('.not-found-page')
+            .waitFor({ state: 'detached' })
+            .catch(() => {
+              throw new Error(
+                `${document}${hash} (linked from ${startPath}) shows Redoc's page for an unknown route`,
+              );
+            });
+          await rendered(v.page, `linked from ${startPath}`);
+        }
+        await finish(v);
+      }),
+    );
+    const failed = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected');
+    if (failed) throw failed.reason;
   });
 });
+
+/** `items` in `parts` shares of about equal size, in order (at least one share). */
+function split<T>(items: T[], parts: number): T[][] {
+  const size = Math.ceil(items.length / Math.max(1, parts));
+  const shares: T[][] = [];
+  for (let i = 0; i < items.length; i += size) shares.push(items.slice(i, i + size));
+  return shares;
+}
 
 /** Takes a hash route in the page, as a click on an in-page link does. */
 async function routeTo(page: Page, hash: string): Promise<void> {
