@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
-import { nodeLineFiles } from './scripts/lib/node-lines.ts';
+import { nodeLineFiles, onAnotherNodeLine } from './scripts/lib/node-lines.ts';
 
 /**
  * The one vitest configuration every workspace extends. Each run writes a JSON report to
@@ -28,8 +28,7 @@ const repoRoot = path.dirname(fileURLToPath(import.meta.url));
 
 /** The test files of this run: a package's own, or on another Node line its files of the list. */
 function testFiles(): string[] {
-  // biome-ignore lint/suspicious/noUndeclaredEnvVars: npm names the script it runs; turbo keys the task by its name
-  if (process.env.npm_lifecycle_event !== 'test:node-line') return ['test/**/*.test.ts'];
+  if (!onAnotherNodeLine()) return ['test/**/*.test.ts'];
   const packageDir = path.relative(repoRoot, process.cwd()).split(path.sep).join('/');
   const files = nodeLineFiles(packageDir);
   if (files.length === 0)

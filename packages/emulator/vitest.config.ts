@@ -54,8 +54,13 @@ export default defineConfig(({ mode }) => {
   );
   // Set, not merged: mergeConfig would add the lists to the shared ones.
   const config = mergeConfig(sharedTestConfig, {});
+  // The longest task of `npm test`: its files share nothing (each has its own servers, databases
+  // and folders) and many wait on processes they start, so two run at a time for each worker
+  // GSPEC_TEST_WORKERS gives the others (decision 0051).
+  const workers = Number(process.env.GSPEC_TEST_WORKERS);
   config.test = {
     ...config.test,
+    ...(Number.isInteger(workers) && workers >= 1 ? { maxWorkers: 2 * workers } : {}),
     reporters,
     ...(mode === 'postgres-3'
       ? { include: SHARED_STORE_SUITES, env: { EMULATOR_TEST_STORE: 'postgres-3' } }

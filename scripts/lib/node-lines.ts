@@ -64,3 +64,11 @@ export function nodeLineFiles(packageDir: string, tests: NodeLineTest[] = NODE_L
 export function nodeLinePackages(tests: NodeLineTest[] = NODE_LINE_TESTS): string[] {
   return [...new Set(tests.map((t) => t.file.replace(/\/test\/.*$/, '')))].sort();
 }
+
+/**
+ * Whether this process runs for another Node line's narrowed run: npm names the script it runs,
+ * and that run is each package's `test:node-line` script.
+ */
+export function onAnotherNodeLine(env: NodeJS.ProcessEnv = process.env): boolean {
+  return env.npm_lifecycle_event === 'test:node-line';
+}

@@ -13,6 +13,7 @@ import {
   NODE_LINE_TESTS,
   nodeLineFiles,
   nodeLinePackages,
+  onAnotherNodeLine,
 } from '../lib/node-lines.ts';
 import { turboArgs } from '../run-tests.ts';
 
@@ -67,6 +68,12 @@ describe('the files that run on every Node line', () => {
       'packages/contract-tests',
     ])
       expect(packageJson(dir).scripts?.['test:node-line'], dir).toBeUndefined();
+  });
+
+  it("are told from the package's test:node-line script, not from its test script", () => {
+    expect(onAnotherNodeLine({ npm_lifecycle_event: 'test:node-line' })).toBe(true);
+    expect(onAnotherNodeLine({ npm_lifecycle_event: 'test' })).toBe(false);
+    expect(onAnotherNodeLine({})).toBe(false);
   });
 
   it('are narrowed to one package from its folder', () => {
