@@ -31,6 +31,15 @@ async function insert(body: unknown) {
 
 const suffixes = (items: { id: string }[]) => items.map((item) => item.id.slice(item.id.indexOf('_') + 1));
 
+/**
+ * The processor time this process spent since `started`, in seconds: the work an expansion
+ * did, which a busy machine does not stretch as it stretches the time on the clock (the emulator
+ * answers in this process).
+ */
+function cpuSeconds(started: NodeJS.CpuUsage): number {
+  const { user, system } = process.cpuUsage(started);
+  return (user + system) / 1e6;
+}
 describe('expansion', () => {
   it.each([
     [
@@ -132,21 +141,21 @@ describe('expansion', () => {
 
   it(`an endless rule listed without timeMax stops at ${MAX_INSTANCES} instances`, async () => {
     const parent = await insert(standup(['RRULE:FREQ=DAILY']));
-    const started = Date.now();
+    const started = process.cpuUsage();
     const list = await emu.call('GET', '/calendars/primary/events', {
       query: { singleEvents: true, maxResults: 2500 },
     });
     expect(list.body.items).toHaveLength(MAX_INSTANCES);
     expect(list.body.items[0].recurringEventId).toBe(parent.id);
-    expect(Date.now() - started).toBeLessThan(5000);
+    expect(cpuSeconds(started)).toBeLessThan(5);
   });
 
   it('an endless rule excluded by an endless EXRULE answers quickly, empty', async () => {
     const parent = await insert(standup(['RRULE:FREQ=DAILY', 'EXRULE:FREQ=DAILY']));
-    const started = Date.now();
+    const started = process.cpuUsage();
     const reply = await emu.call('GET', `/calendars/primary/events/${parent.id}/instances`);
     expect(reply.body.items).toEqual([]);
-    expect(Date.now() - started).toBeLessThan(5000);
+    expect(cpuSeconds(started)).toBeLessThan(5);
   });
 
   it.each([
