@@ -234,7 +234,7 @@ const INSTALL_GUARD_MS = 20 * 60_000;
 
 let temp: string;
 /**
- * The project's type check, run beside the tests (they run what `tsc --noCheck` built). On the
+ * The project's type check, run beside the tests (they run what transpileSources built). On the
  * other Node lines (decision 0051) it is not run: tsc is the same program on every line, and
  * the newest line runs it.
  */
