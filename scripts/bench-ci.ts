@@ -23,7 +23,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { repoRoot } from './lib/apis.ts';
 import { writeBenchSection } from './lib/bench-report.ts';
-import type { SavedLine } from './test-summary.ts';
+import { minutes, type SavedLine, savedLines } from './test-summary.ts';
 
 /**
  * The tasks of one line of the whole `npm test` before decision 0051, in seconds: Node 20 on the
@@ -63,8 +63,6 @@ export interface CiRun {
   lines: [name: string, line: SavedLine][];
 }
 
-const minutes = (s: number) => `${Math.floor(s / 60)} min ${String(Math.round(s % 60)).padStart(2, '0')} s`;
-
 /** Reads what a finished `.ci/run` left in its clone: each line's saved counts and times. */
 export function readRun(
   dir: string,
@@ -74,13 +72,8 @@ export function readRun(
   exitCode: number | null,
 ): CiRun {
   const linesDir = path.join(dir, 'reports', 'lines');
-  const files = existsSync(linesDir) ? readdirSync(linesDir).filter((f) => f.endsWith('.json')) : [];
-  const lines = files
-    .sort()
-    .map((f): [string, SavedLine] => [
-      f.replace(/\.json$/, ''),
-      JSON.parse(readFileSync(path.join(linesDir, f), 'utf8')) as SavedLine,
-    ]);
+  // A run cut off before its first line saved nothing: it is reported with no line.
+  const lines = existsSync(linesDir) && readdirSync(linesDir).length > 0 ? savedLines(linesDir) : [];
   const closing =
     log
       .split('\n')

@@ -180,7 +180,11 @@ export function savedLineRows(dir = LINES_DIR): Row[] {
   );
 }
 
-const minutes = (s: number) => `${Math.floor(s / 60)} min ${String(Math.round(s % 60)).padStart(2, '0')} s`;
+/** Seconds as `M min SS s`, rounded to the second. */
+export function minutes(seconds: number): string {
+  const whole = Math.round(seconds);
+  return `${Math.floor(whole / 60)} min ${String(whole % 60).padStart(2, '0')} s`;
+}
 
 /**
  * reports/test-times.md: each line's wall time and what it ran, the twenty slowest test files

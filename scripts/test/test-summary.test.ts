@@ -4,6 +4,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
   fileTimes,
+  minutes,
   type Row,
   report,
   type SavedLine,
@@ -100,5 +101,16 @@ describe('test times', () => {
     expect(markdown).toContain('| 40.0 | `b.test.ts` | node-v20.20.2 |');
     expect(markdown).not.toContain('a.test.ts');
     expect(markdown).toContain('## Tasks on node-v24.21.0');
+  });
+});
+
+describe('minutes', () => {
+  it.each([
+    [0, '0 min 00 s'],
+    [125, '2 min 05 s'],
+    [119.6, '2 min 00 s'],
+    [824.68, '13 min 45 s'],
+  ])('writes %d s as %s', (seconds, text) => {
+    expect(minutes(seconds)).toBe(text);
   });
 });
