@@ -10,6 +10,14 @@
  * parsers refuse what Google takes and what third-party batchers send, a preamble before the
  * first boundary and lines ended by LF alone. This reader takes both, and CRLF; the writer
  * writes CRLF. Bodies are text (the APIs speak JSON), so the module works on strings.
+ *
+ * A server reads a batch body before it knows who sent it, so the reader takes time in
+ * proportion to the body whatever it holds: line breaks, delimiters and blank lines are found
+ * by scanning indexes, not by regular expressions that can backtrack (the trailing line breaks
+ * of a part were once stripped by `/(\r?\n)+$/`, which took seconds over a run of 60,000 line
+ * breaks followed by text). The regular expressions left are anchored to the start of one line
+ * or header (boundaryOf's tries start only at a `;`), so none goes back over what it read more
+ * than once; the fuzz in test/multipart.fuzz.test.ts throws every kind of text at the reader.
  */
 
 /** One HTTP request in a batch: its method, its target (path and query), headers, body. */
@@ -95,6 +103,8 @@ export function boundaryOf(contentType: string | null | undefined): string {
     throw new BatchFormatError(
       `a batch is multipart/mixed, not ${type === '' ? 'a body without Content-Type' : JSON.stringify(type)}`,
     );
+  // Linear in the Content-Type: a try starts only at a `;`, the blanks it skips are its own, and
+  // the first try to reach `=` succeeds (an unclosed quote falls to the unquoted form).
   const match = /;\s*boundary\s*=\s*(?:"([^"]+)"|([^\s;]+))/i.exec(type);
   const boundary = match?.[1] ?? match?.[2];
   if (!boundary) throw new BatchFormatError('the multipart/mixed Content-Type has no boundary');
@@ -102,12 +112,41 @@ export function boundaryOf(contentType: string | null | undefined): string {
   return boundary;
 }
 
-const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const LF = 10;
+const CR = 13;
+const SPACE = 32;
+const TAB = 9;
+
+/** The index just past a line break (`\r\n` or `\n`) that starts at `at`; -1 when none does. */
+function lineBreakAt(text: string, at: number): number {
+  const char = text.charCodeAt(at);
+  if (char === LF) return at + 1;
+  return char === CR && text.charCodeAt(at + 1) === LF ? at + 2 : -1;
+}
+
+/** The index past the line breaks that start at `at`, as many as there are. */
+function pastLineBreaks(text: string, at: number): number {
+  for (let next = lineBreakAt(text, at); next >= 0; next = lineBreakAt(text, at)) at = next;
+  return at;
+}
+
+/** `text` without the one line break it ends with, if it ends with one. */
+function withoutFinalLineBreak(text: string): string {
+  if (text.charCodeAt(text.length - 1) !== LF) return text;
+  return text.slice(0, text.charCodeAt(text.length - 2) === CR ? -2 : -1);
+}
 
 /** A part of a multipart body: its headers (names in lower case) and its content. */
 interface RawPart {
   headers: Record<string, string>;
   content: string;
+}
+
+/** Sets a header, `__proto__` included (plain assignment would change the prototype instead). */
+function putHeader(headers: Record<string, string>, name: string, value: string): void {
+  if (name === '__proto__')
+    Object.defineProperty(headers, name, { value, enumerable: true, writable: true, configurable: true });
+  else headers[name] = value;
 }
 
 /** Headers, one per line, up to the end of `text`; names in lower case, repeats joined. */
@@ -120,52 +159,93 @@ function readHeaders(text: string, part: number, what: string): Record<string, s
     if (!/^[!#$%&'*+.^_`|~0-9a-z-]+$/.test(name))
       throw new BatchFormatError(`${what} line ${JSON.stringify(line)} is no "Name: value" header`, part);
     const value = line.slice(colon + 1).trim();
-    headers[name] = headers[name] === undefined ? value : `${headers[name]}, ${value}`;
+    // Own members only: a header named `constructor` or `__proto__` is a header like any other.
+    const known = Object.hasOwn(headers, name) ? headers[name] : undefined;
+    putHeader(headers, name, known === undefined ? value : `${known}, ${value}`);
   }
   return headers;
 }
 
-/** Splits at the first blank line: what is above it, and what is below. */
+/**
+ * Splits at the first blank line: what is above it, and what is below. A text that starts with
+ * a line break has nothing above; without a blank line, all of it is above (less the line
+ * break it ends with) and nothing below.
+ */
 function splitAtBlankLine(text: string): [head: string, rest: string | undefined] {
-  const leading = /^\r?\n/.exec(text);
-  if (leading) return ['', text.slice(leading[0].length)];
-  const blank = /\r?\n\r?\n/.exec(text);
-  if (!blank) return [text.replace(/\r?\n$/, ''), undefined];
-  return [text.slice(0, blank.index), text.slice(blank.index + blank[0].length)];
+  const leading = lineBreakAt(text, 0);
+  if (leading >= 0) return ['', text.slice(leading)];
+  for (let at = text.indexOf('\n'); at >= 0; at = text.indexOf('\n', at + 1)) {
+    const below = lineBreakAt(text, at + 1);
+    if (below < 0) continue;
+    const end = text.charCodeAt(at - 1) === CR ? at - 1 : at;
+    return [text.slice(0, end), text.slice(below)];
+  }
+  return [withoutFinalLineBreak(text), undefined];
+}
+
+/** A delimiter line: where it starts (its leading line break included), where it ends, and whether it closes. */
+interface Delimiter {
+  start: number;
+  /** Past `--boundary`, the closing `--` and trailing blanks; the line break, if any, is not in it. */
+  end: number;
+  closing: boolean;
+}
+
+/**
+ * The first delimiter line that starts at `from` or after: `--boundary` at the start of the
+ * body or after a line break (`\r\n` or `\n`, counted in the delimiter), then `--` for the
+ * closing one, spaces or tabs, and a line break or the end of the body.
+ */
+function nextDelimiter(body: string, dashBoundary: string, from: number): Delimiter | undefined {
+  for (let at = body.indexOf(dashBoundary, from); at >= 0; at = body.indexOf(dashBoundary, at + 1)) {
+    let start = at;
+    if (at > 0) {
+      if (body.charCodeAt(at - 1) !== LF) continue;
+      start = at >= 2 && body.charCodeAt(at - 2) === CR ? at - 2 : at - 1;
+      // A line break before `from` belongs to what came before; `\n` alone may still start the line.
+      if (start < from) start = at - 1;
+      if (start < from) continue;
+    }
+    let end = at + dashBoundary.length;
+    const closing = body.startsWith('--', end);
+    if (closing) end += 2;
+    while (body.charCodeAt(end) === SPACE || body.charCodeAt(end) === TAB) end++;
+    if (end < body.length && lineBreakAt(body, end) < 0) continue;
+    return { start, end, closing };
+  }
+  return undefined;
 }
 
 /** The parts of a multipart body; the preamble and the epilogue are dropped. */
 function readParts(body: string, boundary: string, maxParts: number): RawPart[] {
-  const delimiter = new RegExp(`(?:^|\\r?\\n)--${escapeRegExp(boundary)}(--)?[ \\t]*(?=\\r?\\n|$)`, 'g');
+  const dashBoundary = `--${boundary}`;
   const parts: RawPart[] = [];
-  let start: number | undefined;
-  let closed = false;
-  for (let match = delimiter.exec(body); match; match = delimiter.exec(body)) {
-    if (start !== undefined) {
-      const number = parts.length + 1;
-      if (number > maxParts) throw new BatchLimitError(maxParts);
-      const text = body.slice(start, match.index);
-      const [head, content] = splitAtBlankLine(text);
-      parts.push({ headers: readHeaders(head, number, 'the part header'), content: content ?? '' });
-    }
+  let delimiter = nextDelimiter(body, dashBoundary, 0);
+  if (delimiter === undefined) throw new BatchFormatError(`the body has no line --${boundary}`);
+  while (!delimiter.closing) {
     // Past the delimiter line and its line break.
-    const after = /^\r?\n/.exec(body.slice(delimiter.lastIndex));
-    start = delimiter.lastIndex + (after ? after[0].length : 0);
-    if (match[1] === '--') {
-      closed = true;
-      break;
-    }
+    const brk = lineBreakAt(body, delimiter.end);
+    const start = brk < 0 ? delimiter.end : brk;
+    const next = nextDelimiter(body, dashBoundary, delimiter.end);
+    if (next === undefined)
+      throw new BatchFormatError(`the body ends before its closing line --${boundary}--`);
+    const number = parts.length + 1;
+    if (number > maxParts) throw new BatchLimitError(maxParts);
+    // Empty when the next delimiter's line break is the one that ended this delimiter line.
+    const text = start < next.start ? body.slice(start, next.start) : '';
+    const [head, content] = splitAtBlankLine(text);
+    parts.push({ headers: readHeaders(head, number, 'the part header'), content: content ?? '' });
+    delimiter = next;
   }
-  if (start === undefined) throw new BatchFormatError(`the body has no line --${boundary}`);
-  if (!closed) throw new BatchFormatError(`the body ends before its closing line --${boundary}--`);
   return parts;
 }
 
 /** An HTTP message's body below its blank line, without the line breaks that end the part. */
 function messageBody(rest: string | undefined): string | undefined {
   if (rest === undefined) return undefined;
-  const body = rest.replace(/(\r?\n)+$/, '');
-  return body === '' ? undefined : body;
+  let end = rest.length;
+  while (end > 0 && rest.charCodeAt(end - 1) === LF) end -= rest.charCodeAt(end - 2) === CR ? 2 : 1;
+  return end === 0 ? undefined : rest.slice(0, end);
 }
 
 function checkPartType(part: RawPart, number: number): void {
@@ -177,8 +257,9 @@ function checkPartType(part: RawPart, number: number): void {
     );
 }
 
+/** A Content-ID without the angle brackets around it, if it has them. */
 const stripAngles = (id: string | undefined): string | undefined =>
-  id === undefined ? undefined : id.replace(/^<(.*)>$/, '$1');
+  id !== undefined && id.length >= 2 && id.startsWith('<') && id.endsWith('>') ? id.slice(1, -1) : id;
 
 export interface ParseBatchOptions {
   /** The most parts to read before refusing the body; 1000 unless said. */
@@ -200,7 +281,7 @@ export function parseBatchRequest(
     const number = index + 1;
     checkPartType(part, number);
     // Blank lines before the request line are tolerated, as HTTP/1.1 servers do.
-    const message = part.content.replace(/^(\r?\n)+/, '');
+    const message = part.content.slice(pastLineBreaks(part.content, 0));
     const [head, rest] = splitAtBlankLine(message);
     const [requestLine = '', ...headerLines] = head.split(/\r?\n/);
     const request = /^([A-Za-z]+) (\S+)(?: HTTP\/\d(?:\.\d)?)?\s*$/.exec(requestLine);
@@ -211,7 +292,12 @@ export function parseBatchRequest(
       );
     let target = request[2] as string;
     if (/^https?:\/\//i.test(target)) {
-      const url = new URL(target);
+      let url: URL;
+      try {
+        url = new URL(target);
+      } catch {
+        throw new BatchFormatError(`the request target ${JSON.stringify(target)} is no URL`, number);
+      }
       target = `${url.pathname}${url.search}`;
     } else if (!target.startsWith('/'))
       throw new BatchFormatError(`the request target ${JSON.stringify(target)} is no path`, number);
@@ -236,7 +322,7 @@ export function parseBatchResponse(
   return readParts(body, boundary, Number.POSITIVE_INFINITY).map((part, index) => {
     const number = index + 1;
     checkPartType(part, number);
-    const message = part.content.replace(/^(\r?\n)+/, '');
+    const message = part.content.slice(pastLineBreaks(part.content, 0));
     const [head, rest] = splitAtBlankLine(message);
     const [statusLine = '', ...headerLines] = head.split(/\r?\n/);
     const status = /^HTTP\/\d(?:\.\d)? (\d{3})(?: .*)?$/.exec(statusLine);

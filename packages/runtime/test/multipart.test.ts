@@ -174,6 +174,136 @@ describe('parseBatchRequest', () => {
   });
 });
 
+/**
+ * What an attacker sends before any credential is checked: long runs of line breaks, blanks and
+ * boundary look-alikes, where a backtracking reader took seconds (a run of line breaks followed
+ * by text took quadratic time). Each row is answered as a short body of the same shape is.
+ */
+describe('hostile bodies', () => {
+  const refusalOf = (read: () => unknown): unknown => {
+    try {
+      read();
+    } catch (error) {
+      return error;
+    }
+    throw new Error('expected a refusal');
+  };
+  const RUN = 60_000;
+  const part = (message: string) => `--abc\r\nContent-Type: application/http\r\n\r\n${message}`;
+  it.each<[string, string, BatchPartRequest[] | string]>([
+    [
+      'a run of LF in a body, then text',
+      `${part(`POST /x HTTP/1.1\r\n\r\n${'\n'.repeat(RUN)}x`)}\r\n--abc--`,
+      [{ method: 'POST', target: '/x', headers: {}, body: `${'\n'.repeat(RUN)}x` }],
+    ],
+    [
+      'a run of CRLF in a body, then text',
+      `${part(`POST /x HTTP/1.1\r\n\r\n${'\r\n'.repeat(RUN / 2)}x`)}\r\n--abc--`,
+      [{ method: 'POST', target: '/x', headers: {}, body: `${'\r\n'.repeat(RUN / 2)}x` }],
+    ],
+    [
+      'a run of line breaks ending a body',
+      `${part(`POST /x HTTP/1.1\r\n\r\nx${'\r\n\n'.repeat(RUN / 3)}`)}--abc--`,
+      [{ method: 'POST', target: '/x', headers: {}, body: 'x' }],
+    ],
+    [
+      'a run of lone CRs in a body',
+      `${part(`POST /x HTTP/1.1\r\n\r\n${'\r'.repeat(RUN)}`)}\r\n--abc--`,
+      [{ method: 'POST', target: '/x', headers: {}, body: '\r'.repeat(RUN) }],
+    ],
+    [
+      'a run of line breaks before the request line',
+      `${part(`${'\n'.repeat(RUN)}GET /x HTTP/1.1`)}\r\n--abc--`,
+      [{ method: 'GET', target: '/x', headers: {} }],
+    ],
+    [
+      'a run of line breaks and no closing line',
+      `${part(`POST /x HTTP/1.1\r\n\r\n${'\n'.repeat(RUN)}x`)}`,
+      'the body ends before its closing line --abc--',
+    ],
+    [
+      'a run of line breaks before a part that is no request',
+      `${part(`${'\r\n'.repeat(RUN / 2)}{`)}\r\n--abc--`,
+      'part 1: expected a request line such as "GET /calendar/v3/colors HTTP/1.1", found "{"',
+    ],
+    ['nothing but line breaks', '\r\n'.repeat(RUN), 'the body has no line --abc'],
+    ['boundary look-alikes', '\n--ab'.repeat(RUN / 5), 'the body has no line --abc'],
+    [
+      'a delimiter followed by a run of blanks, then text',
+      `${part('GET /x HTTP/1.1\r\n')}\r\n--abc${' \t'.repeat(RUN / 2)}x\r\n--abc--`,
+      [{ method: 'GET', target: '/x', headers: {}, body: `--abc${' \t'.repeat(RUN / 2)}x` }],
+    ],
+    [
+      'a header line of blanks',
+      `${part(`GET /x HTTP/1.1\r\nX-A:${' '.repeat(RUN)}1`)}\r\n--abc--`,
+      [{ method: 'GET', target: '/x', headers: { 'x-a': '1' } }],
+    ],
+    [
+      'a request line with a long target and blanks, then text',
+      `${part(`GET /${'a'.repeat(RUN)}${' '.repeat(RUN)}x`)}\r\n--abc--`,
+      `part 1: expected a request line such as "GET /calendar/v3/colors HTTP/1.1", found "GET /${'a'.repeat(RUN)}${' '.repeat(RUN)}x"`,
+    ],
+    [
+      'an absolute target that is no URL',
+      `${part('GET http://[ HTTP/1.1')}\r\n--abc--`,
+      'part 1: the request target "http://[" is no URL',
+    ],
+  ])('reads %s as it reads a short one', (_name, body, expected) => {
+    if (typeof expected === 'string') {
+      const error = refusalOf(() => parseBatchRequest(TYPE, body));
+      expect(error).toBeInstanceOf(BatchFormatError);
+      // Compared as a whole, not diffed: some messages quote 120,000 characters.
+      expect((error as Error).message === expected, (error as Error).message.slice(0, 200)).toBe(true);
+      return;
+    }
+    expect(parseBatchRequest(TYPE, body)).toEqual(expected);
+  });
+
+  it.each([
+    [
+      'a boundary of 1 MB',
+      `multipart/mixed; boundary=${'b'.repeat(2 ** 20)}`,
+      'the boundary is longer than 70 characters',
+    ],
+    [
+      'a quoted boundary of 1 MB never closed',
+      `multipart/mixed; boundary="${'b'.repeat(2 ** 20)}`,
+      'the boundary is longer than 70 characters',
+    ],
+    [
+      '100,000 semicolons',
+      `multipart/mixed${';'.repeat(100_000)}`,
+      'the multipart/mixed Content-Type has no boundary',
+    ],
+    [
+      '100,000 "; boundary" without =',
+      `multipart/mixed${'; boundary '.repeat(100_000)}`,
+      'the multipart/mixed Content-Type has no boundary',
+    ],
+    [
+      'a run of blanks, then text',
+      `multipart/mixed${' '.repeat(100_000)}x`,
+      `a batch is multipart/mixed, not "multipart/mixed${' '.repeat(100_000)}x"`,
+    ],
+  ])('refuses a Content-Type with %s', (_name, type, message) => {
+    expect(() => boundaryOf(type)).toThrow(new BatchFormatError(message));
+  });
+
+  it.each(['constructor', '__proto__'])('keeps a header named %s as any other, repeats joined', (name) => {
+    const body = `${part(`GET /x HTTP/1.1\r\n${name}: 1\r\n${name}: 2`)}\r\n--abc--`;
+    const [call] = parseBatchRequest(TYPE, body);
+    expect(Object.getPrototypeOf(call?.headers)).toBe(Object.prototype);
+    expect(Object.entries(call?.headers ?? {})).toEqual([[name, '1, 2']]);
+  });
+
+  it('reads back a Content-ID holding a line separator', () => {
+    const { contentType, body } = encodeBatchRequest([
+      { method: 'GET', target: '/x', headers: {}, contentId: 'a\u2028b' },
+    ]);
+    expect(parseBatchRequest(contentType, body)[0]?.contentId).toBe('a\u2028b');
+  });
+});
+
 describe('parseBatchResponse', () => {
   it('reads status, headers, body and Content-ID of each answer, in the order they came', () => {
     const body = crlf(`--batch_x

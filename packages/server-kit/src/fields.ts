@@ -7,6 +7,12 @@
  * inside `a` (inside every element when `a` is an array); `*` is every child. Blanks around
  * the punctuation are allowed. A selected nested field comes with its enclosing parents,
  * which hold nothing else unless selected themselves.
+ *
+ * A mask comes from the query of a request (or of a call in a batch, whose target may be
+ * megabytes long), so parsing takes time in proportion to its length and a mask nests at most
+ * MAX_MASK_DEPTH fields deep: the parser and everything that walks a mask (merging, checking,
+ * trimming) recurse once per level, and 7,000 nested `a(` once ran them out of stack (a 500
+ * where a 400 belongs). A deeper mask is refused like any other bad one, naming where.
  */
 import type { GoogleErrorItem } from './google-errors.js';
 
@@ -43,6 +49,17 @@ export function fieldMaskErrorItem(error: FieldMaskError): GoogleErrorItem {
   };
 }
 
+/**
+ * How deep a mask nests fields: `a/b(c)` is 3 deep. The answers of the APIs served nest a few
+ * levels; the bound keeps every walk of a mask (all recursive) far from the end of the stack.
+ */
+export const MAX_MASK_DEPTH = 100;
+
+/** How much of a mask a message quotes: enough to recognize it; the message says where. */
+const MAX_QUOTED = 100;
+const quoted = (text: string): string =>
+  text.length > MAX_QUOTED ? `${text.slice(0, MAX_QUOTED)}...` : text;
+
 const SPECIAL = new Set([',', '/', '(', ')', '*']);
 const isBlank = (char: string | undefined): boolean =>
   char === ' ' || char === '\t' || char === '\n' || char === '\r';
@@ -63,15 +80,21 @@ export function parseFieldMask(text: string): FieldMask {
   const fail = (what: string): never => {
     const found = at < text.length ? `"${text[at]}"` : 'the end of the mask';
     throw new FieldMaskError(
-      `Invalid field selection ${text}: expected ${what} at character ${at + 1}, found ${found}`,
+      `Invalid field selection ${quoted(text)}: expected ${what} at character ${at + 1}, found ${found}`,
       text,
     );
   };
   const skipBlanks = () => {
     while (isBlank(text[at])) at++;
   };
-  const name = (): string => {
+  /** The name at `at`, `depth` fields deep (1 at the top of the answer). */
+  const name = (depth: number): string => {
     skipBlanks();
+    if (depth > MAX_MASK_DEPTH)
+      throw new FieldMaskError(
+        `Invalid field selection ${quoted(text)}: the mask nests fields more than ${MAX_MASK_DEPTH} deep at character ${at + 1}`,
+        text,
+      );
     if (text[at] === '*') {
       at++;
       return '*';
@@ -81,20 +104,21 @@ export function parseFieldMask(text: string): FieldMask {
     if (at === start) fail('a field name or *');
     return text.slice(start, at);
   };
+  /** A list of selections, its names `depth` fields deep; `depth` 1 is the whole mask. */
   const list = (depth: number): FieldBranch => {
     const branch: FieldBranch = { fields: new Map() };
     for (;;) {
-      const path = [name()];
+      const path = [name(depth)];
       skipBlanks();
       while (text[at] === '/') {
         at++;
-        path.push(name());
+        path.push(name(depth + path.length));
         skipBlanks();
       }
       let selection: FieldSelection = true;
       if (text[at] === '(') {
         at++;
-        selection = list(depth + 1);
+        selection = list(depth + path.length);
         skipBlanks();
         if (text[at] !== ')') fail('"," or ")"');
         at++;
@@ -107,12 +131,12 @@ export function parseFieldMask(text: string): FieldMask {
         at++;
         continue;
       }
-      if (depth > 0 ? text[at] === ')' : at === text.length) return branch;
-      fail(depth > 0 ? '"," or ")"' : '"," or the end of the mask');
+      if (depth > 1 ? text[at] === ')' : at === text.length) return branch;
+      fail(depth > 1 ? '"," or ")"' : '"," or the end of the mask');
     }
   };
   if (text.trim() === '') throw new FieldMaskError('Invalid field selection: the mask is empty', text);
-  return list(0);
+  return list(1);
 }
 
 /**
@@ -266,10 +290,15 @@ function walk(branch: FieldBranch, schema: Schema, prefix: string, resolve: (ref
   }
 }
 
+/** The longest key CheckedMasks keeps; a longer mask is parsed and checked on each use. */
+export const MAX_KEPT_KEY = 2048;
+
 /**
  * Masks parsed and checked, by a key the caller chooses (the operation and the mask's text),
  * so that a server parses each mask of each operation once. The texts come from clients, so
- * the cache is bounded: when full it starts over.
+ * the cache is bounded: when full it starts over, and it keeps no key longer than
+ * MAX_KEPT_KEY (a call in a batch can carry a mask of megabytes, which would be kept
+ * `limit` times over).
  */
 export class CheckedMasks {
   private readonly masks = new Map<string, FieldMask>();
@@ -281,6 +310,7 @@ export class CheckedMasks {
     if (known) return known;
     const mask = parseFieldMask(text);
     checkFieldMask(mask, schema, resolve);
+    if (key.length > MAX_KEPT_KEY) return mask;
     if (this.masks.size >= this.limit) this.masks.clear();
     this.masks.set(key, mask);
     return mask;

@@ -124,8 +124,72 @@ describe('readBatch', () => {
       '--abc--',
       { reason: 'badRequest', message: 'The batch request holds no call.' },
     ],
+    // What an attacker sends before any credential is checked.
+    [
+      'a boundary of 1 MB',
+      { 'content-type': `multipart/mixed; boundary=${'b'.repeat(2 ** 20)}` },
+      '--b--',
+      {
+        reason: 'badRequest',
+        message: 'The batch request is malformed: the boundary is longer than 70 characters.',
+        location: 'Content-Type',
+        locationType: 'header',
+      },
+    ],
+    [
+      'a Content-Type of 100,000 semicolons',
+      { 'content-type': `multipart/mixed${';'.repeat(100_000)}` },
+      '--b--',
+      {
+        reason: 'badRequest',
+        message: 'The batch request is malformed: the multipart/mixed Content-Type has no boundary.',
+        location: 'Content-Type',
+        locationType: 'header',
+      },
+    ],
+    [
+      'a body without its boundary, whose boundary reads "boundary" (the body is at fault, not the header)',
+      { 'content-type': 'multipart/mixed; boundary=boundary' },
+      'x',
+      { reason: 'badRequest', message: 'The batch request is malformed: the body has no line --boundary.' },
+    ],
+    [
+      '60,000 line breaks and no closing line',
+      { 'content-type': 'multipart/mixed; boundary=abc' },
+      `--abc\r\nContent-Type: application/http\r\n\r\nPOST /x HTTP/1.1\r\n\r\n${'\n'.repeat(60_000)}x`,
+      {
+        reason: 'badRequest',
+        message: 'The batch request is malformed: the body ends before its closing line --abc--.',
+      },
+    ],
+    [
+      '30,000 CRLF before a part that is no request',
+      { 'content-type': 'multipart/mixed; boundary=abc' },
+      `--abc\r\nContent-Type: application/http\r\n\r\n${'\r\n'.repeat(30_000)}{}\r\n--abc--`,
+      {
+        reason: 'badRequest',
+        message:
+          'The batch request is malformed: part 1: expected a request line such as "GET /calendar/v3/colors HTTP/1.1", found "{}".',
+      },
+    ],
+    [
+      'a call whose absolute target is no URL',
+      { 'content-type': 'multipart/mixed; boundary=abc' },
+      '--abc\r\nContent-Type: application/http\r\n\r\nGET http://[ HTTP/1.1\r\n--abc--',
+      {
+        reason: 'badRequest',
+        message: 'The batch request is malformed: part 1: the request target "http://[" is no URL.',
+      },
+    ],
   ])('refuses %s with 400 as a whole', (_name, headers, body, item) => {
     expect(refusal(headers, body)).toEqual({ status: 400, domain: 'global', ...item });
+  });
+
+  it('reads a call whose body is 60,000 line breaks and text', () => {
+    const body = `--abc\r\nContent-Type: application/http\r\n\r\nPOST /x HTTP/1.1\r\n\r\n${'\n'.repeat(60_000)}x\r\n--abc--`;
+    const [call] = readBatch({ 'content-type': 'multipart/mixed; boundary=abc' }, body);
+    expect(call).toMatchObject({ index: 1, method: 'POST', target: '/x' });
+    expect(call?.body === `${'\n'.repeat(60_000)}x`).toBe(true);
   });
 
   it('keeps to a lower limit when given one', () => {

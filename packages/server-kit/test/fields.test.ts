@@ -1,8 +1,10 @@
 import { describe, expect, it } from 'vitest';
+import { MAX_KEPT_KEY, MAX_MASK_DEPTH } from '../src/fields.ts';
 import {
   applyFieldMask,
   CheckedMasks,
   checkFieldMask,
+  type FieldMask,
   FieldMaskError,
   fieldMaskErrorItem,
   parseFieldMask,
@@ -123,6 +125,96 @@ describe('parseFieldMask', () => {
   });
 });
 
+/** What an attacker sends as a mask: deep nesting, long runs of punctuation, huge lists. */
+describe('hostile masks', () => {
+  const deep = (levels: number, open: string, close = '') =>
+    `${open.repeat(levels - 1)}a${close.repeat(levels - 1)}`;
+  /** A mask `levels` fields deep, each level named `a`, as the parser must read it. */
+  const nested = (levels: number): FieldMask => {
+    let mask: FieldMask = { fields: new Map([['a', true]]) };
+    for (let i = 1; i < levels; i++) mask = { fields: new Map([['a', mask]]) };
+    return mask;
+  };
+  const refusalOf = (mask: string): FieldMaskError => {
+    try {
+      parseFieldMask(mask);
+    } catch (error) {
+      expect(error).toBeInstanceOf(FieldMaskError);
+      return error as FieldMaskError;
+    }
+    throw new Error(`expected ${mask.slice(0, 40)} to be refused`);
+  };
+
+  it.each([
+    ['7,000 nested a(', 'a('.repeat(7000), 'the mask nests fields more than 100 deep at character 201'],
+    [
+      '7,000 nested a( closed',
+      deep(7000, 'a(', ')'),
+      'the mask nests fields more than 100 deep at character 201',
+    ],
+    ['a path 7,000 deep', deep(7000, 'a/'), 'the mask nests fields more than 100 deep at character 201'],
+    ['101 levels of a(', deep(101, 'a(', ')'), 'the mask nests fields more than 100 deep at character 201'],
+    [
+      '101 levels of a/ and a(',
+      `${'a/'.repeat(50)}${deep(51, 'a(', ')')}`,
+      'more than 100 deep at character 201',
+    ],
+    ['7,000 (', '('.repeat(7000), 'expected a field name or * at character 1, found "("'],
+    ['7,000 )', ')'.repeat(7000), 'expected a field name or * at character 1, found ")"'],
+    ['7,000 ,', ','.repeat(7000), 'expected a field name or * at character 1, found ","'],
+    ['100,000 blanks', ' '.repeat(100_000), 'the mask is empty'],
+    [
+      'a( then 100,000 blanks',
+      `a(${' '.repeat(100_000)}`,
+      'expected a field name or * at character 100003, found the end of the mask',
+    ],
+  ])('refuses %s with FieldMaskError, saying where', (_name, mask, what) => {
+    const error = refusalOf(mask);
+    expect(error.message).toContain(what);
+    expect(error.selection).toBe(mask);
+    expect(fieldMaskErrorItem(error)).toMatchObject({
+      reason: 'invalidParameter',
+      location: 'fields',
+      locationType: 'parameter',
+    });
+  });
+
+  it('quotes the first 100 characters of a long mask it refuses', () => {
+    const mask = 'a('.repeat(7000);
+    expect(refusalOf(mask).message).toBe(
+      `Invalid field selection ${mask.slice(0, 100)}...: the mask nests fields more than 100 deep at character 201`,
+    );
+  });
+
+  it.each([
+    ['100 levels of a(', deep(100, 'a(', ')'), nested(100)],
+    ['a path 100 deep', deep(100, 'a/'), nested(100)],
+    ['100,000 names', 'a,'.repeat(100_000).slice(0, -1), { fields: new Map([['a', true]]) }],
+    [
+      'a(b) 20,000 times',
+      'a(b),'.repeat(20_000).slice(0, -1),
+      { fields: new Map([['a', { fields: new Map([['b', true]]) }]]) },
+    ],
+  ])('reads %s', (_name, mask, expected) => {
+    expect(parseFieldMask(mask)).toEqual(expected);
+  });
+
+  it('merges, checks and trims with the deepest mask it reads', () => {
+    const text = deep(MAX_MASK_DEPTH, 'a/');
+    const mask = parseFieldMask(`${text},${text}`);
+    expect(mask).toEqual(nested(MAX_MASK_DEPTH));
+    let value: unknown = 1;
+    let schema: object = { type: 'integer' };
+    for (let i = 0; i < MAX_MASK_DEPTH; i++) {
+      value = { a: value, b: 2 };
+      schema = { type: 'object', properties: { a: schema, b: { type: 'integer' } } };
+    }
+    expect(() => checkFieldMask(mask, schema, () => undefined)).not.toThrow();
+    const trimmed = applyFieldMask(value, mask);
+    expect(JSON.stringify(trimmed)).toBe(`${'{"a":'.repeat(MAX_MASK_DEPTH)}1${'}'.repeat(MAX_MASK_DEPTH)}`);
+  });
+});
+
 describe('checkFieldMask', () => {
   const document = {
     components: {
@@ -206,6 +298,16 @@ describe('CheckedMasks', () => {
       expect(() => masks.get('op colour', 'colour', schema, none)).toThrow(FieldMaskError);
       expect(() => masks.get('op id(((', 'id(((', schema, none)).toThrow(FieldMaskError);
     }
+  });
+
+  it(`keeps no mask whose key is longer than ${MAX_KEPT_KEY} characters: it is parsed each time`, () => {
+    const masks = new CheckedMasks(8);
+    const long = 'id,'.repeat(MAX_KEPT_KEY).slice(0, -1);
+    const first = masks.get(long, long, schema, none);
+    expect(first).toEqual({ fields: new Map([['id', true]]) });
+    expect(masks.get(long, long, schema, none)).not.toBe(first);
+    const short = 'id,'.repeat(100).slice(0, -1);
+    expect(masks.get(short, short, schema, none)).toBe(masks.get(short, short, schema, none));
   });
 
   it('starts over when full, so that masks from clients cannot grow it without bound', () => {
