@@ -15,11 +15,13 @@ import {
   BatchLimitError,
   type BatchPartRequest,
   type BatchPartResponse,
+  boundaryOf,
   type EncodedBatch,
   encodeBatchResponse,
   parseBatchRequest,
 } from '@gspec/runtime/multipart';
 import { HttpRefusal } from './http.js';
+import { redactText } from './redact.js';
 
 /** Calendar's limit on the calls of one batch request. */
 export const BATCH_LIMIT = 50;
@@ -61,16 +63,20 @@ export function readBatch(
   const contentType = headers['content-type'];
   let parts: BatchPartRequest[];
   try {
+    // The Content-Type first, so that its refusals, and only those, name the header.
+    boundaryOf(contentType);
+  } catch (error) {
+    if (!(error instanceof BatchFormatError)) throw error;
+    throw refuse(`The batch request is malformed: ${error.message}.`, { location: 'Content-Type' });
+  }
+  try {
     // The reader stops at the first part past the limit: the rest is not read.
     parts = parseBatchRequest(contentType, body ?? '', { maxParts: limit });
   } catch (error) {
     if (!(error instanceof BatchFormatError)) throw error;
     if (error instanceof BatchLimitError) throw refuse(`A batch request may hold at most ${limit} calls.`);
-    throw refuse(`The batch request is malformed: ${error.message}.`, {
-      ...(error.part === undefined && /multipart\/mixed|boundary/.test(error.message)
-        ? { location: 'Content-Type' }
-        : {}),
-    });
+    // The reader's message quotes the line at fault, which may hold a credential.
+    throw refuse(`The batch request is malformed: ${redactText(error.message)}.`);
   }
   if (parts.length === 0) throw refuse('The batch request holds no call.');
   const inherited: Record<string, string> = {};

@@ -2,17 +2,19 @@
  * What the inspector shows of the traffic: a journal of the requests answered (each call of a
  * batch too) and of the watch channels' deliveries, both bounded in memory. The journal keeps
  * at most `entries` requests and `bodyBytes` of body text in all (each body cut at
- * `bodyCap`); the oldest go first. Credentials are never shown: the `Authorization`, cookie and
- * admin-credential headers are not kept (`[redacted]` in their place), nor the bodies of the
- * token endpoint; an `access_token` or `key` in the query and the credential fields of JSON
- * bodies (`access_token`, `refresh_token`, `client_secret`, ...) are replaced by `[redacted]`
- * when an entry is read.
+ * `bodyCap`); the oldest go first. Credentials are never shown, in an entry, the list or the
+ * live stream: what is read is redacted by @gspec/server-kit's redact.ts, the one rule the
+ * `--verbose` log follows too (the credential headers, the credential parameters of the query,
+ * the credential keys of a body by its Content-Type, a batch's parts one by one), the error
+ * message kept with an entry and an error's answer are redacted as text besides (they may quote
+ * the request), and the bodies of the token endpoint are not kept at all.
  *
  * Recording is on every request's path, reading only on the inspector's, so recording keeps
  * what it is given (a copy of the answer's bytes, the request's text) and the work of
  * decoding, redacting and formatting is done when an entry is read.
  */
 import type { IncomingHttpHeaders } from 'node:http';
+import { REDACTED, redactBody, redactHeaders, redactTarget, redactText } from '@gspec/server-kit';
 import type { Exchange } from './answers.js';
 
 export interface JournalOptions {
@@ -25,8 +27,6 @@ export interface JournalOptions {
   /** The most deliveries kept (default 500). */
   deliveries?: number;
 }
-
-export const REDACTED = '[redacted]';
 
 /** One request and its answer, as the journal keeps it. */
 export interface JournalEntry {
@@ -80,53 +80,6 @@ export interface DeliveryReport {
 export interface Delivery extends DeliveryReport {
   id: number;
   at: string;
-}
-
-const SECRET_HEADERS = new Set([
-  'authorization',
-  'proxy-authorization',
-  'cookie',
-  'set-cookie',
-  'x-goog-api-key',
-  'x-emulator-admin-token',
-  'x-goog-channel-token',
-]);
-const SECRET_QUERY = new Set(['access_token', 'key', 'token']);
-const SECRET_FIELDS =
-  /("(?:access_token|refresh_token|id_token|client_secret|assertion|private_key|token)"\s*:\s*)"(?:[^"\\]|\\.)*"/g;
-
-/** Headers with every credential's value replaced. */
-export function redactHeaders(headers: IncomingHttpHeaders | Record<string, string>): Record<string, string> {
-  const kept: Record<string, string> = {};
-  for (const [name, value] of Object.entries(headers)) {
-    if (value === undefined) continue;
-    const lower = name.toLowerCase();
-    kept[lower] = SECRET_HEADERS.has(lower)
-      ? REDACTED
-      : Array.isArray(value)
-        ? value.join(', ')
-        : String(value);
-  }
-  return kept;
-}
-
-/** A path and query with the credentials of the query replaced. */
-export function redactPath(target: string): string {
-  const mark = target.indexOf('?');
-  if (mark < 0) return target;
-  const query = new URLSearchParams(target.slice(mark + 1));
-  let changed = false;
-  for (const name of [...query.keys()])
-    if (SECRET_QUERY.has(name)) {
-      query.set(name, REDACTED);
-      changed = true;
-    }
-  return changed ? `${target.slice(0, mark)}?${query.toString()}` : target;
-}
-
-/** A body's text with the credential fields of JSON replaced (works on a cut body too). */
-export function redactBody(text: string): string {
-  return text.replace(SECRET_FIELDS, `$1"${REDACTED}"`);
 }
 
 type Listener = (event: string, data: unknown) => void;
@@ -303,12 +256,32 @@ export class Journal {
     if (this.listeners.size > 0) this.emit('request', summarize(kept));
   }
 
-  /** A body as shown: decoded, cut at the cap, its credential fields replaced. */
-  private shown(raw: RawBody | undefined): { text?: string; cut: boolean } {
+  /**
+   * A body as shown: decoded, cut at the cap, its credentials replaced as its Content-Type
+   * reads, and as text besides for an error's answer (its message may quote the request).
+   */
+  private shown(
+    raw: RawBody | undefined,
+    headers: IncomingHttpHeaders | Record<string, string>,
+    error = false,
+  ): { text?: string; cut: boolean } {
     if (raw === undefined) return { cut: false };
     const text = typeof raw === 'string' ? raw : raw.toString('utf8');
     const cut = text.length > this.bodyCap;
-    return { text: redactBody(cut ? text.slice(0, this.bodyCap) : text), cut };
+    const type = headers['content-type'];
+    const redacted = redactBody(
+      cut ? text.slice(0, this.bodyCap) : text,
+      Array.isArray(type) ? type[0] : type,
+    );
+    return { text: error ? redactText(redacted) : redacted, cut };
+  }
+
+  private requestShown(kept: Kept): { text?: string; cut: boolean } {
+    return this.shown(kept.rawRequestBody, kept.rawRequestHeaders);
+  }
+
+  private responseShown(kept: Kept): { text?: string; cut: boolean } {
+    return this.shown(kept.rawResponseBody, kept.rawResponseHeaders, kept.status >= 400);
   }
 
   /** An entry as the inspector shows it. */
@@ -318,14 +291,14 @@ export class Journal {
       rawPath,
       rawRequestHeaders,
       rawResponseHeaders,
-      rawRequestBody,
-      rawResponseBody,
+      rawRequestBody: _request,
+      rawResponseBody: _response,
       secret,
       size: _size,
       ...rest
     } = kept;
-    const request = this.shown(rawRequestBody);
-    const response = this.shown(rawResponseBody);
+    const request = this.requestShown(kept);
+    const response = this.responseShown(kept);
     const truncated = [...(request.cut ? ['request'] : []), ...(response.cut ? ['response'] : [])] as (
       | 'request'
       | 'response'
@@ -333,8 +306,9 @@ export class Journal {
     const withheld = `${REDACTED} (the token endpoint's bodies hold credentials)`;
     return {
       ...rest,
+      ...shownError(rest.error),
       at: new Date(atMs).toISOString(),
-      path: redactPath(rawPath),
+      path: redactTarget(rawPath),
       requestHeaders: redactHeaders(rawRequestHeaders),
       ...(secret
         ? { requestBody: withheld }
@@ -387,10 +361,10 @@ export class Journal {
   }
 
   private mentions(kept: Kept, text: string): boolean {
-    const path = redactPath(kept.rawPath);
+    const path = redactTarget(kept.rawPath);
     if (path.includes(text) || decoded(path).includes(text)) return true;
     if (kept.secret) return false;
-    return [kept.rawRequestBody, kept.rawResponseBody].some((raw) => this.shown(raw).text?.includes(text));
+    return [this.requestShown(kept), this.responseShown(kept)].some((shown) => shown.text?.includes(text));
   }
 
   deliveries(): readonly Delivery[] {
@@ -446,5 +420,15 @@ function summarize(kept: Kept): JournalSummary {
     size: _f,
     ...rest
   } = kept;
-  return { ...rest, at: new Date(atMs).toISOString(), path: redactPath(rawPath) };
+  return {
+    ...rest,
+    ...shownError(rest.error),
+    at: new Date(atMs).toISOString(),
+    path: redactTarget(rawPath),
+  };
+}
+
+/** The error kept with an entry, its message redacted as text (it may quote the request). */
+function shownError(error: JournalEntry['error']): Pick<JournalEntry, 'error'> {
+  return error?.message === undefined ? {} : { error: { ...error, message: redactText(error.message) } };
 }
