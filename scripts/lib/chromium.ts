@@ -21,10 +21,16 @@ export function haveChromium(): boolean {
   return false;
 }
 
-/** Starts it with playwright-core's `chromium` (passed in: this package does not depend on it). */
-export function launchChromium<B>(chromium: {
-  launch(options: { executablePath: string; args: string[] }): Promise<B>;
-}): Promise<B> {
+/**
+ * Starts it with playwright-core's `chromium` (passed in: this package does not depend on it),
+ * with `extraArgs` after the usual flags (`--host-resolver-rules=...` for a test's own names).
+ */
+export function launchChromium<B>(
+  chromium: {
+    launch(options: { executablePath: string; args: string[] }): Promise<B>;
+  },
+  extraArgs: readonly string[] = [],
+): Promise<B> {
   return chromium.launch({
     executablePath: chromiumPath,
     args: [
@@ -33,6 +39,7 @@ export function launchChromium<B>(chromium: {
       '--disable-background-networking',
       '--disable-component-update',
       '--disable-sync',
+      ...extraArgs,
     ],
   });
 }

@@ -2,19 +2,28 @@
 /**
  * gspec-mock: serves both APIs at their live base paths on one origin.
  *
- *   gspec-mock [--port N] [--host HOST] [--docs DIR] [--faults FILE] [--specs DIR] [--verbose] [--outlive-npm]
+ *   gspec-mock [--port N] [--host HOST] [--allowed-hosts NAMES] [--docs DIR] [--faults FILE] [--specs DIR]
+ *              [--verbose] [--outlive-npm]
  *
  * The port comes from --port, else PORT, else 4010; 0 picks a free port. The specs come from
  * --specs, else GSPEC_MOCK_SPECS, else the bundled specs/dist.
  */
 import { existsSync } from 'node:fs';
-import { commandHelp, readCommandLine, serverOptions, startedByNpm, stopOnSignals } from '@gspec/server-kit';
+import {
+  AllowedHosts,
+  commandHelp,
+  readCommandLine,
+  serverOptions,
+  startedByNpm,
+  stopOnSignals,
+} from '@gspec/server-kit';
 import type { FaultConfig } from './faults.js';
 
-const { port, host, verbose, 'outlive-npm': outliveNpm } = serverOptions(4010);
+const { port, host, 'allowed-hosts': allowedHosts, verbose, 'outlive-npm': outliveNpm } = serverOptions(4010);
 const OPTIONS = {
   port,
   host,
+  'allowed-hosts': allowedHosts,
   docs: {
     type: 'string',
     value: 'DIR',
@@ -60,6 +69,12 @@ async function main(): Promise<void> {
   if (!/^\d+$/.test(portText) || Number(portText) > 65535)
     fail(`invalid port ${JSON.stringify(portText)}: expected 0-65535`);
   const host = values.host ?? '127.0.0.1';
+  let hosts: AllowedHosts;
+  try {
+    hosts = AllowedHosts.parse(values['allowed-hosts']);
+  } catch (error) {
+    fail((error as Error).message);
+  }
   if (values.docs && !existsSync(values.docs))
     fail(`--docs ${values.docs}: no such folder (build the reference first)`);
 
@@ -83,6 +98,7 @@ async function main(): Promise<void> {
     apis,
     ...(values.docs ? { docsDir: values.docs } : {}),
     ...(faults ? { faults } : {}),
+    ...(values['allowed-hosts'] !== undefined ? { allowedHosts: values['allowed-hosts'] } : {}),
     verbose: values.verbose ?? false,
   });
   stopGateway = () => gateway.close();
@@ -103,6 +119,7 @@ async function main(): Promise<void> {
     ...apis.map((api) => `  ${api.title.padEnd(width)}${origin}${api.basePath}`),
     ...(values.docs ? [`  ${'API reference'.padEnd(width)}${origin}/`] : []),
     `  ${'Health'.padEnd(width)}${origin}/healthz`,
+    `Answers requests addressed to ${hosts.describe()}`,
     ...(faults
       ? [
           `Faults from ${faults.source} (seed ${faults.seed}${faults.seeded ? '' : ', drawn; set "seed" to repeat this run'}) on ${

@@ -19,23 +19,30 @@ import {
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import {
+  AllowedHosts,
   applyFieldMask,
   type BatchCall,
   batchPath,
   CheckedMasks,
   corsHeaders,
   createPathRouter,
+  crossOriginRefusal,
   type FieldMask,
   FieldMaskError,
   fieldMaskErrorItem,
   HttpRefusal,
+  hostRefusal,
   ifNoneMatchHits,
   isJsonContentType,
+  jsonNestingRefusal,
   listen,
+  nonJsonRefusal,
   preflightHeaders,
   readBatch,
   readBearer,
   readBody,
+  redactTarget,
+  redactText,
   unsupportedMediaType,
   writeBatch,
 } from '@gspec/server-kit';
@@ -62,12 +69,20 @@ export interface GatewayOptions {
   apis: MockApi[];
   /** A folder served at `/` (the built API reference); left out, `/` lists the APIs. */
   docsDir?: string;
-  /** Log one line per request, and Prism's own findings. */
+  /**
+   * Log one line per request and per call of a batch, the credentials of its query redacted
+   * (@gspec/server-kit's redact.ts), and Prism's own findings.
+   */
   verbose?: boolean;
   /** Where log lines go; defaults to stderr. */
   log?: (line: string) => void;
   /** Fault rules (latency, errors, scripted answers), from `readFaultFile` or `parseFaults`. */
   faults?: FaultConfig;
+  /**
+   * Host names the mock answers to besides IP addresses, `localhost` and names under
+   * `.localhost` (decision 0052); `*` for any. A list, or one string separated by commas.
+   */
+  allowedHosts?: string | readonly string[];
 }
 
 export interface Gateway {
@@ -141,8 +156,11 @@ export function readCredentials(
 function parseBody(raw: Buffer | string | undefined, contentType: string | undefined): unknown {
   if (raw === undefined || raw.length === 0) return undefined;
   if (contentType && !isJsonContentType(contentType)) throw unsupportedMediaType(contentType);
+  const text = typeof raw === 'string' ? raw : raw.toString('utf8');
+  const tooDeep = jsonNestingRefusal(text);
+  if (tooDeep) throw tooDeep;
   try {
-    return JSON.parse(typeof raw === 'string' ? raw : raw.toString('utf8'));
+    return JSON.parse(text);
   } catch (error) {
     throw new HttpRefusal(400, {
       domain: 'global',
@@ -179,8 +197,26 @@ function serialize(body: unknown, contentType: string | undefined): string | und
 
 function setCors(request: IncomingMessage, response: ServerResponse, headers = corsHeaders(request)): void {
   for (const [name, value] of Object.entries(headers)) response.setHeader(name, value);
-  response.setHeader('vary', 'origin');
 }
+
+/**
+ * A request's target as a URL. One the URL parser refuses (`//[`, which it reads as a host) keeps
+ * its path as sent, which routes nowhere: a 404, not a failure of the mock.
+ */
+function targetUrl(raw: string): URL {
+  try {
+    return new URL(raw, 'http://localhost');
+  } catch {
+    const url = new URL('http://localhost/');
+    const query = raw.indexOf('?');
+    url.pathname = query < 0 ? raw : raw.slice(0, query);
+    if (query >= 0) url.search = raw.slice(query);
+    return url;
+  }
+}
+
+/** The mock's own endpoints (`/__mock/faults`, `/__mock/reset`), and paths that look like them. */
+const CONTROL_PREFIX = '/__mock';
 
 function landingPage(apis: MockApi[]): string {
   const items = apis
@@ -516,7 +552,7 @@ export function createGateway(options: GatewayOptions): Gateway {
    * HTTP layer (a bad Prefer, a body that is no JSON) is the call's answer, not an exception.
    */
   async function answerCall(call: Call): Promise<CallResult> {
-    const url = new URL(call.target, 'http://localhost');
+    const url = targetUrl(call.target);
     const route = routeOf(url.pathname);
     if (!route) return { answer: notServed(url.pathname), delayMs: 0 };
     try {
@@ -567,7 +603,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     batchPathname: string,
     accepted: readonly string[],
   ): Answer | undefined {
-    const { pathname } = new URL(call.target, 'http://localhost');
+    const { pathname } = targetUrl(call.target);
     const route = routeOf(pathname);
     if (route && accepted.includes(route.api.basePath)) return undefined;
     const where = `Part ${call.index}: ${call.method} ${pathname}`;
@@ -618,7 +654,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       const refusedPart = notInBatch(call, url.pathname, accepted);
       const result = refusedPart ? { answer: refusedPart, delayMs: 0 } : await answerCall(call);
       if (options.verbose)
-        log(`  part ${call.index}: ${call.method} ${call.target} -> ${result.answer.status}`);
+        log(`  part ${call.index}: ${call.method} ${redactTarget(call.target)} -> ${result.answer.status}`);
       answers.push(result.answer);
       delayMs = Math.max(delayMs, result.delayMs);
     }
@@ -665,7 +701,22 @@ export function createGateway(options: GatewayOptions): Gateway {
   }
 
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
-    const url = new URL(request.url ?? '/', 'http://localhost');
+    const url = targetUrl(request.url ?? '/');
+    // A Host that names no host of the mock: a page rebinding its own name to this machine.
+    const misaddressed = hostRefusal(request, allowedHosts, '--allowed-hosts');
+    if (misaddressed) throw misaddressed;
+    // The mock's own endpoints reset its faults: no CORS, no page of another origin, only JSON.
+    if (url.pathname.startsWith(CONTROL_PREFIX)) {
+      const refusal =
+        crossOriginRefusal(request, "The mock's own endpoints") ??
+        (request.headers['transfer-encoding'] !== undefined ||
+        (request.headers['content-length'] ?? '0') !== '0'
+          ? nonJsonRefusal(request, "The mock's own endpoints")
+          : undefined);
+      if (refusal) throw refusal;
+      handleControl(request, response, url);
+      return;
+    }
     setCors(request, response);
     if (request.method === 'OPTIONS' && request.headers['access-control-request-method']) {
       setCors(request, response, preflightHeaders(request));
@@ -690,10 +741,6 @@ export function createGateway(options: GatewayOptions): Gateway {
       await reply(response, () => answerRequest(request));
       return;
     }
-    if (url.pathname.startsWith('/__mock/')) {
-      handleControl(request, response, url);
-      return;
-    }
     if (request.method === 'GET' || request.method === 'HEAD') {
       if (docsDir) {
         const file = resolveStaticFile(docsDir, url.pathname);
@@ -710,12 +757,13 @@ export function createGateway(options: GatewayOptions): Gateway {
     send(response, notServed(url.pathname));
   }
 
+  const allowedHosts = AllowedHosts.parse(options.allowedHosts, 'allowedHosts');
   const server = createServer((request, response) => {
     const started = performance.now();
     if (options.verbose) {
       response.on('finish', () => {
         log(
-          `${request.method} ${request.url} -> ${response.statusCode} (${(performance.now() - started).toFixed(1)} ms)`,
+          `${request.method} ${redactTarget(request.url ?? '/')} -> ${response.statusCode} (${(performance.now() - started).toFixed(1)} ms)`,
         );
       });
     }
@@ -728,7 +776,7 @@ export function createGateway(options: GatewayOptions): Gateway {
         return;
       }
       log(
-        `mock: internal error on ${request.method} ${request.url}: ${(error as Error).stack ?? String(error)}`,
+        `mock: internal error on ${request.method} ${redactTarget(request.url ?? '/')}: ${redactText((error as Error).stack ?? String(error))}`,
       );
       if (!response.headersSent) {
         sendJson(response, 500, simpleError(500, 'backendError', 'The mock failed to answer; see its log'));

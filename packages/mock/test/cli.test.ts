@@ -120,7 +120,17 @@ describe('gspec-mock refusals', () => {
     const mock = start(['--help']);
     expect(await mock.exited).toBe(0);
     const options = [...mock.output().out.matchAll(/^ {2}(?:-\w, )? *--([\w-]+)/gm)].map((m) => m[1]);
-    expect(options).toEqual(['port', 'host', 'docs', 'faults', 'specs', 'verbose', 'outlive-npm', 'help']);
+    expect(options).toEqual([
+      'port',
+      'host',
+      'allowed-hosts',
+      'docs',
+      'faults',
+      'specs',
+      'verbose',
+      'outlive-npm',
+      'help',
+    ]);
   });
 
   it('exits with a clear message when a spec in --specs is invalid', async () => {

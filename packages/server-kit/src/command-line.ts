@@ -93,8 +93,9 @@ export function parseCommandLine<O extends Record<string, CommandOption>>(
 }
 
 /**
- * The options every gspec server takes: its port (default `defaultPort`), its address, its
- * log, and whether it outlives the npm that started it (see stopOnSignals).
+ * The options every gspec server takes: its port (default `defaultPort`), its address, the
+ * host names it answers to (origins.ts), its log, and whether it outlives the npm that started
+ * it (see stopOnSignals).
  */
 export function serverOptions(defaultPort: number) {
   return {
@@ -105,6 +106,12 @@ export function serverOptions(defaultPort: number) {
       description: `Port to listen on; 0 picks a free one. Default: $PORT, else ${defaultPort}.`,
     },
     host: { type: 'string', value: 'HOST', description: 'Address to listen on. Default: 127.0.0.1.' },
+    'allowed-hosts': {
+      type: 'string',
+      value: 'NAMES',
+      description:
+        'Host names to answer besides IP addresses and localhost, separated by commas (.example.test: a domain and its names; *: any, which lets pages rebind a name to this server). Default: none.',
+    },
     verbose: { type: 'boolean', short: 'v', description: 'Log every request and its answer to stderr.' },
     'outlive-npm': {
       type: 'boolean',

@@ -25,36 +25,104 @@ export class HttpRefusal extends Error {
   }
 }
 
+/** The 413 of a body over `limit` bytes. */
+export const tooLarge = (limit: number): HttpRefusal =>
+  new HttpRefusal(413, {
+    domain: 'global',
+    reason: 'uploadTooLarge',
+    message: `The request body is larger than ${limit} bytes`,
+  });
+
 /**
- * The request's body, whole; empty when it has none. Past `limit` the rest is still read, and
- * dropped, and only then is the request refused with 413: refusing in the middle of the body
- * would reset the connection under a client still sending, which would never see the answer.
+ * The 413 of a request whose declared length (Content-Length) is over `limit`, or undefined:
+ * known before a byte of the body is read.
+ */
+export function declaredTooLarge(request: IncomingMessage, limit: number): HttpRefusal | undefined {
+  const declared = request.headers['content-length'];
+  if (declared === undefined || !/^\d+$/.test(declared) || Number(declared) <= limit) return undefined;
+  return tooLarge(limit);
+}
+
+/**
+ * The request's body, whole; empty when it has none. A body over `limit` is refused with 413
+ * as soon as it passes the limit, declared (Content-Length) or as it streams in: nothing more
+ * of it is kept. The rest is still read and dropped as it arrives (Node does that once the
+ * answer is sent), so that a client still sending sees the answer rather than a reset
+ * connection; Node's request timeout bounds how long.
  */
 export function readBody(request: IncomingMessage, limit = MAX_BODY_BYTES): Promise<Buffer> {
   return new Promise((resolve, reject) => {
+    const refusal = declaredTooLarge(request, limit);
+    if (refusal) {
+      reject(refusal);
+      return;
+    }
     const chunks: Buffer[] = [];
     let size = 0;
+    let over = false;
     // Events rather than `for await`: the async iterator cost more than the rest of reading.
     request.on('data', (chunk: Buffer) => {
+      if (over) return;
       size += chunk.length;
-      if (size <= limit) chunks.push(chunk);
+      if (size <= limit) {
+        chunks.push(chunk);
+        return;
+      }
+      over = true;
+      chunks.length = 0;
+      reject(tooLarge(limit));
     });
     request.once('end', () => {
-      if (size > limit)
-        reject(
-          new HttpRefusal(413, {
-            domain: 'global',
-            reason: 'uploadTooLarge',
-            message: `The request body is larger than ${limit} bytes`,
-          }),
-        );
-      else resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks));
+      if (!over) resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks));
     });
     request.once('error', reject);
     // A client gone before the end of its body: nothing will be answered to anyone.
     request.once('close', () => {
       if (!request.complete) reject(new Error('the client closed the connection before the end of the body'));
     });
+  });
+}
+
+/**
+ * The deepest a request body may nest objects and arrays. No request of the APIs nests more
+ * than a few levels, and the live services refuse a body that nests past their schemas (each
+ * level beyond is an unknown field); V8 takes a hundred times longer per byte to build a deep
+ * body than a flat one, so a deep one is refused before it is parsed.
+ */
+export const MAX_JSON_DEPTH = 100;
+
+/**
+ * Where a JSON text nests objects and arrays more than `max` deep (the offset of the opening
+ * bracket too many), or undefined; one pass, strings skipped, no parse. Valid or not: the parser
+ * says what else is wrong.
+ */
+export function jsonNestingPastLimit(text: string, max = MAX_JSON_DEPTH): number | undefined {
+  // A text of fewer than max + 1 brackets cannot nest past max.
+  if (text.length <= max) return undefined;
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 92)
+        i++; // a backslash: the next character is escaped
+      else if (c === 34) inString = false;
+    } else if (c === 34) inString = true;
+    else if (c === 123 || c === 91) {
+      if (++depth > max) return i;
+    } else if (c === 125 || c === 93) depth--;
+  }
+  return undefined;
+}
+
+/** The 400 of a body that nests past MAX_JSON_DEPTH, or undefined. */
+export function jsonNestingRefusal(text: string): HttpRefusal | undefined {
+  const at = jsonNestingPastLimit(text);
+  if (at === undefined) return undefined;
+  return new HttpRefusal(400, {
+    domain: 'global',
+    reason: 'parseError',
+    message: `The request body is not valid JSON for this API: it nests objects and arrays more than ${MAX_JSON_DEPTH} deep (at character ${at})`,
   });
 }
 
@@ -79,6 +147,27 @@ export const MISSING_CREDENTIAL =
 export const WWW_AUTHENTICATE = 'Bearer realm="https://accounts.google.com/", error="invalid_token"';
 
 /**
+ * The schemes a 401 names (RFC 9110's registry, as registered at IANA). Any other first word
+ * of the header may well be a credential sent without its scheme, and is not repeated back.
+ */
+const KNOWN_SCHEMES = new Set([
+  'basic',
+  'digest',
+  'dpop',
+  'gnap',
+  'hoba',
+  'mutual',
+  'negotiate',
+  'ntlm',
+  'oauth',
+  'privatetoken',
+  'scram-sha-1',
+  'scram-sha-256',
+  'vapid',
+  'aws4-hmac-sha256',
+]);
+
+/**
  * The bearer token of a request, from `Authorization` (the scheme in any case, as Google takes
  * it) or else the `access_token` query parameter; or what is wrong with the credential.
  */
@@ -97,7 +186,7 @@ export function readBearer(
         problem:
           token === undefined
             ? 'The Authorization header has no scheme. Expected an OAuth 2 access token as "Authorization: Bearer <token>".'
-            : `The Authorization header uses the ${scheme} scheme; this API takes only an OAuth 2 access token as "Authorization: Bearer <token>".`,
+            : `The Authorization header uses ${KNOWN_SCHEMES.has(scheme.toLowerCase()) ? `the ${scheme} scheme` : 'a scheme other than Bearer'}; this API takes only an OAuth 2 access token as "Authorization: Bearer <token>".`,
       };
     if (!token) return { problem: 'The bearer token is empty. Expected "Authorization: Bearer <token>".' };
     return { token };
@@ -219,11 +308,18 @@ export function createPathRouter<Op extends RoutedOperation>(operations: readonl
   };
 }
 
-/** The CORS headers of every answer: any page may call the local servers and read every header. */
+/**
+ * The CORS headers of an API's answers: as Google's APIs do for browser apps, any page may
+ * call them and read every header (the access token, not the page's origin, says who calls).
+ * The control planes send none (origins.ts).
+ */
 export function corsHeaders(request: IncomingMessage): Record<string, string> {
+  const origin = request.headers.origin;
   return {
-    'access-control-allow-origin': String(request.headers.origin ?? '*'),
+    'access-control-allow-origin': String(origin ?? '*'),
     'access-control-expose-headers': '*',
+    // The answer depends on the Origin: a cache must not give one page's answer to another.
+    ...(origin !== undefined ? { vary: 'Origin' } : {}),
   };
 }
 

@@ -4,11 +4,14 @@
  * CORS headers, and listening.
  */
 import { createServer } from 'node:http';
+import { connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   corsHeaders,
   HttpRefusal,
   isJsonContentType,
+  jsonNestingPastLimit,
+  jsonNestingRefusal,
   listen,
   MISSING_CREDENTIAL,
   preflightHeaders,
@@ -45,8 +48,43 @@ describe('readBearer', () => {
           'The Authorization header uses the Basic scheme; this API takes only an OAuth 2 access token as "Authorization: Bearer <token>".',
       },
     ],
+    // Two words of which the first is no scheme: maybe a credential, not repeated in the answer.
+    [
+      'SECRET-1 SECRET-2',
+      null,
+      {
+        problem:
+          'The Authorization header uses a scheme other than Bearer; this API takes only an OAuth 2 access token as "Authorization: Bearer <token>".',
+      },
+    ],
   ])('%j with access_token %j', (authorization, accessToken, expected) => {
     expect(readBearer(authorization, accessToken)).toEqual(expected);
+  });
+});
+
+describe('jsonNestingPastLimit', () => {
+  const nested = (depth: number) => `${'['.repeat(depth)}${']'.repeat(depth)}`;
+  it.each([
+    ['100 arrays deep', nested(100), undefined],
+    ['101 arrays deep', nested(101), 100],
+    // The 101st opening bracket: the { of the 51st {"a":[ (6 characters each).
+    ['objects and arrays, 102 deep', `${'{"a":['.repeat(51)}`, 300],
+    ['brackets inside strings', `["${'['.repeat(500)}"]`, undefined],
+    ['an escaped quote inside a string', `["\\"${'['.repeat(500)}"]`, undefined],
+    ['200,000 deep', nested(200_000), 100],
+    ['a flat body of 1 MB', `{"a":"${'x'.repeat(1_000_000)}"}`, undefined],
+    ['not JSON at all', ']]]]'.repeat(100), undefined],
+  ])('%s: %j', (_, text, at) => {
+    expect(jsonNestingPastLimit(text)).toBe(at);
+  });
+
+  it('refuses a body nested too deep with 400 parseError saying where', () => {
+    const refusal = jsonNestingRefusal(nested(101));
+    expect(refusal?.status).toBe(400);
+    expect(refusal?.message).toBe(
+      'The request body is not valid JSON for this API: it nests objects and arrays more than 100 deep (at character 100)',
+    );
+    expect(jsonNestingRefusal(nested(100))).toBeUndefined();
   });
 });
 
@@ -119,7 +157,7 @@ describe('readBody and listen, over HTTP', () => {
     expect(await empty.text()).toBe('0');
   });
 
-  it('refuses a larger one with 413 after reading it, so the client reads the answer', async () => {
+  it('refuses a larger one with 413 while it is still sent, and the client reads the answer', async () => {
     const origin = await echo(1024);
     // 4 MB: far more than a socket buffers, so the client is still sending when the limit is passed.
     const answer = await fetch(origin, { method: 'POST', body: 'x'.repeat(4 * 1024 * 1024) });
@@ -140,6 +178,49 @@ describe('readBody and listen, over HTTP', () => {
     });
     // The connection is still good for the next request.
     expect((await fetch(origin, { method: 'POST', body: 'ok' })).status).toBe(200);
+  });
+
+  /**
+   * What arrives on a raw connection until the head of an answer, without ending the request:
+   * a server that waits for the end of the body never answers, and the test fails by its own
+   * deadline (generous: a loaded machine is slow, not broken) rather than hanging.
+   */
+  function answerBeforeTheEnd(origin: string, head: string, body: string): Promise<string> {
+    const { hostname, port } = new URL(origin);
+    return new Promise((resolve, reject) => {
+      const socket = connect(Number(port), hostname);
+      let text = '';
+      const deadline = setTimeout(() => {
+        socket.destroy();
+        reject(new Error('no answer before the end of the body: the server waited for all of it'));
+      }, 60_000);
+      socket.on('data', (chunk) => {
+        text += chunk.toString('latin1');
+        if (text.includes('\r\n\r\n')) {
+          clearTimeout(deadline);
+          socket.destroy();
+          resolve(text.slice(0, text.indexOf('\r\n')));
+        }
+      });
+      socket.on('error', () => {});
+      socket.write(head + body);
+    });
+  }
+
+  it.each([
+    [
+      'declared larger than the limit: refused before a byte of it',
+      'POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 400000000\r\n\r\n',
+      '',
+    ],
+    [
+      'chunked, past the limit: refused as it streams in, the end never sent',
+      'POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n\r\n',
+      `800\r\n${'x'.repeat(0x800)}\r\n`,
+    ],
+  ])('%s', async (_, head, body) => {
+    const origin = await echo(1024);
+    expect(await answerBeforeTheEnd(origin, head, body)).toBe('HTTP/1.1 413 Payload Too Large');
   });
 
   it('a refusal is an Error with the envelope and its headers', () => {
@@ -163,6 +244,7 @@ describe('CORS', () => {
     expect(corsHeaders(request({ origin: 'http://localhost:5173' }))).toEqual({
       'access-control-allow-origin': 'http://localhost:5173',
       'access-control-expose-headers': '*',
+      vary: 'Origin',
     });
     expect(corsHeaders(request({}))['access-control-allow-origin']).toBe('*');
   });

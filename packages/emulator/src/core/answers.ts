@@ -7,7 +7,14 @@
 import { type IncomingHttpHeaders, type IncomingMessage, type ServerResponse, STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import { Readable } from 'node:stream';
-import { type BatchCall, type CallAnswer, corsHeaders, writeBatch } from '@gspec/server-kit';
+import {
+  type BatchCall,
+  type CallAnswer,
+  corsHeaders,
+  redactTarget,
+  redactText,
+  writeBatch,
+} from '@gspec/server-kit';
 import { ApiError } from './errors.js';
 import { bodyBytes, releaseBytes } from './json.js';
 
@@ -80,11 +87,16 @@ function callAnswer(result: Answer): CallAnswer {
 }
 
 export interface AnswerWriterOptions {
-  /** One line per answer. */
+  /** One line per answer, the credentials of its query redacted (@gspec/server-kit's redactTarget). */
   log?: (line: string) => void;
   onResponse?: (exchange: Exchange) => void;
   /** Makes the changes of the turn durable before its answers go out (throws when it cannot). */
   commit?: () => void;
+  /**
+   * Whether a request's answer is for the server's own pages only (the control plane): it gets
+   * no CORS headers, so that no page of another origin can read it (decision 0052).
+   */
+  sameOriginOnly?: (request: IncomingMessage) => boolean;
 }
 
 /**
@@ -194,9 +206,11 @@ export class AnswerWriter {
             ),
           }
         : given;
-    // The answer's own headers object (each answer has a new one), with CORS unless it says otherwise.
+    // The answer's own headers object (each answer has a new one), with CORS unless it says
+    // otherwise or is the control plane's.
     const { headers } = result;
-    for (const [name, value] of Object.entries(corsHeaders(request))) headers[name] ??= value;
+    if (!this.options.sameOriginOnly?.(request))
+      for (const [name, value] of Object.entries(corsHeaders(request))) headers[name] ??= value;
     // Bytes, encoded once: their length is the Content-Length, and the socket copies them as
     // they are (encoding a large string on every write cost more than building the answer).
     let bytes: Buffer | undefined;
@@ -221,8 +235,9 @@ export class AnswerWriter {
       response.end(written, () => releaseBytes(written));
     } else response.end();
     const url = request.url ?? '/';
+    // The log goes where CI keeps it: the query's credentials are redacted as the journal's.
     this.options.log?.(
-      `${request.method} ${url} ${result.status}${result.operationId ? ` ${result.operationId}` : ''}`,
+      `${request.method} ${redactTarget(url)} ${result.status}${result.operationId ? ` ${result.operationId}` : ''}`,
     );
     if (parts && answers) this.tellParts(url, parts, answers);
     this.options.onResponse?.({
@@ -250,7 +265,7 @@ export class AnswerWriter {
     parts.forEach(({ call, answer }, i) => {
       const { status, headers, body } = answers[i] as CallAnswer;
       this.options.log?.(
-        `  part ${call.index}: ${call.method} ${call.target} ${status}${answer.operationId ? ` ${answer.operationId}` : ''}`,
+        `  part ${call.index}: ${call.method} ${redactTarget(call.target)} ${status}${answer.operationId ? ` ${answer.operationId}` : ''}`,
       );
       this.options.onResponse?.({
         method: call.method,
@@ -276,7 +291,7 @@ export class AnswerWriter {
 
   /** A failure outside every handler's own refusals: a 500 in the envelope, if still possible. */
   unexpected(response: ServerResponse, error: unknown): void {
-    this.options.log?.(`unexpected: ${(error as Error).stack}`);
+    this.options.log?.(`unexpected: ${redactText(String((error as Error).stack))}`);
     if (response.headersSent) {
       response.end();
       return;

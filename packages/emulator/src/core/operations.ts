@@ -33,6 +33,11 @@ export type RequestHead = Pick<IncomingMessage, 'method' | 'url' | 'headers'>;
 export interface ReadBody {
   text: string | undefined;
   error?: unknown;
+  /**
+   * A refusal decided before the body was read (its Host, its origin, its credential, its
+   * declared size): answered before anything else, and the body is never read.
+   */
+  refused?: unknown;
 }
 
 export interface OperationsDeps {

@@ -5,7 +5,13 @@
  * type their schema asks for first, so `maxResults=abc` is refused as invalid, not as a string.
  */
 
-import { DATE_TIME_NEEDS_OFFSET, isJsonContentType, unsupportedMediaType } from '@gspec/server-kit';
+import {
+  DATE_TIME_NEEDS_OFFSET,
+  describeJsonError,
+  isJsonContentType,
+  jsonNestingRefusal,
+  unsupportedMediaType,
+} from '@gspec/server-kit';
 import type { ErrorObject } from 'ajv';
 import { ApiError, fromRefusal, type GoogleErrorItem } from './errors.js';
 import type { SchemaTools } from './schemas.js';
@@ -222,6 +228,8 @@ export function validateRequest(
     }
     if (raw.contentType && !isJsonContentType(raw.contentType))
       throw fromRefusal(unsupportedMediaType(raw.contentType));
+    const tooDeep = jsonNestingRefusal(raw.body);
+    if (tooDeep) throw fromRefusal(tooDeep);
     let body: unknown;
     try {
       body = JSON.parse(raw.body);
@@ -230,7 +238,8 @@ export function validateRequest(
         {
           domain: 'global',
           reason: 'parseError',
-          message: `The request body is not valid JSON: ${(error as Error).message}`,
+          // Not the parser's own message: it quotes the body, which may hold a credential.
+          message: `The request body is not valid JSON: ${describeJsonError(error)}`,
         },
       ]);
     }
