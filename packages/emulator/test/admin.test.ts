@@ -2,10 +2,11 @@
  * Who may use the control plane and the inspector (core/admin.ts): every endpoint under
  * /__emulator but health and the page's files, with and without the admin credential, in each
  * case that asks for it (a credential configured, strict mode, a listener beyond loopback) and
- * the one that does not (loopback, not strict). A refused request changes nothing.
+ * the one that does not (loopback, not strict). A refused request changes nothing. The
+ * inspector's sign-in sessions expire (on a clock the test moves) and are bounded in number.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { checkAdminToken, isLoopback, sameSecret } from '../src/core/admin.ts';
+import { AdminGate, checkAdminToken, isLoopback, sameSecret } from '../src/core/admin.ts';
 import type { Emulator, EmulatorOptions } from '../src/core/server.ts';
 import { createEmulator } from '../src/emulator.ts';
 
@@ -108,6 +109,11 @@ describe('the admin credential', () => {
         });
         expect(
           await statusOf(origin, endpoint, { cookie: `gspec-admin=${encodeURIComponent(ADMIN.slice(1))}` }),
+          name,
+        ).toEqual({ status: 401, reason: 'adminCredential' });
+        // The cookie names a session: the credential itself in it is no sign-in.
+        expect(
+          await statusOf(origin, endpoint, { cookie: `gspec-admin=${encodeURIComponent(ADMIN)}` }),
           name,
         ).toEqual({ status: 401, reason: 'adminCredential' });
       }
@@ -215,5 +221,88 @@ describe('the admin credential', () => {
     expect(sameSecret(ADMIN, ADMIN)).toBe(true);
     expect(sameSecret('x', ADMIN)).toBe(false);
     expect(sameSecret(`${ADMIN}${ADMIN}`, ADMIN)).toBe(false);
+  });
+});
+
+describe("the inspector's sign-in sessions", () => {
+  /** A clock the test moves by hand. */
+  const clock = { now: 1_000_000 };
+  const now = () => clock.now;
+
+  const signIn = (origin: string) =>
+    fetch(`${origin}/__emulator/ui/session`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ token: ADMIN }),
+    }).then((response) => {
+      expect(response.status).toBe(204);
+      return response.headers.get('set-cookie') as string;
+    });
+  const journalWith = async (origin: string, cookie: string) =>
+    (await fetch(`${origin}/__emulator/journal`, { headers: { cookie } })).status;
+
+  it('last their lifetime from the sign-in, however used, then are refused and pruned', async () => {
+    const origin = await start({ admin: { token: ADMIN, sessions: { lifetimeMs: 60_000, now } } });
+    const setCookie = await signIn(origin);
+    // The browser forgets the cookie when the session ends.
+    expect(setCookie).toMatch(/; Max-Age=60;/);
+    const cookie = setCookie.split(';')[0] as string;
+    expect(await journalWith(origin, cookie)).toBe(200);
+    clock.now += 59_999;
+    expect(await journalWith(origin, cookie)).toBe(200);
+    // Being used did not lengthen it: it ends 60 s after the sign-in.
+    clock.now += 1;
+    expect(await journalWith(origin, cookie)).toBe(401);
+    const session = await (await fetch(`${origin}/__emulator/ui/session`, { headers: { cookie } })).json();
+    expect(session.signedIn).toBe(false);
+    // The header credential does not expire.
+    expect(
+      (await fetch(`${origin}/__emulator/journal`, { headers: { 'x-emulator-admin-token': ADMIN } })).status,
+    ).toBe(200);
+  });
+
+  it('drops expired sessions from memory', () => {
+    const gate = new AdminGate({ token: ADMIN, sessions: { lifetimeMs: 1_000, now } }, true, '/__emulator');
+    const cookies = [gate.signIn(), gate.signIn()];
+    clock.now += 500;
+    cookies.push(gate.signIn());
+    expect(gate.liveSessions).toBe(3);
+    clock.now += 500;
+    expect(gate.liveSessions).toBe(1);
+    expect(cookies.map((set) => gate.admits({ cookie: set.split(';')[0] }))).toEqual([false, false, true]);
+    clock.now += 500;
+    expect(gate.liveSessions).toBe(0);
+  });
+
+  it('are at most sessions.max at once: a sign-in beyond it ends the oldest', async () => {
+    const origin = await start({ admin: { token: ADMIN, sessions: { max: 2, now } } });
+    const cookies: string[] = [];
+    for (let i = 0; i < 3; i++) cookies.push((await signIn(origin)).split(';')[0] as string);
+    const statuses = [];
+    for (const cookie of cookies) statuses.push(await journalWith(origin, cookie));
+    expect(statuses).toEqual([401, 200, 200]);
+  });
+
+  it('end when the emulator restarts: they live in its memory only', async () => {
+    const first = await start({ admin: { token: ADMIN } });
+    const cookie = (await signIn(first)).split(';')[0] as string;
+    expect(await journalWith(first, cookie)).toBe(200);
+    await emulator?.close();
+    const second = await start({ admin: { token: ADMIN } });
+    expect(await journalWith(second, cookie)).toBe(401);
+  });
+
+  it.each([
+    [
+      { lifetimeMs: 0 },
+      'admin.sessions.lifetimeMs: the lifetime of a session must be a whole number of at least 1; got 0',
+    ],
+    [
+      { lifetimeMs: 1.5 },
+      'admin.sessions.lifetimeMs: the lifetime of a session must be a whole number of at least 1; got 1.5',
+    ],
+    [{ max: -1 }, 'admin.sessions.max: the number of sessions must be a whole number of at least 1; got -1'],
+  ])('refuses the session options %o, saying which and why', (sessions, message) => {
+    expect(() => createEmulator({ admin: { token: ADMIN, sessions } })).toThrow(message);
   });
 });

@@ -1,7 +1,9 @@
 /**
- * The inspector's endpoints without a browser: the admin credential (the sign-in's cookie, the
- * header), the journal's bound and its redaction of credentials.
+ * The inspector's endpoints without a browser: the admin credential (the sign-in's session
+ * cookie, the header), the journal's bound and its redaction of credentials, and the live
+ * stream's readers (one that stops reading is dropped, one whose session ended too).
  */
+import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Emulator } from '../src/core/server.ts';
 import { createEmulator } from '../src/emulator.ts';
@@ -9,6 +11,80 @@ import { createEmulator } from '../src/emulator.ts';
 const ADMIN = 'inspect-me-with-this-credential';
 let emulator: Emulator;
 let origin: string;
+
+/** Asks `done` every few milliseconds until it holds: a wait, not a time limit. */
+async function until(done: () => boolean): Promise<void> {
+  while (!done()) await new Promise((resolve) => setTimeout(resolve, 2));
+}
+
+/** A delivery report of about 16 KiB, marked `mark-<n>` so a reader can tell how far it got. */
+const delivery = (n: number) => ({
+  channelId: `mark-${n}`,
+  address: 'https://receiver.example.com/hook',
+  resourceUri: '',
+  resourceId: '',
+  state: 'exists',
+  number: n,
+  attempt: 1,
+  headers: {},
+  error: 'x'.repeat(16 * 1024),
+  durationMs: 0,
+});
+
+/**
+ * Reads the live stream over fetch, as the page does: `reached(n)` settles once the event
+ * marked `mark-<n>` is read, and fails if the stream ends first.
+ */
+async function readingReader(headers: Record<string, string>) {
+  const abort = new AbortController();
+  const response = await fetch(`${origin}/__emulator/stream`, { headers, signal: abort.signal });
+  expect(response.status).toBe(200);
+  const body = (response.body as ReadableStream<Uint8Array>).getReader();
+  const decoder = new TextDecoder();
+  let seen = -1;
+  let ended = false;
+  let waiting: { mark: number; resolve: () => void; reject: (error: Error) => void } | undefined;
+  const settle = () => {
+    if (waiting && seen >= waiting.mark) waiting.resolve();
+    else if (waiting && ended) waiting.reject(new Error(`the stream ended at mark ${seen}`));
+    else return;
+    waiting = undefined;
+  };
+  (async () => {
+    let tail = '';
+    try {
+      for (let read = await body.read(); !read.done; read = await body.read()) {
+        const text = tail + decoder.decode(read.value, { stream: true });
+        for (const mark of text.matchAll(/"channelId":"mark-(\d+)"/g)) seen = Math.max(seen, Number(mark[1]));
+        tail = text.slice(-40);
+        settle();
+      }
+    } catch {
+      // Aborted, or cut by the server: ended either way.
+    }
+    ended = true;
+    settle();
+  })();
+  return {
+    reached: (mark: number) =>
+      new Promise<void>((resolve, reject) => {
+        waiting = { mark, resolve, reject };
+        settle();
+      }),
+    close: () => abort.abort(),
+  };
+}
+
+/** Opens the live stream on a raw socket that never reads: paused from the start. */
+function pausedReader(): Socket {
+  const { host, port } = new URL(origin);
+  const socket = connect(Number(port), '127.0.0.1');
+  socket.pause();
+  socket.write(
+    `GET /__emulator/stream HTTP/1.1\r\nHost: ${host}\r\nX-Emulator-Admin-Token: ${ADMIN}\r\n\r\n`,
+  );
+  return socket;
+}
 
 describe('the inspector endpoints', () => {
   beforeAll(async () => {
@@ -45,6 +121,10 @@ describe('the inspector endpoints', () => {
     const signed = await signIn(ADMIN);
     expect(signed.status).toBe(204);
     const setCookie = signed.headers.get('set-cookie') ?? '';
+    // The cookie names a session: 32 random bytes, never the credential.
+    expect(setCookie).toMatch(/^gspec-admin=[A-Za-z0-9_-]{43};/);
+    expect(setCookie).not.toContain(ADMIN);
+    expect(setCookie).not.toContain(encodeURIComponent(ADMIN));
     expect(setCookie).toMatch(/HttpOnly/);
     expect(setCookie).toMatch(/SameSite=Strict/);
     expect(setCookie).toMatch(/Path=\/__emulator(;|$)/);
@@ -54,9 +134,17 @@ describe('the inspector endpoints', () => {
     expect(
       (await fetch(`${origin}/__emulator/journal`, { headers: { 'x-emulator-admin-token': ADMIN } })).status,
     ).toBe(200);
-    // Signing out clears the cookie.
+    // Each sign-in is a session of its own.
+    const other = (await signIn(ADMIN)).headers.get('set-cookie')?.split(';')[0] as string;
+    expect(other).not.toBe(cookie);
+    // Signing out clears the cookie and ends the session: the old cookie, replayed, gets 401.
     const out = await fetch(`${origin}/__emulator/ui/session`, { method: 'DELETE', headers: { cookie } });
     expect(out.headers.get('set-cookie')).toMatch(/^gspec-admin=;.*Max-Age=0/);
+    expect(await session(cookie)).toEqual({ required: true, configured: true, signedIn: false });
+    for (const path of ['/__emulator/journal', '/__emulator/stream', '/__emulator/users'])
+      expect((await fetch(`${origin}${path}`, { headers: { cookie } })).status, path).toBe(401);
+    // The other session lives on.
+    expect((await fetch(`${origin}/__emulator/journal`, { headers: { cookie: other } })).status).toBe(200);
     expect((await fetch(`${origin}/__emulator/health`)).status).toBe(200);
   });
 
@@ -122,5 +210,57 @@ describe('the inspector endpoints', () => {
     expect(await mentioning('/calendars/ana@example.com/events/mention0001')).toEqual(['events.patch']);
     // The bearer token is in every request's headers, which are not searched (and are redacted).
     expect(await mentioning('token-ana')).toEqual([]);
+  });
+
+  it('drops a stream reader that does not read, once 1 MiB waits for it, and keeps one that reads', async () => {
+    // The readers of earlier tests are gone.
+    await until(() => emulator.journal.subscribers === 0);
+    const reader = await readingReader({ 'x-emulator-admin-token': ADMIN });
+    const stalled = pausedReader();
+    try {
+      await until(() => emulator.journal.subscribers === 2);
+      // Batches of 16 events (256 KiB), each read by the reading reader before the next, until
+      // the stalled one is dropped or 32 MiB went out (far more than the 1 MiB it may hold back,
+      // with what the operating system's buffers take).
+      let sent = 0;
+      while (emulator.journal.subscribers === 2 && sent < 2048) {
+        for (let i = 0; i < 16; i++) emulator.journal.recordDelivery(delivery(sent++));
+        await reader.reached(sent - 1);
+      }
+      expect(emulator.journal.subscribers).toBe(1);
+      // The reader that reads still gets every event.
+      emulator.journal.recordDelivery(delivery(sent));
+      await reader.reached(sent);
+      // The server closed the stalled reader's connection: read at last, it ends.
+      const closed = new Promise((resolve) => stalled.on('close', resolve));
+      stalled.resume();
+      await closed;
+    } finally {
+      reader.close();
+      stalled.destroy();
+    }
+  });
+
+  it('ends an open stream once its session has ended, at the next event', async () => {
+    await until(() => emulator.journal.subscribers === 0);
+    const signed = await fetch(`${origin}/__emulator/ui/session`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ token: ADMIN }),
+    });
+    const cookie = signed.headers.get('set-cookie')?.split(';')[0] as string;
+    const reader = await readingReader({ cookie });
+    try {
+      await until(() => emulator.journal.subscribers === 1);
+      emulator.journal.recordDelivery(delivery(0));
+      await reader.reached(0);
+      await fetch(`${origin}/__emulator/ui/session`, { method: 'DELETE', headers: { cookie } });
+      emulator.journal.recordDelivery(delivery(1));
+      expect(emulator.journal.subscribers).toBe(0);
+      // The server cut the stream before the event.
+      await expect(reader.reached(1)).rejects.toThrow('the stream ended at mark 0');
+    } finally {
+      reader.close();
+    }
   });
 });

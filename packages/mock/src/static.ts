@@ -1,5 +1,11 @@
-/** Serves the built reference (a static folder) with safe path handling. */
-import { createReadStream, statSync } from 'node:fs';
+/**
+ * Serves the built reference (a static folder, `--docs DIR`) with safe path handling: only the
+ * folder's own files. A path that leaves the folder (`..`, encoded or not), names a dotfile or
+ * a dot folder at any depth (`/.env`, `/sub/.git/config`), or reaches, through a symbolic link,
+ * a file whose real path is outside the folder's real path is not served (the gateway answers
+ * 404). A link inside the folder to another place inside it is served.
+ */
+import { createReadStream, realpathSync, statSync } from 'node:fs';
 import type { ServerResponse } from 'node:http';
 import path from 'node:path';
 
@@ -17,7 +23,13 @@ const CONTENT_TYPES: Record<string, string> = {
   '.txt': 'text/plain; charset=utf-8',
 };
 
-/** Resolves a URL path inside `root`; undefined when it escapes the root or is not a file. */
+/** Whether a path relative to the folder has a segment that starts with a dot. */
+const hidden = (relative: string) => relative.split(/[\\/]/).some((segment) => segment.startsWith('.'));
+
+/**
+ * Resolves a URL path inside `root` to the real path of the file to send (a folder's
+ * index.html); undefined when it escapes the root, is hidden, or is not a file.
+ */
 export function resolveStaticFile(root: string, urlPath: string): string | undefined {
   let decoded: string;
   try {
@@ -26,15 +38,17 @@ export function resolveStaticFile(root: string, urlPath: string): string | undef
     return undefined;
   }
   if (decoded.includes('\0')) return undefined;
-  const target = path.resolve(root, `.${path.posix.normalize(`/${decoded}`)}`);
+  const normalized = path.posix.normalize(`/${decoded}`);
+  if (hidden(normalized.slice(1))) return undefined;
+  const target = path.resolve(root, `.${normalized}`);
   if (target !== root && !target.startsWith(root + path.sep)) return undefined;
   try {
-    const stats = statSync(target);
-    if (stats.isDirectory()) {
-      const index = path.join(target, 'index.html');
-      return statSync(index).isFile() ? index : undefined;
-    }
-    return stats.isFile() ? target : undefined;
+    const file = statSync(target).isDirectory() ? path.join(target, 'index.html') : target;
+    // Links followed: the file's real path must be inside the folder's, and not hidden there.
+    const realRoot = realpathSync(root);
+    const real = realpathSync(file);
+    if (!real.startsWith(realRoot + path.sep) || hidden(path.relative(realRoot, real))) return undefined;
+    return statSync(real).isFile() ? real : undefined;
   } catch {
     return undefined;
   }

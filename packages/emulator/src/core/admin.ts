@@ -8,13 +8,23 @@
  * anything but loopback. Needed and not configured, the control plane is locked: it answers 401
  * to every request and changes nothing.
  *
- * The credential is sent as `X-Emulator-Admin-Token`, or as the cookie the inspector's sign-in
- * sets (HttpOnly, SameSite=Strict, for the control prefix only). It is compared in constant
- * time, through digests of equal length, so neither its bytes nor its length leak by timing.
- * Nothing prints it: the journal redacts the header and the cookie, and the start-up output
- * says only whether one is set.
+ * The credential is sent as `X-Emulator-Admin-Token`. It is compared in constant time, through
+ * digests of equal length, so neither its bytes nor its length leak by timing. Nothing prints
+ * it: the journal redacts the header and the cookie, and the start-up output says only whether
+ * one is set.
+ *
+ * The inspector's page signs in instead: `POST /ui/session` checks the credential once and
+ * answers a cookie that holds a session id, never the credential, so a stolen cookie is worth
+ * one session and signing out (`DELETE /ui/session`) ends it. An id is 32 random bytes
+ * (base64url) mapped in memory to when it expires: sessions die with the process, and each
+ * emulator behind a load balancer knows only its own. A session lasts a fixed time from the
+ * sign-in (12 hours by default), however much it is used: absolute, not sliding, so that a
+ * stolen cookie in use is not kept alive by its thief. At most `sessions.max` live at once; a
+ * sign-in beyond it ends the oldest. The cookie is HttpOnly, SameSite=Strict and for the
+ * control prefix only; it cannot be `Secure`, which would keep browsers from sending it back
+ * over the plain http the emulator serves.
  */
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { isIP } from 'node:net';
 import { ApiError } from './errors.js';
@@ -27,7 +37,22 @@ export const ADMIN_TOKEN_ENV = 'GSPEC_EMULATOR_ADMIN_TOKEN';
 export interface AdminOptions {
   /** The admin credential; when set, it is needed wherever the emulator listens. */
   token?: string;
+  /** The inspector's sign-in sessions. */
+  sessions?: SessionOptions;
 }
+
+export interface SessionOptions {
+  /** How long a session lasts from its sign-in, in milliseconds (absolute): 12 hours by default. */
+  lifetimeMs?: number;
+  /** The most sessions live at once; a sign-in beyond it ends the oldest. 100 by default. */
+  max?: number;
+  /** The clock, in milliseconds since the epoch (tests give their own). */
+  now?: () => number;
+}
+
+/** 12 hours: a working day's sign-in, then the credential again. */
+export const SESSION_LIFETIME_MS = 12 * 60 * 60 * 1000;
+export const MAX_SESSIONS = 100;
 
 /** Whether a host the server listens on is reachable from this machine only. */
 export function isLoopback(host: string): boolean {
@@ -78,8 +103,24 @@ export function checkAdminToken(token: unknown, where: string): string {
   return token;
 }
 
+function checkCount(value: unknown, where: string, what: string): number {
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1)
+    throw new AdminConfigError(
+      `${where}: ${what} must be a whole number of at least 1; got ${String(value)}`,
+    );
+  return value;
+}
+
 export class AdminGate {
   private readonly token: string | undefined;
+  /**
+   * The live sessions: id to when it expires, oldest sign-in first. Every session lasts the
+   * same time, so they expire in this order too, and pruning stops at the first live one.
+   */
+  private readonly sessions = new Map<string, number>();
+  private readonly lifetimeMs: number;
+  private readonly maxSessions: number;
+  private readonly now: () => number;
 
   constructor(
     options: AdminOptions | undefined,
@@ -94,6 +135,16 @@ export class AdminGate {
     private readonly boundTo: () => string | undefined = () => undefined,
   ) {
     this.token = options?.token === undefined ? undefined : checkAdminToken(options.token, 'admin.token');
+    const sessions = options?.sessions;
+    this.lifetimeMs =
+      sessions?.lifetimeMs === undefined
+        ? SESSION_LIFETIME_MS
+        : checkCount(sessions.lifetimeMs, 'admin.sessions.lifetimeMs', 'the lifetime of a session');
+    this.maxSessions =
+      sessions?.max === undefined
+        ? MAX_SESSIONS
+        : checkCount(sessions.max, 'admin.sessions.max', 'the number of sessions');
+    this.now = sessions?.now ?? Date.now;
   }
 
   /** Whether the server is reachable from other machines. */
@@ -112,13 +163,29 @@ export class AdminGate {
     return this.token !== undefined;
   }
 
-  /** Whether the request may use the control plane. */
+  /**
+   * Whether the request may use the control plane: the credential in the header, or the cookie
+   * of a live session.
+   */
   admits(headers: IncomingHttpHeaders): boolean {
-    if (!this.required) return true;
-    if (this.token === undefined) return false;
+    return this.watch(headers)();
+  }
+
+  /**
+   * A check of whether the request's admission still holds, for a request that lasts (the
+   * live stream): always for the header credential or an open control plane, for as long as
+   * its session lives for a cookie, never for anything else.
+   */
+  watch(headers: IncomingHttpHeaders): () => boolean {
+    if (!this.required) return () => true;
+    if (this.token === undefined) return () => false;
     const header = headers[ADMIN_TOKEN_HEADER];
-    const given = typeof header === 'string' ? header : cookieOf(headers, ADMIN_COOKIE);
-    return given !== undefined && sameSecret(given, this.token);
+    if (typeof header === 'string') {
+      const admitted = sameSecret(header, this.token);
+      return () => admitted;
+    }
+    const id = cookieOf(headers, ADMIN_COOKIE);
+    return id === undefined ? () => false : () => this.live(id);
   }
 
   /** Whether `given` is the credential (the inspector's sign-in). */
@@ -126,14 +193,53 @@ export class AdminGate {
     return this.token !== undefined && sameSecret(given, this.token);
   }
 
-  /** The cookie the inspector's sign-in sets: the credential, for the control prefix only. */
-  cookie(): string {
-    return `${ADMIN_COOKIE}=${encodeURIComponent(this.token ?? '')}; Path=${this.prefix}; HttpOnly; SameSite=Strict`;
+  /**
+   * Starts a session (once the sign-in's credential `matches`) and answers the cookie that
+   * names it: its id only, for the control prefix, forgotten by the browser when it expires.
+   */
+  signIn(): string {
+    this.prune();
+    while (this.sessions.size >= this.maxSessions) {
+      const oldest = this.sessions.keys().next().value as string;
+      this.sessions.delete(oldest);
+    }
+    const id = randomBytes(32).toString('base64url');
+    this.sessions.set(id, this.now() + this.lifetimeMs);
+    return `${ADMIN_COOKIE}=${id}; Path=${this.prefix}; Max-Age=${Math.ceil(this.lifetimeMs / 1000)}; HttpOnly; SameSite=Strict`;
   }
 
-  /** The cookie that ends the sign-in. */
-  clearedCookie(): string {
+  /** Ends the session the request's cookie names, if any, and answers the cookie that clears it. */
+  signOut(headers: IncomingHttpHeaders): string {
+    const id = cookieOf(headers, ADMIN_COOKIE);
+    if (id !== undefined) this.sessions.delete(id);
     return `${ADMIN_COOKIE}=; Path=${this.prefix}; Max-Age=0; HttpOnly; SameSite=Strict`;
+  }
+
+  /** How many sessions are live (expired ones are dropped first). */
+  get liveSessions(): number {
+    this.prune();
+    return this.sessions.size;
+  }
+
+  /**
+   * Whether `id` names a live session. A plain map lookup, not a constant-time comparison: an
+   * id is 256 random bits, so guessing one is hopeless, and the time a hash lookup takes tells
+   * nothing that would let a guess be made closer byte by byte (it depends on the guess's hash,
+   * not on how much of a real id it shares).
+   */
+  private live(id: string): boolean {
+    this.prune();
+    const expires = this.sessions.get(id);
+    return expires !== undefined && this.now() < expires;
+  }
+
+  /** Drops the expired sessions, oldest first, up to the first live one. */
+  private prune(): void {
+    const now = this.now();
+    for (const [id, expires] of this.sessions) {
+      if (now < expires) break;
+      this.sessions.delete(id);
+    }
   }
 
   /** The 401 of a request without the credential; it says why and how to give it. */

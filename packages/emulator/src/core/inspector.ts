@@ -5,7 +5,13 @@
  * of its state (`ApiModule.inspect`), and a stream of server-sent events. Like the rest of the
  * control plane they need the admin credential when the gate asks for one (admin.ts); the
  * page's own files do not (they hold no state), and its sign-in (`POST /ui/session`) turns the
- * credential into a cookie.
+ * credential into a session, named by a cookie.
+ *
+ * The live stream writes each event to every reader as it happens. A reader that does not read
+ * (a tab in the background of a stalled machine, a client that opened it and forgot it) would
+ * make the emulator hold everything written to it since, without end; so a reader whose
+ * unsent output passes `streamBacklogBytes` (1 MiB by default) is dropped, and the page
+ * reconnects when it reads again. A reader that reads keeps up and is never dropped.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
@@ -13,7 +19,7 @@ import { INDEX_HTML, STYLE_CSS } from '../ui/page.js';
 import type { AdminGate } from './admin.js';
 import type { Answer } from './answers.js';
 import { ApiError } from './errors.js';
-import type { Journal } from './journal.js';
+import type { Journal, JournalOptions } from './journal.js';
 import type { Notifier } from './notifier.js';
 import type { InvokeInput, InvokeResult } from './operations.js';
 import { own } from './own.js';
@@ -37,6 +43,17 @@ export const INSPECTOR_CSP = [
 const INSPECTOR_PATHS =
   /^\/(?:ui(?:\/.*)?|journal(?:\/\d+)?|deliveries|channels|users|invoke|stream|apis(?:\/[^/]+){0,2})$/;
 
+/** How much unsent output a reader of the live stream may have before it is dropped: 1 MiB. */
+export const STREAM_BACKLOG_BYTES = 1024 * 1024;
+
+/** The inspector's options (`createEmulator({ inspector })`). */
+export interface InspectorOptions {
+  /** What the journal keeps (journal.ts). */
+  journal?: JournalOptions;
+  /** The unsent output, in bytes, past which a reader of the live stream is dropped. */
+  streamBacklogBytes?: number;
+}
+
 export interface InspectorDeps {
   prefix: string;
   journal: Journal;
@@ -46,6 +63,8 @@ export interface InspectorDeps {
   invoke(email: string, operationId: string, input?: InvokeInput): InvokeResult;
   /** Who may read the inspector's data (the page's files are anyone's). */
   admin: AdminGate;
+  /** The unsent output past which a stream reader is dropped: `STREAM_BACKLOG_BYTES` by default. */
+  streamBacklogBytes?: number;
 }
 
 const problem = (status: number, reason: string, message: string) =>
@@ -68,7 +87,17 @@ export class Inspector {
   /** The scripts read so far, by name (they do not change while the emulator runs). */
   private readonly scripts = new Map<string, string>();
 
-  constructor(private readonly deps: InspectorDeps) {}
+  /** The unsent output past which a stream reader is dropped. */
+  private readonly backlog: number;
+
+  constructor(private readonly deps: InspectorDeps) {
+    const backlog = deps.streamBacklogBytes ?? STREAM_BACKLOG_BYTES;
+    if (!Number.isSafeInteger(backlog) || backlog < 1)
+      throw new RangeError(
+        `inspector.streamBacklogBytes: must be a whole number of bytes, at least 1; got ${String(backlog)}`,
+      );
+    this.backlog = backlog;
+  }
 
   /** Whether `sub` (the path under the control prefix) is the inspector's. */
   static serves(sub: string): boolean {
@@ -194,8 +223,8 @@ export class Inspector {
 
   /**
    * The page's sign-in: `GET` says whether the credential is needed and whether the request has
-   * it; `POST {"token"}` checks it and sets it as an HttpOnly cookie of the control prefix;
-   * `DELETE` clears the cookie.
+   * it; `POST {"token"}` checks it and starts a session, named by an HttpOnly cookie of the
+   * control prefix; `DELETE` ends the session and clears the cookie.
    */
   private session(method: string, headers: IncomingHttpHeaders, body: string | undefined): Answer {
     const { admin } = this.deps;
@@ -209,7 +238,7 @@ export class Inspector {
     if (method === 'DELETE')
       return {
         status: 204,
-        headers: { ...noStore, 'set-cookie': admin.clearedCookie() },
+        headers: { ...noStore, 'set-cookie': admin.signOut(headers) },
       };
     if (method !== 'POST')
       throw problem(
@@ -226,7 +255,7 @@ export class Inspector {
     if (typeof token !== 'string' || token === '')
       throw problem(400, 'required', '"token" is required: the admin credential, a string');
     if (!admin.matches(token)) throw admin.refusal();
-    return { status: 204, headers: { ...noStore, 'set-cookie': admin.cookie() } };
+    return { status: 204, headers: { ...noStore, 'set-cookie': admin.signIn() } };
   }
 
   /** A read-only operation run in-process as an existing user, for the inspector's views. */
@@ -295,9 +324,14 @@ export class Inspector {
     throw problem(404, 'notFound', `No inspector file ${name}`);
   }
 
-  /** `GET <prefix>/stream`: the journal's entries, deliveries and resets as server-sent events. */
+  /**
+   * `GET <prefix>/stream`: the journal's entries, deliveries and resets as server-sent events.
+   * A reader too far behind is dropped, and so is one whose session has ended (signed out or
+   * expired) at the next thing written to it.
+   */
   stream(request: IncomingMessage, response: ServerResponse): void {
-    if (!this.deps.admin.admits(request.headers)) {
+    const admitted = this.deps.admin.watch(request.headers);
+    if (!admitted()) {
       const error = this.deps.admin.refusal();
       response.writeHead(error.status, { 'content-type': 'application/json; charset=UTF-8' });
       response.end(JSON.stringify(error.body));
@@ -309,11 +343,22 @@ export class Inspector {
       connection: 'keep-alive',
     });
     response.write('retry: 1000\n\n');
+    // `writableLength` is what was written and not yet taken by the operating system: it grows
+    // only while the reader reads slower than events come.
+    const send = (text: string) => {
+      if (response.destroyed) return;
+      if (admitted()) {
+        response.write(text);
+        if (response.writableLength <= this.backlog) return;
+      }
+      end();
+      response.destroy();
+    };
     const unsubscribe = this.deps.journal.subscribe((event, data) => {
-      response.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+      send(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
     });
     // A comment now and then keeps proxies and idle timeouts from closing the stream.
-    const beat = setInterval(() => response.write(': beat\n\n'), 15_000);
+    const beat = setInterval(() => send(': beat\n\n'), 15_000);
     beat.unref();
     const end = () => {
       clearInterval(beat);
