@@ -5,17 +5,32 @@
  *   gspec-emulator [--port N] [--host HOST] [--seed FILE] [--users FILE] [--state FILE]
  *                  [--persist FILE [--persist-sync normal|full] | --store postgres://…]
  *                  [--strict] [--rate-limit N [--rate-limit-status 403|429]] [--admin-token-file FILE]
- *                  [--verbose] [--outlive-npm]
+ *                  [--allowed-hosts NAMES] [--notify-allow TARGETS]... [--notify-max-channels N]
+ *                  [--notify-max-attempts N] [--verbose] [--outlive-npm]
  *
  * `gspec-emulator --help` lists the options (OPTIONS below).
  * The port comes from --port, else PORT, else 4011; 0 picks a free port.
  */
 import { readFileSync } from 'node:fs';
-import { commandHelp, readCommandLine, serverOptions, startedByNpm, stopOnSignals } from '@gspec/server-kit';
+import {
+  AllowedHosts,
+  commandHelp,
+  readCommandLine,
+  serverOptions,
+  startedByNpm,
+  stopOnSignals,
+} from '@gspec/server-kit';
 import { LIVE_RATE_LIMIT_STATUS } from './apis/index.js';
 import { ADMIN_TOKEN_ENV, AdminConfigError, checkAdminToken, isLoopback } from './core/admin.js';
 import { CONTROL_PREFIX } from './core/control.js';
+import { DeliveryPolicyError, parseAllowList } from './core/delivery-policy.js';
 import { readJsonFile } from './core/files.js';
+import {
+  DEFAULT_MAX_ATTEMPTS_PER_CHANGE,
+  DEFAULT_MAX_CHANNELS_PER_USER,
+  type Notifier,
+  type NotifierOptions,
+} from './core/notifier.js';
 import type { OAuthOptions } from './core/oauth.js';
 import { TOKEN_PATH } from './core/oauth.js';
 import { SharedStoreError } from './core/postgres.js';
@@ -33,10 +48,11 @@ import {
 import { readUsersFile, type ScopeMap, type UserMap, UsersFileError } from './core/users.js';
 import { createEmulator, readSeedFile } from './emulator.js';
 
-const { port, host, verbose, 'outlive-npm': outliveNpm } = serverOptions(4011);
+const { port, host, 'allowed-hosts': allowedHosts, verbose, 'outlive-npm': outliveNpm } = serverOptions(4011);
 const OPTIONS = {
   port,
   host,
+  'allowed-hosts': allowedHosts,
   seed: {
     type: 'string',
     value: 'FILE',
@@ -90,6 +106,22 @@ const OPTIONS = {
     type: 'string',
     value: 'FILE',
     description: `The control plane's and the inspector's admin credential: the first line of FILE (else ${ADMIN_TOKEN_ENV}). Needed with --strict or a --host beyond loopback, where they are locked without it.`,
+  },
+  'notify-allow': {
+    type: 'string',
+    value: 'TARGETS',
+    description:
+      'Where watch channels may deliver: host names, IPs, CIDR ranges, each with an optional :port ([IPv6]:port), or * for any; repeatable or comma-separated. A shared sandbox (--store, or a --host beyond loopback) delivers only there; link-local and cloud metadata addresses never.',
+  },
+  'notify-max-channels': {
+    type: 'string',
+    value: 'N',
+    description: `The most watch channels one user may have open at once. Default: ${DEFAULT_MAX_CHANNELS_PER_USER}.`,
+  },
+  'notify-max-attempts': {
+    type: 'string',
+    value: 'N',
+    description: `The most notification POSTs, retries included, one change may cause over all channels. Default: ${DEFAULT_MAX_ATTEMPTS_PER_CHANGE}.`,
   },
   verbose,
   'outlive-npm': outliveNpm,
@@ -198,6 +230,60 @@ function rateLimitLine(options: RateLimitOptions): string {
   )}, Search Ads 360 ${answer('searchads360')}`;
 }
 
+/** Every value of a string option given more than once (the parser keeps the last only). */
+function repeated(name: string, argv: readonly string[]): string[] {
+  const values: string[] = [];
+  argv.forEach((arg, i) => {
+    if (arg === `--${name}` && i + 1 < argv.length) values.push(argv[i + 1] as string);
+    else if (arg.startsWith(`--${name}=`)) values.push(arg.slice(name.length + 3));
+  });
+  return values;
+}
+
+/**
+ * `--notify-allow` (every one given), `--notify-max-channels` and `--notify-max-attempts`,
+ * checked; exits with the problem named.
+ */
+function notifyOptions(
+  allow: readonly string[],
+  channels: string | undefined,
+  attempts: string | undefined,
+): Pick<NotifierOptions, 'allow' | 'maxChannelsPerUser' | 'maxAttemptsPerChange'> {
+  for (const value of allow)
+    try {
+      parseAllowList([value]);
+    } catch (error) {
+      if (!(error instanceof DeliveryPolicyError)) throw error;
+      fail(`invalid --notify-allow ${error.message}`);
+    }
+  const count = (option: string, text: string | undefined, what: string) => {
+    if (text === undefined) return undefined;
+    if (!/^\d+$/.test(text) || !Number.isSafeInteger(Number(text)) || Number(text) === 0)
+      fail(`invalid --${option} ${JSON.stringify(text)}: expected a whole number of ${what}, at least 1`);
+    return Number(text);
+  };
+  const maxChannelsPerUser = count('notify-max-channels', channels, 'channels per user');
+  const maxAttemptsPerChange = count('notify-max-attempts', attempts, 'POSTs per change');
+  return {
+    ...(allow.length > 0 ? { allow } : {}),
+    ...(maxChannelsPerUser !== undefined ? { maxChannelsPerUser } : {}),
+    ...(maxAttemptsPerChange !== undefined ? { maxAttemptsPerChange } : {}),
+  };
+}
+
+/** What the start-up output says of where notifications go and the caps. */
+function notifyLine(notifier: Notifier): string {
+  const { policy, limits } = notifier;
+  const allowed = policy.allowed;
+  const where =
+    policy.restriction() === undefined
+      ? 'to any address but link-local and cloud metadata ones'
+      : allowed === undefined || allowed.length === 0
+        ? `nowhere: ${policy.restriction()} and no --notify-allow is given, so every watch is refused`
+        : `only to ${allowed.join(', ')} (--notify-allow)`;
+  return `Notifications go ${where}; at most ${limits.channelsPerUser} channels per user, ${limits.attemptsPerChange} POSTs per change`;
+}
+
 let emulator: Emulator | undefined;
 async function main(): Promise<void> {
   const values = readCommandLine('gspec-emulator', OPTIONS, HELP);
@@ -216,7 +302,18 @@ async function main(): Promise<void> {
   if (!/^\d+$/.test(portText) || Number(portText) > 65535)
     fail(`invalid port ${JSON.stringify(portText)}: expected 0-65535`);
   const host = values.host ?? '127.0.0.1';
+  let hosts: AllowedHosts;
+  try {
+    hosts = AllowedHosts.parse(values['allowed-hosts']);
+  } catch (error) {
+    fail((error as Error).message);
+  }
   const rateLimit = rateLimitOption(values['rate-limit'], values['rate-limit-status']);
+  const notifications = notifyOptions(
+    repeated('notify-allow', process.argv.slice(2)),
+    values['notify-max-channels'],
+    values['notify-max-attempts'],
+  );
   if (values.persist === '') fail('--persist needs a file name (see gspec-emulator --help)');
   const sync = values['persist-sync'];
   if (sync !== undefined && sync !== 'normal' && sync !== 'full')
@@ -249,9 +346,11 @@ async function main(): Promise<void> {
     emulator = createEmulator({
       users,
       oauth,
+      ...(values['allowed-hosts'] !== undefined ? { allowedHosts: values['allowed-hosts'] } : {}),
       ...(adminToken !== undefined ? { admin: { token: adminToken } } : {}),
       ...(values.strict ? { strict: true, scopes } : {}),
       ...(rateLimit ? { rateLimit } : {}),
+      ...(Object.keys(notifications).length > 0 ? { notifications } : {}),
       // Failed saves are always told: the requests that waited for them were answered 503.
       ...(values.persist
         ? {
@@ -329,6 +428,7 @@ async function main(): Promise<void> {
     `  Control plane         ${origin}${CONTROL_PREFIX}/health${adminLine(adminRequired, adminToken !== undefined)}`,
     `  Inspector             ${origin}${CONTROL_PREFIX}/ui/`,
     `  OAuth 2.0 tokens      ${origin}${TOKEN_PATH} (${oauthSummary(emulator)})`,
+    `Answers requests addressed to ${hosts.describe()}`,
     ...(values.users
       ? [
           `Users from ${values.users} (${Object.keys(users).length})${values.strict ? '' : '; any other token works too'}`,
@@ -339,6 +439,7 @@ async function main(): Promise<void> {
       ? [`The scopes given to ${Object.keys(scopes).length} tokens are enforced only with --strict`]
       : []),
     ...(rateLimit ? [rateLimitLine(rateLimit)] : []),
+    notifyLine(emulator.notifier),
     ...(values.state ? [`State loaded from ${values.state}`] : []),
     ...(values.seed && !persistence?.restored && !emulator.shared?.restored
       ? [`Seeded from ${values.seed}`]

@@ -18,8 +18,19 @@ export type {
 export type { SearchAds360State } from './apis/searchads360/state.js';
 export type { AnyApiModule, ApiModule } from './core/api-module.js';
 export { CONTROL_PREFIX } from './core/control.js';
+export {
+  DeliveryPolicyError,
+  type ResolvedAddress,
+  type Resolver,
+} from './core/delivery-policy.js';
 export type { GoogleErrorBody, GoogleErrorItem } from './core/errors.js';
-export type { Channel, Notifier, NotifierOptions } from './core/notifier.js';
+export {
+  type Channel,
+  DEFAULT_MAX_ATTEMPTS_PER_CHANGE,
+  DEFAULT_MAX_CHANNELS_PER_USER,
+  type Notifier,
+  type NotifierOptions,
+} from './core/notifier.js';
 export {
   GOOGLE_TOKEN_URL,
   type OAuthClientConfig,

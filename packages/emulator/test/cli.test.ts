@@ -4,6 +4,7 @@
  * that started it is gone.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -37,6 +38,31 @@ describe('gspec-emulator CLI', () => {
     expect(await run.stop('SIGTERM')).toBe(0);
   });
 
+  it('answers the names of --allowed-hosts, says so, and refuses other names', async () => {
+    const run = start(['--port', '0', '--allowed-hosts', 'emulator,.sandbox.test']);
+    const origin = await run.ready;
+    expect(run.output().out).toContain(
+      'Answers requests addressed to IP addresses, localhost, emulator, .sandbox.test\n',
+    );
+    const port = new URL(origin).port;
+    const status = (host: string) =>
+      new Promise<number>((resolve, reject) => {
+        const outgoing = httpRequest(
+          { host: '127.0.0.1', port, path: '/__emulator/health', headers: { host }, setHost: false },
+          (incoming) => {
+            incoming.resume();
+            resolve(incoming.statusCode ?? 0);
+          },
+        );
+        outgoing.on('error', reject);
+        outgoing.end();
+      });
+    expect(await status(`emulator:${port}`)).toBe(200);
+    expect(await status(`ci.sandbox.test:${port}`)).toBe(200);
+    expect(await status(`rebind.test:${port}`)).toBe(403);
+    expect(await run.stop('SIGTERM')).toBe(0);
+  });
+
   it('exits 1 with a clear message when the port is taken', async () => {
     const blocker = createServer();
     await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
@@ -60,6 +86,10 @@ describe('gspec-emulator CLI', () => {
     [['--seed'], '--seed needs a value (FILE) (see gspec-emulator --help)'],
     [['--strict=1'], '--strict takes no value (see gspec-emulator --help)'],
     [['--rate-limit-status', '429'], '--rate-limit-status needs --rate-limit N (see gspec-emulator --help)'],
+    [
+      ['--allowed-hosts', 'http://emulator:4011'],
+      '--allowed-hosts: "http://emulator:4011" is not a host name; give the name alone, without scheme, port or path (for example, emulator or .example.test)',
+    ],
   ])('refuses %j with one line and status 1', async (args, message) => {
     const run = start(args);
     expect(await run.exited).toBe(1);
@@ -73,6 +103,7 @@ describe('gspec-emulator CLI', () => {
     expect(options).toEqual([
       'port',
       'host',
+      'allowed-hosts',
       'seed',
       'users',
       'state',
@@ -83,6 +114,9 @@ describe('gspec-emulator CLI', () => {
       'rate-limit',
       'rate-limit-status',
       'admin-token-file',
+      'notify-allow',
+      'notify-max-channels',
+      'notify-max-attempts',
       'verbose',
       'outlive-npm',
       'help',

@@ -8,7 +8,10 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type Harness, timedEvent, useEmulator } from './support/harness.ts';
 
-const emu = useEmulator({ notifications: { retryDelaysMs: [5, 10], timeoutMs: 1000 } });
+// The receivers' address is listed: a shared store (EMULATOR_TEST_STORE) delivers only there.
+const emu = useEmulator({
+  notifications: { retryDelaysMs: [5, 10], timeoutMs: 1000, allow: ['127.0.0.1'] },
+});
 
 interface Received {
   path: string;

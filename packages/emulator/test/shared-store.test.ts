@@ -161,7 +161,8 @@ describe.skipIf(!run)('a shared store on PostgreSQL', () => {
       call: next,
       at,
     } = useCluster(3, {
-      notifications: { retryDelaysMs: [5, 10], timeoutMs: 2000 },
+      // A shared store is a shared sandbox: it delivers only to the targets listed (decision 0053).
+      notifications: { retryDelaysMs: [5, 10], timeoutMs: 2000, allow: ['127.0.0.1'] },
     });
 
     it('share etags, sequences, sync tokens and page tokens; a write is read back anywhere', async () => {

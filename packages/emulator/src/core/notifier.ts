@@ -9,15 +9,54 @@
  * answer, one channel's in order, and a failed delivery (unreachable address, timeout, 500,
  * 502, 503, 504) is tried again a bounded number of times with growing delays; any other
  * status drops the message, as Google does. An expired or stopped channel sends nothing more.
+ *
+ * Where a delivery may go is the delivery policy's call (delivery-policy.ts): checked when the
+ * channel opens, and again at each attempt on the addresses its host resolves to then; the
+ * connection goes to a checked address, never to one looked up again behind the check's back.
+ * Two caps bound what one caller can make the emulator send: the channels a user may have open
+ * at once, and the POSTs (first attempts and retries, over all channels) one change may cause.
  */
 import { createHash } from 'node:crypto';
+import type { LookupAddress, LookupOptions } from 'node:dns';
+import { setMaxListeners } from 'node:events';
+import { request as httpRequest } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import {
+  type CheckedTarget,
+  DeliveryPolicy,
+  DeliveryPolicyError,
+  type PolicyPlace,
+  type ResolvedAddress,
+  type Resolver,
+} from './delivery-policy.js';
 import type { DeliveryReport } from './journal.js';
+
+/** The channels one user may have open at once, unless `maxChannelsPerUser` says otherwise (ours: Google publishes none). */
+export const DEFAULT_MAX_CHANNELS_PER_USER = 100;
+/** The POSTs one change may cause over all channels, unless `maxAttemptsPerChange` says otherwise (ours). */
+export const DEFAULT_MAX_ATTEMPTS_PER_CHANGE = 100;
 
 export interface NotifierOptions {
   /** The waits before each new attempt of a failed delivery; its length is the number of retries. */
   retryDelaysMs?: number[];
   /** How long one attempt may take. */
   timeoutMs?: number;
+  /**
+   * The targets deliveries may go to (delivery-policy.ts): host names, IP addresses, CIDR ranges,
+   * each optionally with `:port`, or `*` for any not always refused. Needed in a shared sandbox (a
+   * shared store, or a listener beyond loopback), where nothing else is delivered to; when
+   * given, it applies on loopback too.
+   */
+  allow?: readonly string[];
+  /** The most channels one user may have open at once (DEFAULT_MAX_CHANNELS_PER_USER). */
+  maxChannelsPerUser?: number;
+  /**
+   * The most POSTs one change may cause, first attempts and retries over all the channels it
+   * concerns (DEFAULT_MAX_ATTEMPTS_PER_CHANGE); a channel past it is skipped, and the skip reported.
+   */
+  maxAttemptsPerChange?: number;
+  /** Resolves host names at each delivery: the system's resolver unless given (tests give one). */
+  resolve?: Resolver;
   log?: (line: string) => void;
   /** Told of every attempt to deliver, with the receiver's status or why there was none (the inspector's journal). */
   onDelivery?: (report: DeliveryReport) => void;
@@ -48,6 +87,11 @@ export type ChangeState = 'exists' | 'not_exists';
 export type ResourceState = 'sync' | ChangeState;
 
 const RETRY_STATUSES = new Set([500, 502, 503, 504]);
+
+/** What one change may still spend: the POSTs left to it over all its channels. */
+interface Budget {
+  left: number;
+}
 const BASE32HEX = '0123456789abcdefghijklmnopqrstuv';
 
 /** A stable id of a watched collection, as Google's `resourceId` is. */
@@ -61,15 +105,51 @@ export function resourceIdOf(key: string): string {
 export class Notifier {
   readonly channels = new Map<string, Channel>();
   private readonly pending = new Set<Promise<void>>();
-  private abort = new AbortController();
+  private abort = abortController();
   private readonly retryDelays: number[];
   /** While a shared store's transaction runs: deliveries numbered, not started (see hold). */
   private held: (() => void)[] | undefined;
   private readonly timeout: number;
+  /** Where deliveries may go (delivery-policy.ts). */
+  readonly policy: DeliveryPolicy;
+  /** The caps: channels open per user, POSTs per change. */
+  readonly limits: { channelsPerUser: number; attemptsPerChange: number };
 
-  constructor(private readonly options: NotifierOptions = {}) {
+  /**
+   * `place` says where the emulator runs (a shared store, the address it listens on): in a
+   * shared sandbox only the allow list's targets are delivered to. Throws DeliveryPolicyError
+   * for an option that cannot work, naming it.
+   */
+  constructor(
+    private readonly options: NotifierOptions = {},
+    place: PolicyPlace = {},
+  ) {
     this.retryDelays = options.retryDelaysMs ?? [500, 1000, 2000];
     this.timeout = options.timeoutMs ?? 5000;
+    this.policy = new DeliveryPolicy(options.allow, place, options.resolve);
+    this.limits = {
+      channelsPerUser: positive(
+        'notifications.maxChannelsPerUser',
+        options.maxChannelsPerUser ?? DEFAULT_MAX_CHANNELS_PER_USER,
+      ),
+      attemptsPerChange: positive(
+        'notifications.maxAttemptsPerChange',
+        options.maxAttemptsPerChange ?? DEFAULT_MAX_ATTEMPTS_PER_CHANGE,
+      ),
+    };
+  }
+
+  /** Why no channel may deliver to the URL `address`, or undefined when one may (checked at watch). */
+  refusal(address: string): string | undefined {
+    return this.policy.refusal(address);
+  }
+
+  /** How many channels the user `owner` has open (expired ones not counted). */
+  openOf(owner: string): number {
+    let open = 0;
+    for (const channel of [...this.channels.values()])
+      if (channel.owner === owner && this.active(channel.id)) open += 1;
+    return open;
   }
 
   /** An open channel with this id, if any (expired ones are closed on the way). */
@@ -92,7 +172,7 @@ export class Notifier {
       queue: Promise.resolve(),
     };
     this.channels.set(channel.id, channel);
-    this.send(channel, 'sync');
+    this.send(channel, 'sync', { left: this.limits.attemptsPerChange });
     return channel;
   }
 
@@ -167,10 +247,12 @@ export class Notifier {
   /** Tells every open channel on a changed collection. */
   dispatch(changes: ReadonlyMap<string, ChangeState>): void {
     if (changes.size === 0) return;
+    // The changes of one request are one change: their messages share one budget of POSTs.
+    const budget: Budget = { left: this.limits.attemptsPerChange };
     for (const channel of [...this.channels.values()]) {
       const change = changes.get(channel.key);
       if (!change || !this.active(channel.id)) continue;
-      this.send(channel, change);
+      this.send(channel, change, budget);
       // Nothing is left to watch: the channel closes after telling so.
       if (change === 'not_exists') this.channels.delete(channel.id);
     }
@@ -186,15 +268,15 @@ export class Notifier {
     for (const channel of this.channels.values()) channel.stopped = true;
     this.channels.clear();
     this.abort.abort();
-    this.abort = new AbortController();
+    this.abort = abortController();
   }
 
-  private send(channel: Channel, state: ResourceState): void {
+  private send(channel: Channel, state: ResourceState, budget: Budget): void {
     channel.messages += 1;
     const number = channel.messages;
     const start = () => {
       const signal = this.abort.signal;
-      const delivery = channel.queue.then(() => this.deliver(channel, state, number, signal));
+      const delivery = channel.queue.then(() => this.deliver(channel, state, number, signal, budget));
       channel.queue = delivery;
       this.pending.add(delivery);
       void delivery.finally(() => this.pending.delete(delivery));
@@ -221,8 +303,11 @@ export class Notifier {
     state: ResourceState,
     number: number,
     signal: AbortSignal,
+    budget: Budget,
   ): Promise<void> {
     const headers = this.headers(channel, state, number);
+    const told = (what: string) =>
+      this.options.log?.(`notification ${number} of channel ${channel.id} ${what}`);
     for (let attempt = 0; ; attempt++) {
       if (signal.aborted || channel.stopped || Date.now() >= channel.expiration) return;
       let why: string;
@@ -240,38 +325,121 @@ export class Notifier {
           ...outcome,
           durationMs: Math.round((performance.now() - started) * 100) / 100,
         });
+      const timeout = AbortSignal.timeout(this.timeout);
       try {
-        const response = await fetch(channel.address, {
-          method: 'POST',
+        // Checked at each attempt: the name may resolve elsewhere than at the last one.
+        const target: CheckedTarget = await this.policy.check(channel.address);
+        if (signal.aborted || channel.stopped) return;
+        if ('refused' in target) {
+          const refused = `not sent: refused by the delivery policy: ${target.refused}`;
+          report({ error: refused });
+          told(refused);
+          return;
+        }
+        if (budget.left <= 0) {
+          const skipped = `not sent: the change that caused it has made its ${this.limits.attemptsPerChange} delivery attempts (notifications.maxAttemptsPerChange, --notify-max-attempts)`;
+          report({ error: skipped });
+          told(skipped);
+          return;
+        }
+        budget.left -= 1;
+        const status = await post(
+          channel.address,
           headers,
-          redirect: 'manual',
-          signal: AbortSignal.any([signal, AbortSignal.timeout(this.timeout)]),
-        });
-        await response.body?.cancel();
-        report({ status: response.status });
-        if (!RETRY_STATUSES.has(response.status)) return;
-        why = `status ${response.status}`;
+          target.addresses,
+          AbortSignal.any([signal, timeout]),
+        );
+        report({ status });
+        if (!RETRY_STATUSES.has(status)) return;
+        why = `status ${status}`;
       } catch (error) {
         if (signal.aborted) return;
-        why = (error as Error).message;
-        const cause = (error as { cause?: { code?: string } }).cause?.code;
-        report({ error: cause ? `${why} (${cause})` : why });
+        why = timeout.aborted ? `no answer within ${this.timeout} ms` : (error as Error).message;
+        const cause = (error as { code?: string }).code;
+        report({ error: cause && !why.includes(cause) ? `${why} (${cause})` : why });
       }
       const delay = this.retryDelays[attempt];
       if (delay === undefined) {
-        this.options.log?.(
-          `notification ${number} of channel ${channel.id} dropped after ${attempt + 1} attempts: ${why}`,
-        );
+        told(`dropped after ${attempt + 1} attempts: ${why}`);
         return;
       }
       await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, delay);
-        timer.unref();
-        signal.addEventListener('abort', () => {
+        const stop = () => {
           clearTimeout(timer);
           resolve();
-        });
+        };
+        const timer = setTimeout(() => {
+          signal.removeEventListener('abort', stop);
+          resolve();
+        }, delay);
+        timer.unref();
+        signal.addEventListener('abort', stop, { once: true });
       });
     }
   }
+}
+
+/**
+ * The controller whose signal every delivery under way listens to (reset aborts them all): one
+ * listener per delivery, so as many as there are deliveries, not the 10 Node warns past.
+ */
+function abortController(): AbortController {
+  const controller = new AbortController();
+  setMaxListeners(0, controller.signal);
+  return controller;
+}
+
+/** A cap given in the options: a whole number of at least 1. */
+function positive(option: string, value: number): number {
+  if (!Number.isSafeInteger(value) || value < 1)
+    throw new DeliveryPolicyError(`${option}: ${JSON.stringify(value)} is not a whole number of at least 1`);
+  return value;
+}
+
+/**
+ * POSTs a notification to `address` and resolves with the receiver's status. The connection goes
+ * to one of `addresses` (checked by the policy), through a lookup that answers with them only:
+ * the host name is still the one of the URL (Host header, TLS name and certificate check), but it
+ * is not resolved again. No redirect is followed, and no connection is kept for another delivery.
+ */
+function post(
+  address: string,
+  headers: Record<string, string>,
+  addresses: readonly ResolvedAddress[],
+  signal: AbortSignal,
+): Promise<number> {
+  const url = new URL(address);
+  const lookup = (
+    _host: string,
+    options: LookupOptions,
+    callback: (
+      error: NodeJS.ErrnoException | null,
+      address: string | LookupAddress[],
+      family?: number,
+    ) => void,
+  ) => {
+    const family = options.family === 4 || options.family === 6 ? options.family : undefined;
+    const usable = addresses.filter((one) => family === undefined || one.family === family);
+    const first = usable[0];
+    if (!first) {
+      const error: NodeJS.ErrnoException = new Error(`no IPv${family} address among the checked ones`);
+      error.code = 'ENOTFOUND';
+      callback(error, '');
+    } else if (options.all)
+      callback(
+        null,
+        usable.map((one) => ({ address: one.address, family: one.family })),
+      );
+    else callback(null, first.address, first.family);
+  };
+  const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+  return new Promise<number>((resolve, reject) => {
+    const request = send(url, { method: 'POST', headers, lookup, signal, agent: false }, (response) => {
+      response.on('error', () => {});
+      response.resume();
+      resolve(response.statusCode ?? 0);
+    });
+    request.on('error', reject);
+    request.end();
+  });
 }

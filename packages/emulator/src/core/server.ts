@@ -7,10 +7,14 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import {
+  AllowedHosts,
   batchPath,
+  crossOriginRefusal,
   HttpRefusal,
+  hostRefusal,
   listen,
   MAX_BODY_BYTES,
+  nonJsonRefusal,
   preflightHeaders,
   readBody,
 } from '@gspec/server-kit';
@@ -31,8 +35,8 @@ export type { InvokeInput, InvokeResult } from './operations.js';
 import { AdminGate, type AdminOptions } from './admin.js';
 import { CONTROL_PREFIX, type ControlDeps, handleControl } from './control.js';
 import { ApiError, fromRefusal, pathNotFound } from './errors.js';
-import { Inspector } from './inspector.js';
-import { Journal, type JournalOptions } from './journal.js';
+import { Inspector, type InspectorOptions } from './inspector.js';
+import { Journal } from './journal.js';
 import { Notifier, type NotifierOptions } from './notifier.js';
 import { type OAuthOptions, OAuthServer } from './oauth.js';
 import { type Outcome, SharedStore, type SharedStoreOptions } from './postgres.js';
@@ -49,10 +53,13 @@ import { parseTarget, type Target } from './target.js';
 import type { ScopeMap, UserMap } from './users.js';
 
 /**
- * The control plane takes a whole state (PUT /__emulator/state): the emulator must load any
- * state it dumped, and 100,000 events dump to about 90 MB. V8's longest string is 512 MiB.
+ * The control plane takes a whole state (PUT /__emulator/state) and seeds (POST
+ * /__emulator/seed): the emulator must load any state it dumped, and 100,000 events dump to
+ * about 90 MB. V8's longest string is 512 MiB.
  */
-const MAX_CONTROL_BODY_BYTES = 512 * 1024 * 1024;
+const MAX_STATE_BODY_BYTES = 512 * 1024 * 1024;
+/** Every other body but an API call's: the control plane's settings, sign-in, token requests. */
+const MAX_SMALL_BODY_BYTES = 1024 * 1024;
 
 export interface EmulatorOptions {
   /** Specs by API name (`calendar`); an API's spec not given is loaded from @gspec/specs. */
@@ -80,7 +87,10 @@ export interface EmulatorOptions {
   onResponse?: (exchange: Exchange) => void;
   /** One line per request, when set. */
   log?: (line: string) => void;
-  /** Push notification delivery: retry delays and timeout. */
+  /**
+   * Push notification delivery: retry delays and timeout, the targets allowed (`allow`; needed
+   * in a shared sandbox), the caps (`maxChannelsPerUser`, `maxAttemptsPerChange`), the resolver.
+   */
   notifications?: Omit<NotifierOptions, 'log'>;
   /**
    * Keeps the state in this database file (core/storage.ts): loaded now when it holds a state
@@ -88,8 +98,11 @@ export interface EmulatorOptions {
    * is answered once the change is committed.
    */
   persist?: string | PersistOptions;
-  /** The web inspector (`/__emulator/ui/`): `journal` bounds what it keeps. */
-  inspector?: { journal?: JournalOptions };
+  /**
+   * The web inspector (`/__emulator/ui/`): `journal` bounds what it keeps, `streamBacklogBytes`
+   * the unsent output past which a reader of its live stream is dropped (1 MiB).
+   */
+  inspector?: InspectorOptions;
   /**
    * Keeps the state in a PostgreSQL database that several emulators share (core/postgres.ts,
    * `postgres://user:password@host:port/database`): each turn's requests run in one transaction
@@ -102,6 +115,12 @@ export interface EmulatorOptions {
    * lock them (401 to everything but `GET /__emulator/health`).
    */
   admin?: AdminOptions;
+  /**
+   * Host names the emulator answers to besides IP addresses, `localhost` and names under
+   * `.localhost` (decision 0052): `emulator`, `.example.test` for a domain and its names, `*`
+   * for any (no protection against DNS rebinding). A list, or one string separated by commas.
+   */
+  allowedHosts?: string | readonly string[];
 }
 
 export interface Emulator {
@@ -146,6 +165,11 @@ const NO_BODY: ReadBody = { text: undefined };
 const hasBody = (request: IncomingMessage): boolean =>
   request.headers['content-length'] !== undefined || request.headers['transfer-encoding'] !== undefined;
 
+/** Whether a request has a body that is not empty (`fetch` sends `Content-Length: 0` with a bare POST). */
+const hasContent = (request: IncomingMessage): boolean =>
+  request.headers['transfer-encoding'] !== undefined ||
+  (request.headers['content-length'] !== undefined && request.headers['content-length'] !== '0');
+
 /**
  * The emulator of the APIs of `modules` (src/apis/index.ts lists them; `createEmulator` in
  * src/emulator.ts serves them all).
@@ -171,14 +195,24 @@ export function createEmulatorOf(modules: readonly AnyApiModule[], options: Emul
     ...(options.rateLimit ? { rateLimit: options.rateLimit } : {}),
   });
   const journal = new Journal(options.inspector?.journal, (pathname) => OAuthServer.serves(pathname));
-  const notifier = new Notifier({
-    ...options.notifications,
-    ...(options.log ? { log: options.log } : {}),
-    onDelivery: (report) => {
-      journal.recordDelivery(report);
-      options.notifications?.onDelivery?.(report);
+  const notifier = new Notifier(
+    {
+      ...options.notifications,
+      ...(options.log ? { log: options.log } : {}),
+      onDelivery: (report) => {
+        journal.recordDelivery(report);
+        options.notifications?.onDelivery?.(report);
+      },
     },
-  });
+    // A shared sandbox (shared store, or bound beyond loopback) delivers only to the allow list.
+    {
+      sharedStore: options.store !== undefined,
+      boundTo: () => {
+        const bound = server.address();
+        return bound !== null && typeof bound === 'object' ? bound.address : undefined;
+      },
+    },
+  );
   // Only changes a channel watches are recorded (most writes have no one to tell).
   store.watched = (key) => notifier.watches(key);
   // The seed endpoint checks documents against these APIs' specs, read when the first comes.
@@ -218,10 +252,15 @@ export function createEmulatorOf(modules: readonly AnyApiModule[], options: Emul
       )
     : undefined;
   const persistence = options.persist
-    ? new Persistence(store, slices(), {
-        ...(options.log ? { onError: options.log } : {}),
-        ...(typeof options.persist === 'string' ? { file: options.persist } : options.persist),
-      })
+    ? new Persistence(
+        store,
+        slices(),
+        {
+          ...(options.log ? { onError: options.log } : {}),
+          ...(typeof options.persist === 'string' ? { file: options.persist } : options.persist),
+        },
+        control.checkState,
+      )
     : undefined;
 
   const operations = new Operations({
@@ -246,8 +285,55 @@ export function createEmulatorOf(modules: readonly AnyApiModule[], options: Emul
     services,
     store,
     invoke,
+    ...(options.inspector?.streamBacklogBytes !== undefined
+      ? { streamBacklogBytes: options.inspector.streamBacklogBytes }
+      : {}),
   });
   const STREAM_PATH = `${CONTROL_PREFIX}/stream`;
+  const allowedHosts = AllowedHosts.parse(options.allowedHosts, 'allowedHosts');
+
+  /** Whether a path is the control plane's, or looks like it (`/__emulatorXYZ`). */
+  const underControl = (pathname: string) => pathname.startsWith(CONTROL_PREFIX);
+
+  /** The largest body a request may have, by its path: known before a byte of it is read. */
+  function bodyLimit(method: string, pathname: string): number {
+    if (
+      (method === 'PUT' && pathname === `${CONTROL_PREFIX}/state`) ||
+      (method === 'POST' && pathname === `${CONTROL_PREFIX}/seed`)
+    )
+      return MAX_STATE_BODY_BYTES;
+    if (services.forPath(pathname) || batchPath(pathname)) return MAX_BODY_BYTES;
+    return MAX_SMALL_BODY_BYTES;
+  }
+
+  /**
+   * What refuses a request before its body is read (decision 0052), most basic first: a Host
+   * that is no name of this server; for the control plane, a page of another origin, a missing
+   * admin credential and a body that is not JSON. A body over the path's limit is refused as
+   * early by readBody.
+   */
+  function refusedBeforeReading(request: IncomingMessage, pathname: string): ApiError | undefined {
+    const refusal = hostRefusal(request, allowedHosts, '--allowed-hosts');
+    if (refusal) return fromRefusal(refusal);
+    const method = request.method ?? 'GET';
+    if (underControl(pathname)) {
+      const sub = pathname.slice(CONTROL_PREFIX.length);
+      // Health and the inspector's page files hold no state: a link from anywhere may open them.
+      const page =
+        (method === 'GET' || method === 'HEAD') && (sub === '/health' || Inspector.isPublic('GET', sub));
+      if (!page) {
+        const foreign = crossOriginRefusal(request, 'The control plane');
+        if (foreign) return fromRefusal(foreign);
+      }
+      const open = (method === 'GET' && sub === '/health') || Inspector.isPublic(method, sub);
+      if (!open && !admin.admits(request.headers)) return admin.refusal();
+      const notJson = hasContent(request) ? nonJsonRefusal(request, 'The control plane') : undefined;
+      if (notJson) return fromRefusal(notJson);
+    }
+    // A declared length over the limit is readBody's to refuse, as early: then routed, an API
+    // call's 413 names its operation.
+    return undefined;
+  }
 
   /** The answer of a refusal (ApiError) or of a failure no handler expected (500). */
   function failed(error: unknown, method: string, pathname: string): Answer {
@@ -296,12 +382,14 @@ export function createEmulatorOf(modules: readonly AnyApiModule[], options: Emul
     const method = request.method ?? 'GET';
     const target = parseTarget(request.url ?? '/');
     try {
-      if (method === 'OPTIONS')
+      if (body.refused !== undefined) throw body.refused;
+      const { pathname } = target;
+      // The control plane answers no preflight: no page of another origin may call it.
+      if (method === 'OPTIONS' && !underControl(pathname))
         return {
           status: 204,
           headers: preflightHeaders(request),
         };
-      const { pathname } = target;
       if (pathname === CONTROL_PREFIX || pathname.startsWith(`${CONTROL_PREFIX}/`)) {
         const sub = pathname.slice(CONTROL_PREFIX.length);
         // Health is for load balancers; the inspector's page files hold no state.
@@ -338,6 +426,8 @@ export function createEmulatorOf(modules: readonly AnyApiModule[], options: Emul
           `http://${request.headers.host ?? '127.0.0.1'}`,
         );
       }
+      // A body over the limit was not read: that is the answer, whatever the path.
+      if (body.error !== undefined) throw body.error;
       throw pathNotFound(pathname);
     } catch (error) {
       return failed(error, method, target.pathname);
@@ -352,6 +442,7 @@ export function createEmulatorOf(modules: readonly AnyApiModule[], options: Emul
       onResponse?.(exchange);
     },
     ...(persistence ? { commit: () => persistence.commit() } : {}),
+    sameOriginOnly: (request) => underControl(request.url ?? '/'),
   });
 
   /**
@@ -414,8 +505,15 @@ export function createEmulatorOf(modules: readonly AnyApiModule[], options: Emul
 
   const server = createServer((request, response) => {
     const received = performance.now();
+    const pathname = request.url?.split('?', 1)[0] ?? '/';
+    // Refused before a byte of the body is read: Node drops the rest as it arrives.
+    const refused = refusedBeforeReading(request, pathname);
+    if (refused) {
+      respond(request, response, { text: undefined, refused }, received);
+      return;
+    }
     // The inspector's live stream stays open: it is no answer of a turn.
-    if (request.method === 'GET' && request.url?.split('?', 1)[0] === STREAM_PATH) {
+    if (request.method === 'GET' && pathname === STREAM_PATH) {
       inspector.stream(request, response);
       return;
     }
@@ -424,8 +522,7 @@ export function createEmulatorOf(modules: readonly AnyApiModule[], options: Emul
       respond(request, response, NO_BODY, received);
       return;
     }
-    const control = request.url?.startsWith(CONTROL_PREFIX) ?? false;
-    readBody(request, control ? MAX_CONTROL_BODY_BYTES : MAX_BODY_BYTES).then(
+    readBody(request, bodyLimit(request.method ?? 'GET', pathname)).then(
       (bytes) =>
         respond(request, response, { text: bytes.length > 0 ? bytes.toString('utf8') : undefined }, received),
       (error: unknown) =>

@@ -4,6 +4,12 @@
  * see the calendar) or sharing rules (acl.watch, needs owner access), the user's calendar list
  * or settings. The answer is Google's: the channel's id and token, the granted expiration, and
  * the watched collection's `resourceId` and `resourceUri`.
+ *
+ * A channel is refused when the emulator's delivery policy (core/delivery-policy.ts) will not
+ * deliver to its address: `400 push.webhookUrlUnauthorized`, the reason the live service gives
+ * for an address it will not call (a domain not verified), with the address and our reason. And
+ * when its user has the most channels the emulator lets one user open: `403 quotaExceeded`,
+ * naming the cap and how to raise it.
  */
 
 import { ApiError, badRequest, notFound } from '../../core/errors.js';
@@ -38,7 +44,8 @@ function expirationOf(body: ChannelInput): number {
   return Math.min(requested, now + MAX_CHANNEL_TTL_MS);
 }
 
-function addressOf({ address }: WatchBody): string {
+function addressOf(context: Context<{ body: WatchBody }>): string {
+  const { address } = context.request.body;
   let url: URL;
   try {
     url = new URL(address);
@@ -48,7 +55,33 @@ function addressOf({ address }: WatchBody): string {
   // Google takes only HTTPS; locally plain HTTP is taken too, for receivers on this machine.
   if (url.protocol !== 'https:' && url.protocol !== 'http:')
     throw badRequest('invalid', `The channel's address must be an http(s) URL, not ${address}`, 'address');
+  const refused = context.notifier.refusal(url.href);
+  if (refused)
+    throw new ApiError(400, [
+      {
+        domain: 'global',
+        reason: 'push.webhookUrlUnauthorized',
+        message: `Unauthorized WebHook callback channel: ${address}: ${refused}`,
+        location: 'address',
+        locationType: 'parameter',
+      },
+    ]);
   return url.href;
+}
+
+/** Refuses a channel its user has no room for (the emulator's cap; Google publishes none). */
+function checkRoom(context: Context<{ body: WatchBody }>): void {
+  const { notifier, user } = context;
+  const cap = notifier.limits.channelsPerUser;
+  const open = notifier.openOf(user.email);
+  if (open < cap) return;
+  throw new ApiError(403, [
+    {
+      domain: 'usageLimits',
+      reason: 'quotaExceeded',
+      message: `${user.email} has ${open} watch channels open, the most the emulator lets one user open (${cap}); stop one with channels.stop or let it expire, or raise the cap with --notify-max-channels N (createEmulator({ notifications: { maxChannelsPerUser } }))`,
+    },
+  ]);
 }
 
 function watch(context: Context<{ body: WatchBody }>, key: string, path: string): JsonObject {
@@ -64,9 +97,11 @@ function watch(context: Context<{ body: WatchBody }>, key: string, path: string)
         locationType: 'parameter',
       },
     ]);
+  const address = addressOf(context);
+  checkRoom(context);
   const channel = context.notifier.open({
     id,
-    address: addressOf(body),
+    address,
     ...(body.token !== undefined ? { token: body.token } : {}),
     expiration: expirationOf(body),
     key,
