@@ -12,6 +12,15 @@ import type { State } from './state.js';
 
 export class StateFileError extends Error {
   override name = 'StateFileError';
+  /**
+   * What the checks found, each `pointer: what is wrong` (`(the document): ...` for the whole),
+   * so that a caller can say where in its own terms (core/storage.ts names the stored rows).
+   */
+  readonly problems: readonly string[];
+  constructor(message: string, problems: readonly string[] = []) {
+    super(message);
+    this.problems = problems;
+  }
 }
 
 const count = { type: 'integer', minimum: 0 };
@@ -84,11 +93,13 @@ export function createStateChecker(
   }
   const validate = ajv.compile<State & { $schema?: string }>(stateSchema(modules));
   const fail: Fail = (message) => {
-    throw new StateFileError(`invalid state: ${message}`);
+    throw new StateFileError(`invalid state: ${message}`, [message]);
   };
   return (value) => {
-    if (!validate(value))
-      throw new StateFileError(`invalid state: ${(validate.errors ?? []).slice(0, 5).map(where).join('; ')}`);
+    if (!validate(value)) {
+      const problems = (validate.errors ?? []).slice(0, 5).map(where);
+      throw new StateFileError(`invalid state: ${problems.join('; ')}`, problems);
+    }
     const state: State = value;
     delete value.$schema;
     for (const [email, user] of Object.entries(state.users)) {

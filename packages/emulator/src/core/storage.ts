@@ -14,6 +14,16 @@
  * to the disk: a killed process loses nothing, a power cut can lose the last commits (never the
  * database); `sync: 'full'` flushes every commit. A commit that fails (disk full, read-only
  * file) is rolled back and what it held stays pending for the next one.
+ *
+ * A file is only ever written once it is known to be the emulator's: SQLite's application_id
+ * in its header marks it (files of emulators before the mark are known by their
+ * `emulator_schema` table, and marked when next opened). A database of another program, one
+ * of ours that lost its `emulator_meta` 'state' row while its tables hold rows, or one whose
+ * rows are not JSON or fail the checks a loaded state gets (`PUT /__emulator/state`'s) is
+ * refused with what is wrong and where, and left exactly as it was: all of that is read and
+ * checked in the transaction that would first write to it, and rolled back. Only a file that
+ * holds no rows (missing, empty, an empty database, or ours never written) starts new, so the
+ * full write of a new state empties nothing but the emulator's own empty tables.
  */
 import { closeSync, openSync, readSync } from 'node:fs';
 import Database from 'libsql';
@@ -116,6 +126,19 @@ const SQLITE_HEADER = 'SQLite format 3\0';
 const CORE_MIGRATIONS = [
   `CREATE TABLE emulator_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) STRICT`,
 ] as const;
+const CORE_TABLES = ['emulator_meta'] as const;
+
+/**
+ * The emulator's mark in the header of its database files (SQLite's application_id), "gsem"
+ * in ASCII: a database marked by another program is never taken for one of ours.
+ */
+export const APPLICATION_ID = 0x6773656d;
+
+/**
+ * The scalars every emulator_meta 'state' row holds (it holds the state's scalars, as
+ * scalarsOf writes them; emulators since the first one wrote these).
+ */
+const CORE_SCALARS = ['version', 'epoch', 'revision', 'lastTime', 'nextSeq'] as const;
 
 const noop = () => undefined;
 
@@ -168,6 +191,25 @@ function head(file: string, length: number): string {
 
 const message = (error: unknown) => (error as Error).message;
 
+/** SQLite's error code of an error (`SQLITE_BUSY`), also of the error a PersistError was made from. */
+const sqliteCode = (error: unknown): string | undefined => {
+  const { code, cause } = error as { code?: unknown; cause?: unknown };
+  if (typeof code === 'string') return code;
+  return cause === undefined ? undefined : sqliteCode(cause);
+};
+
+/** The file (or its disk) cannot be written: it is then opened for reading only. */
+const isReadOnly = (error: unknown): boolean =>
+  sqliteCode(error)?.startsWith('SQLITE_READONLY') === true ||
+  (!(error instanceof PersistError) && /readonly/i.test(String(message(error))));
+
+const hex = (id: number) => `0x${(id >>> 0).toString(16).padStart(8, '0')}`;
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+const quoted = (name: string) => `"${name.replaceAll('"', '""')}"`;
+
 /** The state's own scalars (epoch, revision, clock...), kept by the core; objects belong to slices. */
 function scalarsOf(state: State): Record<string, unknown> {
   const out: Record<string, unknown> = {};
@@ -188,6 +230,8 @@ export class Persistence {
    * it, reads are served, and every commit tries to open it for writing again until one can.
    */
   private readOnlyReason: string | undefined;
+  /** Whether `configure` ran on the connection: letting go of it then is release(). */
+  private configured = false;
   private readonly statements = new Map<string, Database.Statement<SqlValue[]>>();
   private readonly rows: Rows;
   private durable: StateMark | undefined;
@@ -199,14 +243,18 @@ export class Persistence {
 
   /**
    * Opens (or makes) `options.file`, brings its schema up to date and, when it holds a state,
-   * loads it into the store. A file that is not an emulator database, that another process
-   * holds or that was written by a newer emulator throws PersistError naming it; the file is
-   * left as it is.
+   * loads it into the store, through `check` when given (the checks of `PUT /__emulator/state`).
+   * A file that is not an emulator database, that lost its state row, holds a row that is not
+   * JSON or not a valid state, that another process holds or that was written by a newer
+   * emulator throws PersistError naming it and what is wrong; the file is left as it is.
+   * `check` throws for a state that is not valid, with the error's `problems` (StateFileError's,
+   * each `pointer: what is wrong`) told by the stored row at fault.
    */
   constructor(
     private readonly store: StateHolder,
     private readonly slices: readonly StorageSlice[],
     options: PersistOptions,
+    private readonly check?: (state: State) => State,
   ) {
     this.file = options.file;
     this.sync = options.sync ?? 'normal';
@@ -229,58 +277,136 @@ export class Persistence {
           .raw()
           .iterate(...params) as IterableIterator<unknown[]>,
     };
-    const opened = this.openWritable();
-    if (opened instanceof Database) this.db = opened;
-    else if (
-      (opened.code?.startsWith('SQLITE_READONLY') || /readonly/i.test(opened.message)) &&
-      start.length > 0
-    ) {
+    const connected = this.connect();
+    if (!(connected instanceof Database)) {
+      if (!(isReadOnly(connected) && start.length > 0)) throw this.opening(connected);
+      this.readOnlyReason = connected.message;
+    }
+    this.db = connected instanceof Database ? connected : this.openReadOnly();
+    let loaded: State | undefined;
+    if (this.readOnlyReason === undefined) {
+      try {
+        loaded = this.take();
+      } catch (error) {
+        this.abandon();
+        if (!(isReadOnly(error) && start.length > 0)) throw this.opening(error);
+        this.readOnlyReason = message(error);
+        this.db = this.openReadOnly();
+      }
+    }
+    if (this.readOnlyReason !== undefined) {
       // A read-only file that holds a database: served for reading, writes refused until it can be written.
       try {
-        this.db = new Database(this.file, { readonly: true });
+        this.inspect();
+        this.checkSchema();
+        loaded = this.read();
       } catch (error) {
-        throw new PersistError(`${this.file}: cannot open (${message(error)})`);
+        this.db.close();
+        throw this.opening(error);
       }
-      this.readOnlyReason = opened.message;
-    } else
-      throw new PersistError(
-        opened.code === 'SQLITE_BUSY'
-          ? `${this.file}: in use by another process (an emulator keeps its database to itself)`
-          : `${this.file}: cannot open (${opened.message})`,
-      );
-    try {
-      if (this.readOnlyReason === undefined) this.migrate();
-      else this.checkSchema();
-      this.restored = this.load();
-    } catch (error) {
-      this.release();
-      throw error instanceof PersistError ? error : new PersistError(`${this.file}: ${message(error)}`);
     }
-    if (this.restored) this.durable = this.mark();
+    this.restored = loaded !== undefined;
+    if (loaded) {
+      this.store.state = loaded;
+      for (const slice of this.slices) slice.committed(loaded);
+      this.durable = this.mark();
+    }
   }
 
-  /** The file opened for writing and held by this process, or why it cannot be. */
-  private openWritable(): Database.Database | { code: string | undefined; message: string } {
-    let db: Database.Database;
-    try {
-      db = new Database(this.file, { timeout: 0 });
-    } catch (error) {
-      return { code: (error as { code?: string }).code, message: message(error) };
+  /**
+   * Takes the file for this process: reads and checks it in the transaction that marks it and
+   * brings its schema up to date, so a file refused (a throw) is rolled back untouched; then
+   * sets it up for writing (configure). The state it holds, undefined when none.
+   */
+  private take(): State | undefined {
+    // Held from the first read on: no other process writes between the checks and the commits.
+    this.db.exec('PRAGMA locking_mode = EXCLUSIVE');
+    this.db.exec('BEGIN IMMEDIATE');
+    this.inspect();
+    if (this.applicationId() !== APPLICATION_ID) this.db.exec(`PRAGMA application_id = ${APPLICATION_ID}`);
+    this.migrate();
+    const loaded = this.read();
+    this.db.exec('COMMIT');
+    this.configure(this.db);
+    this.configured = true;
+    return loaded;
+  }
+
+  /**
+   * Lets go of a file that was not taken, rolling back what its transaction wrote. The journal
+   * mode stays the file's own (release() sets it): the lock is made a normal one, which a read
+   * drops, before the connection is closed (see release). A file in WAL mode (another program's,
+   * or ours after a kill) cannot leave exclusive locking without leaving WAL mode: its lock goes
+   * once libsql closes the connection, at the latest when the process ends.
+   */
+  private abandon(): void {
+    if (this.configured) {
+      this.release();
+      return;
     }
     try {
-      // One process per file: memory is where the state lives, two writers would part ways.
-      db.exec('PRAGMA locking_mode = EXCLUSIVE');
-      db.exec('PRAGMA journal_mode = WAL');
-      db.exec(`PRAGMA synchronous = ${this.sync === 'full' ? 'FULL' : 'NORMAL'}`);
-      db.exec(`PRAGMA wal_autocheckpoint = ${CHECKPOINT_PAGES}`);
-      // The log file is reused after a checkpoint; past this size it is cut back.
-      db.exec(`PRAGMA journal_size_limit = ${CHECKPOINT_PAGES * 4096}`);
-      db.exec('BEGIN IMMEDIATE');
-      db.exec('COMMIT');
+      if (this.db.inTransaction) this.db.exec('ROLLBACK');
+      this.db.exec('PRAGMA locking_mode = NORMAL');
+      this.db.prepare('SELECT count(*) FROM sqlite_schema').raw().get();
+    } catch {
+      // Rolled back by SQLite itself, or a file that cannot be read: nothing is held then.
+    }
+    this.statements.clear();
+    this.db.close();
+  }
+
+  /** What a failure to open or take the file is told as: PersistError, naming the file. */
+  private opening(error: unknown): PersistError {
+    if (error instanceof PersistError) return error;
+    return new PersistError(
+      sqliteCode(error) === 'SQLITE_BUSY'
+        ? `${this.file}: in use by another process (an emulator keeps its database to itself)`
+        : `${this.file}: cannot open (${message(error)})`,
+      { cause: error },
+    );
+  }
+
+  /** A connection to the file for reading only (a read-only file or disk). */
+  private openReadOnly(): Database.Database {
+    try {
+      return new Database(this.file, { readonly: true });
+    } catch (error) {
+      throw new PersistError(`${this.file}: cannot open (${message(error)})`, { cause: error });
+    }
+  }
+
+  /** A connection to the file that may write, before anything is set or read; or why there is none. */
+  private connect(): Database.Database | { code: string | undefined; message: string } {
+    try {
+      return new Database(this.file, { timeout: 0 });
+    } catch (error) {
+      return { code: sqliteCode(error), message: message(error) };
+    }
+  }
+
+  /** Sets a connection up for the commits, holding the file; throws when it cannot. */
+  private configure(db: Database.Database): void {
+    // One process per file: memory is where the state lives, two writers would part ways.
+    db.exec('PRAGMA locking_mode = EXCLUSIVE');
+    db.exec('PRAGMA journal_mode = WAL');
+    db.exec(`PRAGMA synchronous = ${this.sync === 'full' ? 'FULL' : 'NORMAL'}`);
+    db.exec(`PRAGMA wal_autocheckpoint = ${CHECKPOINT_PAGES}`);
+    // The log file is reused after a checkpoint; past this size it is cut back.
+    db.exec(`PRAGMA journal_size_limit = ${CHECKPOINT_PAGES * 4096}`);
+    db.exec('BEGIN IMMEDIATE');
+    db.exec('COMMIT');
+  }
+
+  /** The file opened for writing and held by this process, or why it cannot be (a commit's reopening). */
+  private openWritable(): Database.Database | { code: string | undefined; message: string } {
+    const db = this.connect();
+    if (!(db instanceof Database)) return db;
+    try {
+      this.configure(db);
       return db;
     } catch (error) {
       db.close();
-      return { code: (error as { code?: string }).code, message: message(error) };
+      return { code: sqliteCode(error), message: message(error) };
     }
   }
 
@@ -289,16 +415,96 @@ export class Persistence {
     return this.readOnlyReason !== undefined;
   }
 
-  /** The core's and each slice's migrations, with the schema version the database is at. */
-  private schemaVersions(): { name: string; migrations: readonly string[]; version: number }[] {
-    const read = this.db.prepare('SELECT version FROM emulator_schema WHERE slice = ?').raw();
-    return [{ name: 'emulator', migrations: CORE_MIGRATIONS as readonly string[] }, ...this.slices].map(
-      ({ name, migrations }) => ({
-        name,
-        migrations,
-        version: (read.get(name) as [number] | undefined)?.[0] ?? 0,
-      }),
+  private applicationId(): number {
+    return (this.db.prepare('PRAGMA application_id').raw().get() as [number])[0];
+  }
+
+  /**
+   * Refuses, reading only, a file the emulator cannot take as its own: another program's
+   * database (marked by another application_id, or holding tables and no emulator_schema),
+   * one whose schema table names tables that are gone, and one of ours that holds rows but no
+   * state row (it would be taken as new, and its rows emptied by the first commit). A database
+   * without tables is new.
+   */
+  private inspect(): void {
+    const id = this.applicationId();
+    if (id !== 0 && id !== APPLICATION_ID)
+      throw new PersistError(
+        `${this.file}: not an emulator database: its application_id is ${hex(id)} (the emulator marks its databases ${hex(APPLICATION_ID)})`,
+      );
+    const objects = new Map(
+      (
+        this.db
+          .prepare(
+            "SELECT name, type FROM sqlite_schema WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name",
+          )
+          .raw()
+          .all() as [string, string][]
+      ).map(([name, type]) => [String(name), String(type)]),
     );
+    if (objects.size === 0) return;
+    if (!objects.has('emulator_schema')) {
+      const names = [...objects.keys()];
+      const held = `it holds ${names.length === 1 ? 'table' : 'tables'} ${names.slice(0, 5).join(', ')}${
+        names.length > 5 ? ` and ${names.length - 5} more` : ''
+      } and no emulator_schema table`;
+      throw new PersistError(
+        id === APPLICATION_ID
+          ? `${this.file}: marked as an emulator database (application_id ${hex(id)}) but ${held}`
+          : `${this.file}: not an emulator database: ${held}`,
+      );
+    }
+    for (const { name, migrations, version, tables } of this.schemaVersions())
+      if (version === migrations.length)
+        for (const table of tables)
+          if (objects.get(table) !== 'table')
+            throw new PersistError(
+              `${this.file}: its emulator_schema has the ${name} tables at version ${version}, yet table ${table} is missing`,
+            );
+    // Tables of an older schema are brought up to date by migrate, rows and all.
+    if (objects.get('emulator_meta') !== 'table') return;
+    if (this.db.prepare("SELECT 1 FROM emulator_meta WHERE key = 'state'").raw().get()) return;
+    const known = this.slices.flatMap((slice) => slice.tables);
+    const tables = [
+      ...known.filter((table) => objects.get(table) === 'table'),
+      ...[...objects.keys()].filter(
+        (name) =>
+          objects.get(name) === 'table' &&
+          !known.includes(name) &&
+          name !== 'emulator_schema' &&
+          name !== 'emulator_meta',
+      ),
+    ];
+    const held = tables.flatMap((table) => {
+      const [count] = this.db
+        .prepare(`SELECT count(*) FROM ${quoted(table)}`)
+        .raw()
+        .get() as [number];
+      return count > 0 ? [`${table} ${count}`] : [];
+    });
+    if (held.length > 0)
+      throw new PersistError(
+        `${this.file}: emulator_meta has no 'state' row, yet its tables hold rows (${held.join(', ')}): a database the emulator wrote has both`,
+      );
+  }
+
+  /** The core's and each slice's migrations and tables, with the schema version the database is at. */
+  private schemaVersions(): {
+    name: string;
+    migrations: readonly string[];
+    tables: readonly string[];
+    version: number;
+  }[] {
+    const read = this.db.prepare('SELECT version FROM emulator_schema WHERE slice = ?').raw();
+    return [
+      { name: 'emulator', migrations: CORE_MIGRATIONS as readonly string[], tables: CORE_TABLES },
+      ...this.slices,
+    ].map(({ name, migrations, tables }) => ({
+      name,
+      migrations,
+      tables,
+      version: (read.get(name) as [number] | undefined)?.[0] ?? 0,
+    }));
   }
 
   /** A read-only database must already be at this emulator's schema: it cannot be migrated. */
@@ -319,6 +525,7 @@ export class Persistence {
     return statement;
   }
 
+  /** Brings the schema up to date, in the transaction take() holds. */
   private migrate(): void {
     this.db.exec(
       'CREATE TABLE IF NOT EXISTS emulator_schema (slice TEXT PRIMARY KEY, version INTEGER NOT NULL) STRICT',
@@ -329,39 +536,53 @@ export class Persistence {
           `${this.file}: written by a newer emulator (${name} schema version ${version}; this one knows up to ${migrations.length})`,
         );
       if (version === migrations.length) continue;
-      this.db.exec('BEGIN');
       try {
         for (const sql of migrations.slice(version)) this.db.exec(sql);
         this.db
           .prepare('INSERT OR REPLACE INTO emulator_schema (slice, version) VALUES (?, ?)')
           .run(name, migrations.length);
-        this.db.exec('COMMIT');
       } catch (error) {
-        if (this.db.inTransaction) this.db.exec('ROLLBACK');
         throw new PersistError(
           `${this.file}: cannot bring the ${name} tables up to date (${message(error)})`,
+          { cause: error },
         );
       }
     }
   }
 
-  /** Loads the stored state into the store; false when the database holds none yet. */
-  private load(): boolean {
+  /**
+   * The core's scalars from the state row and the state with them and nothing else yet (every
+   * collection is the slices' to fill); undefined when the database holds no state.
+   */
+  private readScalars(): { scalars: Record<string, unknown>; state: State } | undefined {
     const row = this.db.prepare("SELECT value FROM emulator_meta WHERE key = 'state'").raw().get() as
       | [string]
       | undefined;
-    if (!row) return false;
-    let scalars: unknown;
+    if (!row) return undefined;
+    let parsed: unknown;
     try {
-      scalars = JSON.parse(row[0]);
+      parsed = JSON.parse(row[0]);
     } catch (error) {
       throw new PersistError(`${this.file}: emulator_meta 'state' is not JSON (${message(error)})`);
     }
-    const state = { ...this.store.state, ...(scalars as object) } as State;
-    // Every collection is the slices' to fill.
+    const scalars = parsed;
+    const invalid = (what: string) =>
+      new PersistError(`${this.file}: emulator_meta 'state': not a valid state (${what})`);
+    if (!isObject(scalars)) throw invalid('not a JSON object');
+    const missing = CORE_SCALARS.filter((key) => !Object.hasOwn(scalars, key));
+    if (missing.length > 0) throw invalid(`lacks ${missing.join(', ')}`);
+    const state = { ...this.store.state, ...scalars } as State;
     for (const [key, value] of Object.entries(state))
       if (typeof value === 'object' && value !== null)
         delete (state as unknown as Record<string, unknown>)[key];
+    return { scalars, state };
+  }
+
+  /** The stored state, read and checked (not put in the store); undefined when there is none. */
+  private read(): State | undefined {
+    const start = this.readScalars();
+    if (!start) return undefined;
+    const { scalars, state } = start;
     const parse: ParseRow = <T>(body: unknown, table: string, key: string) => {
       try {
         return JSON.parse(String(body)) as T;
@@ -369,10 +590,68 @@ export class Persistence {
         throw new PersistError(`${this.file}: ${table} ${key}: not JSON (${message(error)})`);
       }
     };
+    try {
+      for (const slice of this.slices) slice.load(this.rows, state, parse);
+    } catch (error) {
+      throw error instanceof PersistError
+        ? error
+        : new PersistError(`${this.file}: ${message(error)}`, { cause: error });
+    }
+    if (!this.check) return state;
+    try {
+      return this.check(state);
+    } catch (error) {
+      // StateFileError's problems (core/state-file.ts, which imports the modules that import this).
+      const { problems } = error as { problems?: unknown };
+      if (!Array.isArray(problems) || problems.length === 0)
+        throw new PersistError(`${this.file}: ${message(error)}`, { cause: error });
+      throw this.invalidRows(problems.map(String), scalars);
+    }
+  }
+
+  /**
+   * A state that failed its checks, told by the rows at fault: each problem (`pointer: what`)
+   * is put on the stored row that holds its place, found by reading the rows again with each
+   * parsed row (and the objects directly in it, as a slice may spread a row) noted.
+   */
+  private invalidRows(problems: readonly string[], scalars: Record<string, unknown>): PersistError {
+    const rows = new WeakMap<object, string>();
+    const note = (value: unknown, row: string) => {
+      if (typeof value === 'object' && value !== null && !rows.has(value)) rows.set(value, row);
+    };
+    const parse: ParseRow = <T>(body: unknown, table: string, key: string) => {
+      const value = JSON.parse(String(body)) as unknown;
+      note(value, `${table} ${key}`);
+      if (isObject(value)) for (const inner of Object.values(value)) note(inner, `${table} ${key}`);
+      return value as T;
+    };
+    const state = this.readScalars()?.state as State;
     for (const slice of this.slices) slice.load(this.rows, state, parse);
-    this.store.state = state;
-    for (const slice of this.slices) slice.committed(state);
-    return true;
+    const byRow = new Map<string, string[]>();
+    for (const problem of problems) {
+      const end = problem.indexOf(': ');
+      const path = problem.startsWith('/') ? problem.slice(1, end < 0 ? undefined : end).split('/') : [];
+      let row = 'the stored state';
+      const [first] = path;
+      if (path.length > 0 && first !== undefined && Object.hasOwn(scalars, first))
+        row = "emulator_meta 'state'";
+      let at: unknown = state;
+      for (const segment of path) {
+        if (typeof at !== 'object' || at === null) break;
+        at = (at as Record<string, unknown>)[segment.replaceAll('~1', '/').replaceAll('~0', '~')];
+        const found = typeof at === 'object' && at !== null ? rows.get(at) : undefined;
+        if (found) {
+          row = found;
+          break;
+        }
+      }
+      byRow.set(row, [...(byRow.get(row) ?? []), problem]);
+    }
+    return new PersistError(
+      [...byRow]
+        .map(([row, found]) => `${this.file}: ${row}: not a valid state (${found.join('; ')})`)
+        .join('; '),
+    );
   }
 
   mark(): StateMark {
@@ -421,6 +700,8 @@ export class Persistence {
       this.db.exec('BEGIN');
       if (full) {
         for (const slice of this.slices) {
+          // Only the slices' own tables, and only rows a state of this run replaces: a file whose
+          // tables held rows without a state row was refused at start (inspect).
           for (const table of slice.tables) this.db.exec(`DELETE FROM ${table}`);
           slice.writeAll(this.rows, mark.state);
         }
