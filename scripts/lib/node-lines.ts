@@ -50,7 +50,8 @@ export const NODE_LINE_TESTS: NodeLineTest[] = [
   { file: 'packages/emulator/test/time-zones.test.ts', differs: ['intl'] },
   { file: 'packages/emulator/test/local-times.test.ts', differs: ['intl'] },
   { file: 'packages/emulator/test/recurrence.test.ts', differs: ['intl'] },
-  { file: 'packages/emulator/test/notifications.test.ts', differs: ['fetch', 'timers'] },
+  { file: 'packages/emulator/test/notifications.test.ts', differs: ['http', 'timers'] },
+  { file: 'packages/emulator/test/origins.test.ts', differs: ['http'] },
   { file: 'packages/emulator/test/persist.test.ts', differs: ['native', 'process'] },
 ];
 
