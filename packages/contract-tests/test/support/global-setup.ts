@@ -65,9 +65,9 @@ export async function startCli(
 
 /**
  * The emulator as a shared sandbox: a PostgreSQL server of the run's own (@gspec/scripts/postgres),
- * `count` emulator CLIs with `--port 0 --store <its database>` (the first makes the database's
- * state, the others then load it) and a round-robin front (@gspec/scripts/round-robin) whose
- * origin is the target's. Whatever fails on the way, what was started is stopped again.
+ * `count` emulator CLIs with `--port 0 --store <its database> --notify-allow 127.0.0.1` (the
+ * first makes the database's state, the others then load it) and a round-robin front
+ * (@gspec/scripts/round-robin) whose origin is the target's. Whatever fails on the way, what was started is stopped again.
  */
 export async function startSharedEmulators(
   count = SHARED_INSTANCES,
@@ -91,13 +91,17 @@ export async function startSharedEmulators(
     const postgres = await startPostgres();
     stops.push(() => postgres.stop());
     const url = await postgres.createDatabase(databaseName('contract_tests'));
+    // A shared store is a shared sandbox: watch channels deliver only where --notify-allow says
+    // (decision 0053), and the cases' receiver listens on loopback.
     const start = (n: number) =>
-      startServer(`the emulator ${n} of ${count} (${cli} --port 0 --store ${url})`, [
+      startServer(`the emulator ${n} of ${count} (${cli} --port 0 --store ${url} --notify-allow 127.0.0.1)`, [
         cli,
         '--port',
         '0',
         '--store',
         url,
+        '--notify-allow',
+        '127.0.0.1',
       ]);
     const track = (server: ChildRun) => stops.push(() => server.stop());
     const first = await start(1);
