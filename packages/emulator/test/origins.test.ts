@@ -6,8 +6,7 @@
  * refuses, or a body over its path's limit, is answered before its body is read. Chromium
  * plays the pages themselves in origins.browser.test.ts.
  */
-import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
-import { connect } from 'node:net';
+import { type ExactReply, sendExact as exact, statusBeforeTheBody } from '@gspec/scripts/raw-http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Emulator } from '../src/core/server.ts';
 import { createEmulator } from '../src/emulator.ts';
@@ -15,68 +14,7 @@ import { createEmulator } from '../src/emulator.ts';
 const ANA = 'ana@example.com';
 const ADMIN = 'origins-admin-credential-0123456789';
 
-interface Reply {
-  status: number;
-  headers: IncomingHttpHeaders;
-  body: string;
-}
-
-/** A request with exactly these headers (fetch would add its own Origin, Sec-Fetch-* ...). */
-function send(
-  origin: string,
-  method: string,
-  path: string,
-  headers: Record<string, string>,
-  body?: string,
-): Promise<Reply> {
-  const { hostname, port } = new URL(origin);
-  return new Promise((resolve, reject) => {
-    const outgoing = httpRequest(
-      { host: hostname, port, method, path, headers, setHost: headers.host === undefined },
-      (incoming) => {
-        let text = '';
-        incoming.setEncoding('utf8');
-        incoming.on('data', (chunk: string) => {
-          text += chunk;
-        });
-        incoming.on('end', () =>
-          resolve({ status: incoming.statusCode ?? 0, headers: incoming.headers, body: text }),
-        );
-      },
-    );
-    outgoing.on('error', reject);
-    outgoing.end(body);
-  });
-}
-
-/**
- * The status line of the answer to a request whose head declares a body that is never sent:
- * a server that reads the body before answering never answers, and the test fails by its own
- * deadline (generous: a loaded machine is slow, not broken).
- */
-function statusBeforeTheBody(origin: string, head: string): Promise<string> {
-  const { hostname, port } = new URL(origin);
-  return new Promise((resolve, reject) => {
-    const socket = connect(Number(port), hostname);
-    let text = '';
-    const deadline = setTimeout(() => {
-      socket.destroy();
-      reject(new Error('no answer before the body: the server waits to read it'));
-    }, 60_000);
-    socket.on('data', (chunk) => {
-      text += chunk.toString('latin1');
-      if (text.includes('\r\n')) {
-        clearTimeout(deadline);
-        socket.destroy();
-        resolve(text.slice(0, text.indexOf('\r\n')));
-      }
-    });
-    socket.on('error', () => {});
-    socket.write(head);
-  });
-}
-
-const errorOf = (reply: Reply) =>
+const errorOf = (reply: ExactReply) =>
   (JSON.parse(reply.body) as { error: { errors: { reason: string; message: string }[] } }).error.errors[0];
 
 describe('on a laptop: loopback, no admin credential', () => {
@@ -99,7 +37,7 @@ describe('on a laptop: loopback, no admin credential', () => {
     ['GET', '/__emulator/health'],
   ])('a rebound name (Host: rebind.test) is refused everywhere: %s %s', async (method, path) => {
     const port = new URL(origin).port;
-    const reply = await send(origin, method, path, {
+    const reply = await exact(origin, method, path, {
       host: `rebind.test:${port}`,
       authorization: `Bearer ${ANA}`,
     });
@@ -110,7 +48,7 @@ describe('on a laptop: loopback, no admin credential', () => {
 
   it.each([['127.0.0.1'], ['localhost'], ['app.localhost']])('answers Host %s at its port', async (name) => {
     const port = new URL(origin).port;
-    const reply = await send(origin, 'GET', '/__emulator/health', { host: `${name}:${port}` });
+    const reply = await exact(origin, 'GET', '/__emulator/health', { host: `${name}:${port}` });
     expect(reply.status).toBe(200);
   });
 
@@ -129,7 +67,7 @@ describe('on a laptop: loopback, no admin credential', () => {
       ['GET', '/__emulator/stream'],
       ['DELETE', '/__emulator/ui/session'],
     ] as const) {
-      const reply = await send(origin, method, path, { host, ...page });
+      const reply = await exact(origin, method, path, { host, ...page });
       expect([method, path, reply.status]).toEqual([method, path, 403]);
       expect(errorOf(reply)).toMatchObject({ reason: 'crossOriginRequest' });
       expect(reply.headers['access-control-allow-origin']).toBeUndefined();
@@ -140,14 +78,14 @@ describe('on a laptop: loopback, no admin credential', () => {
   it('answers its own page (Origin of its own origin) and programs (no Origin), with no CORS header', async () => {
     const asked: Record<string, string>[] = [{ host }, { host, origin, 'sec-fetch-site': 'same-origin' }];
     for (const headers of asked) {
-      const reply = await send(origin, 'GET', '/__emulator/quota', headers);
+      const reply = await exact(origin, 'GET', '/__emulator/quota', headers);
       expect(reply.status).toBe(200);
       expect(reply.headers['access-control-allow-origin']).toBeUndefined();
     }
   });
 
   it('answers no preflight for the control plane', async () => {
-    const reply = await send(origin, 'OPTIONS', '/__emulator/seed', {
+    const reply = await exact(origin, 'OPTIONS', '/__emulator/seed', {
       host,
       origin: 'http://localhost:5173',
       'access-control-request-method': 'POST',
@@ -164,14 +102,14 @@ describe('on a laptop: loopback, no admin credential', () => {
     ['multipart/form-data; boundary=x', 'an HTML form'],
   ])('the control plane takes JSON only: %s (%s) is 415 and loads nothing', async (type) => {
     const seed = JSON.stringify({ users: [{ email: 'mallory@example.com', tokens: ['token-mallory'] }] });
-    const reply = await send(origin, 'POST', '/__emulator/seed', { host, 'content-type': type }, seed);
+    const reply = await exact(origin, 'POST', '/__emulator/seed', { host, 'content-type': type }, seed);
     expect(reply.status).toBe(415);
     expect(errorOf(reply)?.message).toMatch(/application\/json/);
     expect(Object.keys(emulator.store.state.users)).not.toContain('mallory@example.com');
   });
 
   it('the APIs answer a browser app of any origin with CORS, as Google does', async () => {
-    const reply = await send(origin, 'GET', '/calendar/v3/users/me/calendarList', {
+    const reply = await exact(origin, 'GET', '/calendar/v3/users/me/calendarList', {
       host,
       origin: 'http://localhost:5173',
       authorization: `Bearer ${ANA}`,
@@ -179,7 +117,7 @@ describe('on a laptop: loopback, no admin credential', () => {
     expect(reply.status).toBe(200);
     expect(reply.headers['access-control-allow-origin']).toBe('http://localhost:5173');
     expect(reply.headers.vary).toBe('Origin');
-    const preflight = await send(origin, 'OPTIONS', '/calendar/v3/calendars/primary/events', {
+    const preflight = await exact(origin, 'OPTIONS', '/calendar/v3/calendars/primary/events', {
       host,
       origin: 'http://localhost:5173',
       'access-control-request-method': 'POST',
@@ -228,7 +166,7 @@ describe('when the control plane needs the admin credential', () => {
     ['other.test', 403],
   ])('--allowed-hosts emulator,.sandbox.test: Host %s is %d', async (name, status) => {
     const port = new URL(origin).port;
-    const reply = await send(origin, 'GET', '/__emulator/quota', {
+    const reply = await exact(origin, 'GET', '/__emulator/quota', {
       host: `${name}:${port}`,
       'x-emulator-admin-token': ADMIN,
     });
@@ -236,7 +174,7 @@ describe('when the control plane needs the admin credential', () => {
   });
 
   it('a page of another origin is refused even with the credential in its cookie', async () => {
-    const reply = await send(origin, 'GET', '/__emulator/state', {
+    const reply = await exact(origin, 'GET', '/__emulator/state', {
       host,
       origin: 'http://localhost:5173',
       'x-emulator-admin-token': ADMIN,

@@ -5,44 +5,19 @@
  * that are not JSON, and send no CORS header; the APIs answer browser apps with CORS; a body
  * over the limit is refused before it is read.
  */
-import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
-import { connect } from 'node:net';
+import { type ExactReply, sendExact, statusBeforeTheBody } from '@gspec/scripts/raw-http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGateway, type Gateway, loadApis } from '../src/index.ts';
-
-interface Reply {
-  status: number;
-  headers: IncomingHttpHeaders;
-  body: string;
-}
 
 let gateway: Gateway;
 let origin: string;
 let host: string;
 
-/** A request with exactly these headers (fetch would add its own). */
-function send(method: string, path: string, headers: Record<string, string>, body?: string): Promise<Reply> {
-  const { hostname, port } = new URL(origin);
-  return new Promise((resolve, reject) => {
-    const outgoing = httpRequest(
-      { host: hostname, port, method, path, headers, setHost: false },
-      (incoming) => {
-        let text = '';
-        incoming.setEncoding('utf8');
-        incoming.on('data', (chunk: string) => {
-          text += chunk;
-        });
-        incoming.on('end', () =>
-          resolve({ status: incoming.statusCode ?? 0, headers: incoming.headers, body: text }),
-        );
-      },
-    );
-    outgoing.on('error', reject);
-    outgoing.end(body);
-  });
-}
+/** A request to the mock with exactly these headers. */
+const send = (method: string, path: string, headers: Record<string, string>, body?: string) =>
+  sendExact(origin, method, path, headers, body);
 
-const reasonOf = (reply: Reply) =>
+const reasonOf = (reply: ExactReply) =>
   (JSON.parse(reply.body) as { error: { errors: { reason: string }[] } }).error.errors[0]?.reason;
 
 beforeAll(async () => {
@@ -113,26 +88,10 @@ describe('the APIs', () => {
   });
 
   it('refuse a body over 10 MB before reading it', async () => {
-    const { hostname, port } = new URL(origin);
-    const status = await new Promise<string>((resolve, reject) => {
-      const socket = connect(Number(port), hostname);
-      let text = '';
-      const deadline = setTimeout(() => {
-        socket.destroy();
-        reject(new Error('no answer before the body: the mock waits to read it'));
-      }, 60_000);
-      socket.on('data', (chunk) => {
-        text += chunk.toString('latin1');
-        if (!text.includes('\r\n')) return;
-        clearTimeout(deadline);
-        socket.destroy();
-        resolve(text.slice(0, text.indexOf('\r\n')));
-      });
-      socket.on('error', () => {});
-      socket.write(
-        `POST /calendar/v3/calendars HTTP/1.1\r\nHost: ${host}\r\nAuthorization: Bearer t\r\nContent-Type: application/json\r\nContent-Length: ${11 * 1024 * 1024}\r\n\r\n`,
-      );
-    });
+    const status = await statusBeforeTheBody(
+      origin,
+      `POST /calendar/v3/calendars HTTP/1.1\r\nHost: ${host}\r\nAuthorization: Bearer t\r\nContent-Type: application/json\r\nContent-Length: ${11 * 1024 * 1024}\r\n\r\n`,
+    );
     expect(status).toBe('HTTP/1.1 413 Payload Too Large');
   });
 });

@@ -4,7 +4,7 @@
  * CORS headers, and listening.
  */
 import { createServer } from 'node:http';
-import { connect } from 'node:net';
+import { statusBeforeTheBody } from '@gspec/scripts/raw-http';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   corsHeaders,
@@ -180,33 +180,6 @@ describe('readBody and listen, over HTTP', () => {
     expect((await fetch(origin, { method: 'POST', body: 'ok' })).status).toBe(200);
   });
 
-  /**
-   * What arrives on a raw connection until the head of an answer, without ending the request:
-   * a server that waits for the end of the body never answers, and the test fails by its own
-   * deadline (generous: a loaded machine is slow, not broken) rather than hanging.
-   */
-  function answerBeforeTheEnd(origin: string, head: string, body: string): Promise<string> {
-    const { hostname, port } = new URL(origin);
-    return new Promise((resolve, reject) => {
-      const socket = connect(Number(port), hostname);
-      let text = '';
-      const deadline = setTimeout(() => {
-        socket.destroy();
-        reject(new Error('no answer before the end of the body: the server waited for all of it'));
-      }, 60_000);
-      socket.on('data', (chunk) => {
-        text += chunk.toString('latin1');
-        if (text.includes('\r\n\r\n')) {
-          clearTimeout(deadline);
-          socket.destroy();
-          resolve(text.slice(0, text.indexOf('\r\n')));
-        }
-      });
-      socket.on('error', () => {});
-      socket.write(head + body);
-    });
-  }
-
   it.each([
     [
       'declared larger than the limit: refused before a byte of it',
@@ -220,7 +193,7 @@ describe('readBody and listen, over HTTP', () => {
     ],
   ])('%s', async (_, head, body) => {
     const origin = await echo(1024);
-    expect(await answerBeforeTheEnd(origin, head, body)).toBe('HTTP/1.1 413 Payload Too Large');
+    expect(await statusBeforeTheBody(origin, head + body)).toBe('HTTP/1.1 413 Payload Too Large');
   });
 
   it('a refusal is an Error with the envelope and its headers', () => {
