@@ -84,6 +84,16 @@ describe('on a laptop: loopback, no admin credential', () => {
     }
   });
 
+  it('reads the control plane path as the answer does: an absolute-form target is refused alike', async () => {
+    const reply = await exact(origin, 'GET', `${origin}/__emulator/state`, {
+      host,
+      origin: 'http://localhost:5173',
+    });
+    expect(reply.status).toBe(403);
+    expect(errorOf(reply)).toMatchObject({ reason: 'crossOriginRequest' });
+    expect(reply.headers['access-control-allow-origin']).toBeUndefined();
+  });
+
   it('answers no preflight for the control plane', async () => {
     const reply = await exact(origin, 'OPTIONS', '/__emulator/seed', {
       host,

@@ -709,10 +709,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     if (url.pathname.startsWith(CONTROL_PREFIX)) {
       const refusal =
         crossOriginRefusal(request, "The mock's own endpoints") ??
-        (request.headers['transfer-encoding'] !== undefined ||
-        (request.headers['content-length'] ?? '0') !== '0'
-          ? nonJsonRefusal(request, "The mock's own endpoints")
-          : undefined);
+        nonJsonRefusal(request, "The mock's own endpoints");
       if (refusal) throw refusal;
       handleControl(request, response, url);
       return;

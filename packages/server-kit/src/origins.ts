@@ -200,10 +200,14 @@ export function crossOriginRefusal(request: IncomingMessage, plane: string): Htt
 }
 
 /**
- * The 415 of a control-plane request with a body that does not say it is JSON, or undefined:
+ * The 415 of a control-plane request with a body (not empty) that does not say it is JSON, or
+ * undefined:
  * a page can post a form or `text/plain` to any origin without asking first, but not JSON.
  */
 export function nonJsonRefusal(request: IncomingMessage, plane: string): HttpRefusal | undefined {
+  // No body, or an empty one (`fetch` sends `Content-Length: 0` with a bare POST): no type to check.
+  const { 'content-length': length, 'transfer-encoding': encoding } = request.headers;
+  if (encoding === undefined && (length === undefined || length === '0')) return undefined;
   const type = request.headers['content-type'] ?? '';
   if (isJsonContentType(type)) return undefined;
   return new HttpRefusal(415, {

@@ -156,12 +156,30 @@ describe('nonJsonRefusal and declaredTooLarge', () => {
     ['multipart/form-data; boundary=x', 415],
     [undefined, 415],
   ])('a body of %j: %j', (type, status) => {
-    const headers: Record<string, string> = type === undefined ? {} : { 'content-type': type };
+    const headers: Record<string, string> = {
+      'content-length': '2',
+      ...(type === undefined ? {} : { 'content-type': type }),
+    };
+    expect(nonJsonRefusal(request(headers), 'The control plane')?.status).toBe(status);
+  });
+
+  it.each([
+    ['no body', {}, undefined],
+    [
+      'an empty body (a bare POST of fetch)',
+      { 'content-length': '0', 'content-type': 'text/plain' },
+      undefined,
+    ],
+    ['a chunked body', { 'transfer-encoding': 'chunked', 'content-type': 'text/plain' }, 415],
+  ])('%s: %j', (_, headers, status) => {
     expect(nonJsonRefusal(request(headers), 'The control plane')?.status).toBe(status);
   });
 
   it('names the type and how to send JSON', () => {
-    expect(nonJsonRefusal(request({ 'content-type': 'text/plain' }), 'The control plane')?.message).toBe(
+    expect(
+      nonJsonRefusal(request({ 'content-length': '1', 'content-type': 'text/plain' }), 'The control plane')
+        ?.message,
+    ).toBe(
       "The control plane takes JSON bodies sent as Content-Type: application/json, not text/plain (with curl: -H 'content-type: application/json')",
     );
   });

@@ -165,11 +165,6 @@ const NO_BODY: ReadBody = { text: undefined };
 const hasBody = (request: IncomingMessage): boolean =>
   request.headers['content-length'] !== undefined || request.headers['transfer-encoding'] !== undefined;
 
-/** Whether a request has a body that is not empty (`fetch` sends `Content-Length: 0` with a bare POST). */
-const hasContent = (request: IncomingMessage): boolean =>
-  request.headers['transfer-encoding'] !== undefined ||
-  (request.headers['content-length'] !== undefined && request.headers['content-length'] !== '0');
-
 /**
  * The emulator of the APIs of `modules` (src/apis/index.ts lists them; `createEmulator` in
  * src/emulator.ts serves them all).
@@ -327,7 +322,7 @@ export function createEmulatorOf(modules: readonly AnyApiModule[], options: Emul
       }
       const open = (method === 'GET' && sub === '/health') || Inspector.isPublic(method, sub);
       if (!open && !admin.admits(request.headers)) return admin.refusal();
-      const notJson = hasContent(request) ? nonJsonRefusal(request, 'The control plane') : undefined;
+      const notJson = nonJsonRefusal(request, 'The control plane');
       if (notJson) return fromRefusal(notJson);
     }
     // A declared length over the limit is readBody's to refuse, as early: then routed, an API
@@ -378,9 +373,13 @@ export function createEmulatorOf(modules: readonly AnyApiModule[], options: Emul
     }
   }
 
-  function answer(request: IncomingMessage, body: ReadBody, effect: { wrote: boolean }): Answer {
+  function answer(
+    request: IncomingMessage,
+    target: Target,
+    body: ReadBody,
+    effect: { wrote: boolean },
+  ): Answer {
     const method = request.method ?? 'GET';
-    const target = parseTarget(request.url ?? '/');
     try {
       if (body.refused !== undefined) throw body.refused;
       const { pathname } = target;
@@ -391,10 +390,8 @@ export function createEmulatorOf(modules: readonly AnyApiModule[], options: Emul
           headers: preflightHeaders(request),
         };
       if (pathname === CONTROL_PREFIX || pathname.startsWith(`${CONTROL_PREFIX}/`)) {
+        // Who may use it was settled before the body was read (refusedBeforeReading).
         const sub = pathname.slice(CONTROL_PREFIX.length);
-        // Health is for load balancers; the inspector's page files hold no state.
-        const open = (method === 'GET' && sub === '/health') || Inspector.isPublic(method, sub);
-        if (!open && !admin.admits(request.headers)) throw admin.refusal();
         if (body.error !== undefined) throw body.error;
         if (Inspector.serves(sub))
           return inspector.answer(method, sub, target.query(), request.headers, body.text);
@@ -442,7 +439,7 @@ export function createEmulatorOf(modules: readonly AnyApiModule[], options: Emul
       onResponse?.(exchange);
     },
     ...(persistence ? { commit: () => persistence.commit() } : {}),
-    sameOriginOnly: (request) => underControl(request.url ?? '/'),
+    sameOriginOnly: (request) => underControl(parseTarget(request.url ?? '/').pathname),
   });
 
   /**
@@ -453,13 +450,14 @@ export function createEmulatorOf(modules: readonly AnyApiModule[], options: Emul
     store: SharedStore,
     request: IncomingMessage,
     response: ServerResponse,
+    target: Target,
     body: ReadBody,
     received: number,
   ): void {
     store
       .run(() => {
         const effect = { wrote: false };
-        return answer(request, body, effect);
+        return answer(request, target, body, effect);
       })
       .then(
         (outcome: Outcome<Answer>) => {
@@ -483,17 +481,18 @@ export function createEmulatorOf(modules: readonly AnyApiModule[], options: Emul
   function respond(
     request: IncomingMessage,
     response: ServerResponse,
+    target: Target,
     body: ReadBody,
     received: number,
   ): void {
     if (shared) {
-      respondShared(shared, request, response, body, received);
+      respondShared(shared, request, response, target, body, received);
       return;
     }
     const effect = { wrote: false };
     let result: Answer;
     try {
-      result = answer(request, body, effect);
+      result = answer(request, target, body, effect);
     } catch (error) {
       writer.unexpected(response, error);
       return;
@@ -505,11 +504,13 @@ export function createEmulatorOf(modules: readonly AnyApiModule[], options: Emul
 
   const server = createServer((request, response) => {
     const received = performance.now();
-    const pathname = request.url?.split('?', 1)[0] ?? '/';
+    // Read once: the checks before the body and the answer route by the same path.
+    const target = parseTarget(request.url ?? '/');
+    const { pathname } = target;
     // Refused before a byte of the body is read: Node drops the rest as it arrives.
     const refused = refusedBeforeReading(request, pathname);
     if (refused) {
-      respond(request, response, { text: undefined, refused }, received);
+      respond(request, response, target, { text: undefined, refused }, received);
       return;
     }
     // The inspector's live stream stays open: it is no answer of a turn.
@@ -519,16 +520,23 @@ export function createEmulatorOf(modules: readonly AnyApiModule[], options: Emul
     }
     // A request without a body (most reads) is answered at once, without a turn of the loop.
     if (!hasBody(request)) {
-      respond(request, response, NO_BODY, received);
+      respond(request, response, target, NO_BODY, received);
       return;
     }
     readBody(request, bodyLimit(request.method ?? 'GET', pathname)).then(
       (bytes) =>
-        respond(request, response, { text: bytes.length > 0 ? bytes.toString('utf8') : undefined }, received),
+        respond(
+          request,
+          response,
+          target,
+          { text: bytes.length > 0 ? bytes.toString('utf8') : undefined },
+          received,
+        ),
       (error: unknown) =>
         respond(
           request,
           response,
+          target,
           {
             text: undefined,
             error: error instanceof HttpRefusal ? fromRefusal(error) : error,
