@@ -106,16 +106,11 @@ describe('null is refused where the field cannot be absent', () => {
     ['events.patch', 'start', /null is not accepted here/],
     ['events.patch', 'end', /null is not accepted here/],
     ['events.patch', 'eventType', /null is not accepted here/],
-    ['events.patch', 'etag', /read-only/],
-    ['events.patch', 'creator', /read-only/],
     ['calendars.patch', 'summary', /null is not accepted here/],
     ['calendars.patch', 'timeZone', /null is not accepted here/],
-    ['calendars.patch', 'id', /read-only/],
-    ['calendarList.patch', 'accessRole', /read-only/],
     ['calendarList.patch', 'id', /null is not accepted here/],
     ['acl.patch', 'role', /null is not accepted here/],
     ['acl.patch', 'scope', /null is not accepted here/],
-    ['acl.patch', 'etag', /read-only/],
   ])('%s with %s: null', async (operation, field, message) => {
     const path = await (targets[operation] as () => Promise<string>)();
     const before = await ok('GET', path);
@@ -133,6 +128,23 @@ describe('null is refused where the field cannot be absent', () => {
     expect(reply.body.error.message).toMatch(new RegExp(`field ${field}\\b`));
     // Nothing was written.
     expect((await ok('GET', path)).etag).toBe(before.etag);
+  });
+
+  // A read-only field is the service's to set and ignored in a request, null included: in
+  // Google's JSON mapping null is the field left unset (decision 0054).
+  it.each([
+    ['events.patch', 'etag'],
+    ['events.patch', 'creator'],
+    ['calendars.patch', 'id'],
+    ['calendarList.patch', 'accessRole'],
+    ['acl.patch', 'etag'],
+  ])('%s with %s: null is ignored, as any value of a read-only field', async (operation, field) => {
+    const path = await (targets[operation] as () => Promise<string>)();
+    const before = await ok('GET', path);
+    const reply = await emu.call('PATCH', path, { body: { [field]: null } });
+    expect(reply.status).toBe(200);
+    expect(reply.body[field]).toBeDefined();
+    if (field !== 'etag') expect(reply.body[field]).toEqual(before[field]);
   });
 
   it.each([

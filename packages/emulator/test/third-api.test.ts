@@ -11,7 +11,29 @@ import path from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { API_MODULES } from '../src/apis/index.ts';
 import type { AnyApiModule, ApiModule } from '../src/core/api-module.ts';
-import { badRequest, notFound } from '../src/core/errors.ts';
+import { refusal, refuse } from '../src/core/errors.ts';
+
+// A third API declares its refusals as the two do, each with its evidence (decision 0054).
+const TEXT_REQUIRED = refusal({
+  id: 'notes.textRequired',
+  scope: 'notes',
+  operations: ['notes.insert'],
+  status: 400,
+  reason: 'required',
+  location: 'text',
+  when: 'a note without text',
+  evidence: ['decision:0054'],
+});
+const NOTE_NOT_FOUND = refusal({
+  id: 'notes.noteNotFound',
+  scope: 'notes',
+  operations: ['notes.get'],
+  status: 404,
+  reason: 'notFound',
+  when: 'a note id the caller has no note of',
+  evidence: ['decision:0054'],
+});
+
 import { own } from '../src/core/own.ts';
 import { applySeed, createSeedParser, SeedError } from '../src/core/seed.ts';
 import { createEmulatorOf, type Emulator } from '../src/core/server.ts';
@@ -92,7 +114,7 @@ const notesApi: ApiModule<NotesStore> = {
   handlers: {
     'notes.insert'(context) {
       const { text } = context.request.body ?? {};
-      if (typeof text !== 'string') throw badRequest('required', 'text is required', 'text');
+      if (typeof text !== 'string') throw refuse(TEXT_REQUIRED, 'text is required', { location: 'text' });
       const id = `n${Object.keys(context.store.notes).length + 1}`;
       const note = { id, owner: context.user.email, text, revision: nextRevision(context.store.core.state) };
       context.store.notes[id] = note;
@@ -100,7 +122,7 @@ const notesApi: ApiModule<NotesStore> = {
     },
     'notes.get'(context) {
       const note = own(context.store.notes, context.request.path.id ?? '');
-      if (!note || note.owner !== context.user.email) throw notFound();
+      if (!note || note.owner !== context.user.email) throw refuse(NOTE_NOT_FOUND, 'Not Found');
       return { body: answer(note) };
     },
   },

@@ -27,7 +27,19 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { isIP } from 'node:net';
-import { ApiError } from './errors.js';
+import { type ApiError, refusal, refuse } from './errors.js';
+
+/** The control plane asked for without the admin credential. */
+export const ADMIN_CREDENTIAL = refusal({
+  id: 'control.adminCredential',
+  scope: 'control plane',
+  operations: [],
+  status: 401,
+  reason: 'adminCredential',
+  domain: 'emulator',
+  when: 'a control-plane or inspector-data request without the admin credential, where one is needed',
+  evidence: ['decision:0050'],
+});
 
 export const ADMIN_TOKEN_HEADER = 'x-emulator-admin-token';
 export const ADMIN_COOKIE = 'gspec-admin';
@@ -248,6 +260,6 @@ export class AdminGate {
       this.token === undefined
         ? `The control plane is locked: this emulator ${this.strict ? 'runs in strict mode' : 'listens beyond loopback'} and was started without an admin credential (set ${ADMIN_TOKEN_ENV} or --admin-token-file FILE)`
         : `The control plane needs the admin credential: send it as ${ADMIN_TOKEN_HEADER}, or sign in at ${this.prefix}/ui/`;
-    return new ApiError(401, [{ domain: 'emulator', reason: 'adminCredential', message: why }]);
+    return refuse(ADMIN_CREDENTIAL, why);
   }
 }

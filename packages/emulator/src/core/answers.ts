@@ -15,7 +15,61 @@ import {
   redactText,
   writeBatch,
 } from '@gspec/server-kit';
-import { ApiError } from './errors.js';
+import { refusal, refuse } from './errors.js';
+
+/** A failure no handler expected. */
+export const BACKEND_ERROR = refusal({
+  id: 'any.backendError',
+  scope: 'every API',
+  operations: [],
+  status: 500,
+  reason: 'backendError',
+  when: 'the emulator failed unexpectedly (a bug: please report it)',
+  evidence: ['fact:conventions:errors/reasons/backendError'],
+});
+
+/** A change that could not be saved, or a shared store's turn that could not commit. */
+export const NOT_SAVED = refusal({
+  id: 'any.notSaved',
+  scope: 'every API',
+  operations: [],
+  status: 503,
+  reason: 'backendError',
+  when: '`--persist` could not save a change, or the shared PostgreSQL store could not be reached or commit',
+  evidence: ['fact:conventions:errors/reasons/backendError', 'decision:0054'],
+});
+
+/** What Node's HTTP parser refuses before any handler, by status. */
+const CLIENT_ERRORS = {
+  400: refusal({
+    id: 'http.notHttp',
+    scope: 'every API',
+    operations: [],
+    status: 400,
+    reason: 'badRequest',
+    when: 'a request Node’s HTTP parser cannot read',
+    evidence: ['fact:conventions:errors/reasons/badRequest', 'decision:0054'],
+  }),
+  408: refusal({
+    id: 'http.requestTimeout',
+    scope: 'every API',
+    operations: [],
+    status: 408,
+    reason: 'requestTimeout',
+    when: 'a request whose headers or body did not arrive in time',
+    evidence: ['decision:0052', 'decision:0054'],
+  }),
+  431: refusal({
+    id: 'http.headersTooLarge',
+    scope: 'every API',
+    operations: [],
+    status: 431,
+    reason: 'requestHeadersTooLarge',
+    when: 'a request line and headers over Node’s 16 KB limit',
+    evidence: ['decision:0052', 'decision:0054'],
+  }),
+} as const;
+
 import { bodyBytes, releaseBytes } from './json.js';
 
 /** One answer, as seen by `onResponse`: for tests that check every answer against the spec. */
@@ -112,13 +166,10 @@ export function unsaved(error: unknown, result: Answer): Answer {
         part.wrote ? { ...part, answer: unsaved(error, part.answer) } : part,
       ),
     };
-  const failure = new ApiError(503, [
-    {
-      domain: 'global',
-      reason: 'backendError',
-      message: `${(error as Error).message}. The change is applied in memory but not saved; the next successful save keeps it.`,
-    },
-  ]);
+  const failure = refuse(
+    NOT_SAVED,
+    `${(error as Error).message}. The change is applied in memory but not saved; the next successful save keeps it.`,
+  );
   const quotaHeaders = Object.entries(result.headers).filter(([name]) =>
     name.startsWith('x-emulator-quota-'),
   );
@@ -136,15 +187,12 @@ export function unsaved(error: unknown, result: Answer): Answer {
  * could not be reached and nothing was done.
  */
 export function notCommitted(error: Error, ran: boolean): Answer {
-  const failure = new ApiError(503, [
-    {
-      domain: 'global',
-      reason: 'backendError',
-      message: ran
-        ? `${error.message}. The request is undone; send it again.`
-        : `${error.message}. Nothing was done; send the request again.`,
-    },
-  ]);
+  const failure = refuse(
+    NOT_SAVED,
+    ran
+      ? `${error.message}. The request is undone; send it again.`
+      : `${error.message}. Nothing was done; send the request again.`,
+  );
   return { status: failure.status, headers: {}, body: failure.body };
 }
 
@@ -297,13 +345,7 @@ export class AnswerWriter {
       return;
     }
     const body = JSON.stringify(
-      new ApiError(500, [
-        {
-          domain: 'global',
-          reason: 'backendError',
-          message: `The emulator failed: ${(error as Error).message}`,
-        },
-      ]).body,
+      refuse(BACKEND_ERROR, `The emulator failed: ${(error as Error).message}`).body,
     );
     response.writeHead(500, { 'content-type': 'application/json; charset=UTF-8' }).end(body);
   }
@@ -320,14 +362,13 @@ export function answerClientError(error: NodeJS.ErrnoException, socket: Socket):
   }
   const status =
     error.code === 'HPE_HEADER_OVERFLOW' ? 431 : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
-  const reason = status === 431 ? 'requestHeadersTooLarge' : status === 408 ? 'requestTimeout' : 'badRequest';
   const message =
     status === 431
       ? 'The request line and headers are larger than the server accepts'
       : status === 408
         ? 'The request was not received in time'
         : `The request is not valid HTTP (${error.code ?? error.message})`;
-  const body = JSON.stringify(new ApiError(status, [{ domain: 'global', reason, message }]).body);
+  const body = JSON.stringify(refuse(CLIENT_ERRORS[status], message).body);
   socket.end(
     `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=UTF-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
   );

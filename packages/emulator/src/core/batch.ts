@@ -15,7 +15,19 @@
  */
 import { type BatchCall, HttpRefusal, readBatch } from '@gspec/server-kit';
 import type { Answer, BatchPart } from './answers.js';
-import { ApiError, fromRefusal, methodNotAllowed, pathNotFound } from './errors.js';
+import { type ApiError, fromRefusal, methodNotAllowed, pathNotFound, refusal, refuse } from './errors.js';
+
+/** A part a batch endpoint does not take. */
+export const PART_NOT_ALLOWED = refusal({
+  id: 'http.batchPartNotAllowed',
+  scope: 'every API',
+  operations: [],
+  status: 400,
+  reason: 'badRequest',
+  when: 'a batch part under another API’s base path than the endpoint’s, or a batch inside a batch',
+  evidence: ['fact:conventions:batch/endpoint', 'decision:0048'],
+});
+
 import type { ReadBody, RequestHead } from './operations.js';
 import type { Service, Services } from './services.js';
 import { parseTarget, type Target } from './target.js';
@@ -49,7 +61,7 @@ function notInBatch(
     : `${where} cannot be sent in ${batch}, which takes calls under ${accepted.join(' or ')} only${
         other ? `; send it alone, or in /batch${other.spec.basePath}` : ''
       }.`;
-  return new ApiError(400, [{ domain: 'global', reason: 'badRequest', message }]);
+  return refuse(PART_NOT_ALLOWED, message);
 }
 
 /** The answer of a refusal made here, as the server makes those of operations. */

@@ -4,7 +4,8 @@
  * the rate limit, which can be set, changed or turned off while the emulator runs.
  */
 
-import { ApiError } from './errors.js';
+import { describeJsonError } from '@gspec/server-kit';
+import { type Refusal, refusal, refuse } from './errors.js';
 import { jsonChunks } from './json.js';
 import type { QuotaMeter } from './quota.js';
 import { type Seed, SeedError, seedScopeMap, seedUserMap } from './seed.js';
@@ -45,8 +46,57 @@ export interface ControlAnswer {
   chunks?: string[];
 }
 
-const problem = (status: number, reason: string, message: string) =>
-  new ApiError(status, [{ domain: 'emulator', reason, message }]);
+/** A control-plane refusal (domain `emulator`): the emulator's own endpoints, evidence in decision 0054. */
+const control = (id: string, status: number, reason: string, when: string): Refusal =>
+  refusal({
+    id: `control.${id}`,
+    scope: 'control plane',
+    operations: [],
+    status,
+    reason,
+    domain: 'emulator',
+    when,
+    evidence: ['decision:0054'],
+  });
+
+export const CONTROL_NOT_JSON = control(
+  'notJson',
+  400,
+  'parseError',
+  'a body of `PUT /state`, `POST /seed` or `PUT /rate-limit` that is not JSON',
+);
+export const CONTROL_BAD_SEED = control(
+  'invalidSeed',
+  400,
+  'invalid',
+  'a seed the seed schema or the state’s checks refuse (the message names the entry)',
+);
+export const CONTROL_BAD_STATE = control(
+  'invalidState',
+  400,
+  'invalid',
+  'a state document its checks refuse (the message names the field)',
+);
+export const CONTROL_BAD_RATE_LIMIT = control(
+  'invalidRateLimit',
+  400,
+  'invalid',
+  'a rate limit that is not an object, has an unknown field or an out-of-range value',
+);
+export const CONTROL_RATE_LIMIT_UNITS = control(
+  'rateLimitUnitsRequired',
+  400,
+  'required',
+  'a rate limit without `units`',
+);
+export const CONTROL_NO_ENDPOINT = control(
+  'noEndpoint',
+  404,
+  'notFound',
+  'no control endpoint has the path and method',
+);
+
+const problem = (entry: Refusal, message: string) => refuse(entry, message);
 
 /** What every endpoint is, for the 404 of a path that is none. */
 const ENDPOINTS =
@@ -57,7 +107,7 @@ function readJson(body: string | undefined, what: string): unknown {
   try {
     return JSON.parse(body ?? '');
   } catch (error) {
-    throw problem(400, 'parseError', `${what} is not valid JSON: ${(error as Error).message}`);
+    throw problem(CONTROL_NOT_JSON, `${what} is not valid JSON: ${describeJsonError(error)}`);
   }
 }
 
@@ -131,7 +181,7 @@ function loadSeed(deps: ControlDeps, body: string | undefined): ControlAnswer {
       },
     };
   } catch (error) {
-    if (error instanceof SeedError) throw problem(400, 'invalid', error.message);
+    if (error instanceof SeedError) throw problem(CONTROL_BAD_SEED, error.message);
     throw error;
   }
 }
@@ -143,21 +193,18 @@ function readRateLimit(body: string | undefined): RateLimitOptions {
   const value = readJson(body, 'The rate limit');
   if (!isObject(value))
     throw problem(
-      400,
-      'invalid',
+      CONTROL_BAD_RATE_LIMIT,
       `The rate limit is a JSON object such as {"units": 60} or {"units": 60, "status": 429}; found ${JSON.stringify(value)}`,
     );
   const unknown = Object.keys(value).find((key) => !RATE_LIMIT_FIELDS.includes(key));
   if (unknown !== undefined)
     throw problem(
-      400,
-      'invalid',
+      CONTROL_BAD_RATE_LIMIT,
       `unknown field ${JSON.stringify(unknown)}: the rate limit takes units, and optionally status (403 or 429) and windowMs`,
     );
   if (value.units === undefined)
     throw problem(
-      400,
-      'required',
+      CONTROL_RATE_LIMIT_UNITS,
       'units: required, the quota units each user may spend per API in any window (a minute unless windowMs), such as 60',
     );
   return {
@@ -215,7 +262,7 @@ export function handleControl(
         deps.store.state = deps.checkState(value);
         deps.onReset();
       } catch (error) {
-        throw problem(400, 'invalid', (error as StateFileError).message);
+        throw problem(CONTROL_BAD_STATE, (error as StateFileError).message);
       }
       return { status: 204 };
     }
@@ -241,7 +288,7 @@ export function handleControl(
       } catch (error) {
         if (!(error instanceof AccessConfigError)) throw error;
         // The body's field, not the option of createEmulator (`rateLimit.units`).
-        throw problem(400, 'invalid', `${error.option.replace(/^rateLimit\./, '')}: ${error.detail}`);
+        throw problem(CONTROL_BAD_RATE_LIMIT, `${error.option.replace(/^rateLimit\./, '')}: ${error.detail}`);
       }
       return { status: 200, body: rateLimitReport(deps) };
     }
@@ -250,8 +297,7 @@ export function handleControl(
       return { status: 204 };
     default:
       throw problem(
-        404,
-        'notFound',
+        CONTROL_NO_ENDPOINT,
         `No control endpoint ${route}; see ${ENDPOINTS} under ${CONTROL_PREFIX}`,
       );
   }

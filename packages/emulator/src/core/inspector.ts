@@ -18,7 +18,7 @@ import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:
 import { INDEX_HTML, STYLE_CSS } from '../ui/page.js';
 import type { AdminGate } from './admin.js';
 import type { Answer } from './answers.js';
-import { ApiError } from './errors.js';
+import { type Refusal, refusal, refuse } from './errors.js';
 import type { Journal, JournalOptions } from './journal.js';
 import type { Notifier } from './notifier.js';
 import type { InvokeInput, InvokeResult } from './operations.js';
@@ -67,8 +67,93 @@ export interface InspectorDeps {
   streamBacklogBytes?: number;
 }
 
-const problem = (status: number, reason: string, message: string) =>
-  new ApiError(status, [{ domain: 'emulator', reason, message }]);
+/** An inspector refusal (domain `emulator`): the emulator's own page and endpoints, evidence in decision 0054. */
+const inspector = (id: string, status: number, reason: string, when: string): Refusal =>
+  refusal({
+    id: `inspector.${id}`,
+    scope: 'control plane',
+    operations: [],
+    status,
+    reason,
+    domain: 'emulator',
+    when,
+    evidence: ['decision:0054'],
+  });
+
+export const INSPECTOR_PAGE_METHOD = inspector(
+  'pageMethod',
+  405,
+  'methodNotAllowed',
+  'the inspector’s page asked for with another method than GET',
+);
+export const INSPECTOR_NO_ENDPOINT = inspector(
+  'noEndpoint',
+  404,
+  'notFound',
+  'no inspector endpoint has the path',
+);
+export const INSPECTOR_NOT_JSON = inspector(
+  'notJson',
+  400,
+  'parseError',
+  'a sign-in or invoke body that is not JSON',
+);
+export const INSPECTOR_REQUIRED = inspector(
+  'required',
+  400,
+  'required',
+  'a sign-in without `token`, or an invoke without `user` and `operationId`',
+);
+export const INSPECTOR_NO_OPERATION = inspector(
+  'noOperation',
+  404,
+  'notFound',
+  'an invoke of an operation no API has',
+);
+export const INSPECTOR_NO_USER = inspector(
+  'noUser',
+  404,
+  'notFound',
+  'an invoke as a user the state does not have',
+);
+export const INSPECTOR_NO_JOURNAL_ENTRY = inspector(
+  'noJournalEntry',
+  404,
+  'notFound',
+  'a journal entry the bounded journal does not hold (any more)',
+);
+export const INSPECTOR_NO_VIEW = inspector(
+  'noView',
+  404,
+  'notFound',
+  'an API or view the inspector does not have',
+);
+export const INSPECTOR_SESSION_METHOD = inspector(
+  'sessionMethod',
+  405,
+  'methodNotAllowed',
+  'the sign-in asked with another method than GET, POST or DELETE',
+);
+export const INSPECTOR_READ_ONLY = inspector(
+  'readOnly',
+  403,
+  'readOnly',
+  'an invoke of an operation that is not a GET: the inspector only reads',
+);
+export const INSPECTOR_NOT_BUILT = inspector(
+  'notBuilt',
+  404,
+  'notBuilt',
+  'the page’s script was not built (`npm run build`)',
+);
+export const INSPECTOR_NO_FILE = inspector(
+  'noFile',
+  404,
+  'notFound',
+  'a page file the inspector does not have',
+);
+
+const problem = (entry: Refusal, message: string) => refuse(entry, message);
 
 /**
  * The page's scripts: app.js and the view modules it imports, compiled from src/ui to dist/ui.
@@ -123,7 +208,7 @@ export class Inspector {
     const { prefix, journal, admin } = this.deps;
     if (sub === '/ui/session') return this.session(method, headers, body);
     if (sub === '/ui' || sub.startsWith('/ui/')) {
-      if (method !== 'GET') throw problem(405, 'methodNotAllowed', `The inspector's page is read with GET`);
+      if (method !== 'GET') throw problem(INSPECTOR_PAGE_METHOD, `The inspector's page is read with GET`);
       if (sub === '/ui') return { status: 301, headers: { location: `${prefix}/ui/` } };
       return this.asset(sub.slice('/ui/'.length));
     }
@@ -134,8 +219,7 @@ export class Inspector {
       const found = journal.entry(Number(entry[1]));
       if (!found)
         throw problem(
-          404,
-          'notFound',
+          INSPECTOR_NO_JOURNAL_ENTRY,
           `No journal entry ${entry[1]} (it may have been dropped: the journal is bounded)`,
         );
       return { status: 200, headers: {}, body: found };
@@ -182,7 +266,7 @@ export class Inspector {
       case 'POST /invoke':
         return this.invoke(body);
       default:
-        throw problem(404, 'notFound', `No inspector endpoint ${route} under ${prefix}`);
+        throw problem(INSPECTOR_NO_ENDPOINT, `No inspector endpoint ${route} under ${prefix}`);
     }
   }
 
@@ -202,8 +286,7 @@ export class Inspector {
     const service = list.find((s) => s.name === api);
     if (!service)
       throw problem(
-        404,
-        'notFound',
+        INSPECTOR_NO_VIEW,
         `No API ${api} in the inspector; the APIs are ${list.map((s) => s.name).join(', ')}`,
       );
     const named = view === undefined ? undefined : own(service.module.inspect, view);
@@ -211,8 +294,7 @@ export class Inspector {
       const views = viewsOf(service);
       const known = views.length > 0 ? `its views are ${views.join(', ')}` : 'it has none';
       throw problem(
-        404,
-        'notFound',
+        INSPECTOR_NO_VIEW,
         view === undefined
           ? `Name a view of ${api}: ${this.deps.prefix}/apis/${api}/<view>; ${known}`
           : `No inspector view ${view} of ${api}; ${known}`,
@@ -242,18 +324,17 @@ export class Inspector {
       };
     if (method !== 'POST')
       throw problem(
-        405,
-        'methodNotAllowed',
+        INSPECTOR_SESSION_METHOD,
         'The sign-in is read with GET, made with POST and ended with DELETE',
       );
     let token: unknown;
     try {
       ({ token } = JSON.parse(body ?? '') as { token?: unknown });
     } catch {
-      throw problem(400, 'parseError', 'The body is not JSON: {"token": "<the admin credential>"}');
+      throw problem(INSPECTOR_NOT_JSON, 'The body is not JSON: {"token": "<the admin credential>"}');
     }
     if (typeof token !== 'string' || token === '')
-      throw problem(400, 'required', '"token" is required: the admin credential, a string');
+      throw problem(INSPECTOR_REQUIRED, '"token" is required: the admin credential, a string');
     if (!admin.matches(token)) throw admin.refusal();
     return { status: 204, headers: { ...noStore, 'set-cookie': admin.signIn() } };
   }
@@ -264,21 +345,21 @@ export class Inspector {
     try {
       input = JSON.parse(body ?? '');
     } catch {
-      throw problem(400, 'parseError', 'The body is not JSON: {"user","operationId","path","query"}');
+      throw problem(INSPECTOR_NOT_JSON, 'The body is not JSON: {"user","operationId","path","query"}');
     }
     const { user, operationId } = input;
     if (typeof user !== 'string' || typeof operationId !== 'string')
-      throw problem(400, 'required', '"user" and "operationId" are required strings');
+      throw problem(INSPECTOR_REQUIRED, '"user" and "operationId" are required strings');
     const found = this.deps.services.operation(operationId);
-    if (!found) throw problem(404, 'notFound', `No operation ${operationId}`);
+    if (!found) throw problem(INSPECTOR_NO_OPERATION, `No operation ${operationId}`);
     if (found.op.method.toUpperCase() !== 'GET')
       throw problem(
-        403,
-        'readOnly',
+        INSPECTOR_READ_ONLY,
         `The inspector runs only reads; ${operationId} is ${found.op.method.toUpperCase()}`,
       );
     // Reading as a user must not make one.
-    if (!Object.hasOwn(this.deps.store.state.users, user)) throw problem(404, 'notFound', `No user ${user}`);
+    if (!Object.hasOwn(this.deps.store.state.users, user))
+      throw problem(INSPECTOR_NO_USER, `No user ${user}`);
     const result = this.deps.invoke(user, operationId, {
       ...(input.path && typeof input.path === 'object' ? { path: input.path as Record<string, string> } : {}),
       ...(input.query && typeof input.query === 'object'
@@ -306,11 +387,10 @@ export class Inspector {
         if (!file) {
           if (name === 'app.js')
             throw problem(
-              404,
-              'notBuilt',
+              INSPECTOR_NOT_BUILT,
               `The inspector's script (dist/ui/app.js) is missing; run npm run build`,
             );
-          throw problem(404, 'notFound', `No inspector file ${name}`);
+          throw problem(INSPECTOR_NO_FILE, `No inspector file ${name}`);
         }
         script = readFileSync(file, 'utf8');
         this.scripts.set(name, script);
@@ -321,7 +401,7 @@ export class Inspector {
         text: { contentType: 'text/javascript; charset=utf-8', body: script },
       };
     }
-    throw problem(404, 'notFound', `No inspector file ${name}`);
+    throw problem(INSPECTOR_NO_FILE, `No inspector file ${name}`);
   }
 
   /**

@@ -19,8 +19,9 @@
  */
 import { createHash, type KeyObject, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Answer } from './answers.js';
-import { authError } from './errors.js';
+import { authError, type Refusal, refusal } from './errors.js';
 import { type ParsedJwt, parseJwt, readPublicKey, verifyRs256 } from './jwt.js';
+import type { Evidence } from './refusals.js';
 import { expandScope } from './users.js';
 
 /** The token endpoint Google's libraries sign their assertions for, and the emulator's paths. */
@@ -120,9 +121,84 @@ class OAuthRefusal extends Error {
   }
 }
 
+/** A refusal of the token endpoints, answered as OAuth 2.0 errors (`{error, error_description}`). */
+const tokenRefusal = (
+  name: string,
+  status: number,
+  error: string,
+  when: string,
+  evidence: Evidence[],
+): Refusal =>
+  refusal({
+    id: `token.${name}`,
+    scope: 'token endpoint',
+    operations: [],
+    status,
+    reason: error,
+    when,
+    evidence: evidence as [Evidence, ...Evidence[]],
+  });
+
+export const TOKEN_INVALID_REQUEST = tokenRefusal(
+  'invalidRequest',
+  400,
+  'invalid_request',
+  'a parameter the grant needs is missing, or the body is not form-encoded parameters or a JSON object',
+  ['fact:conventions:oauthToken/errorStatuses/invalid_request'],
+);
+export const TOKEN_METHOD = tokenRefusal(
+  'methodNotAllowed',
+  405,
+  'invalid_request',
+  'a token endpoint asked with another method than it takes (with `Allow`)',
+  ['decision:0054'],
+);
+export const TOKEN_UNSUPPORTED_GRANT = tokenRefusal(
+  'unsupportedGrantType',
+  400,
+  'unsupported_grant_type',
+  'a `grant_type` other than the JWT bearer, refresh token or authorization code grants',
+  ['decision:0054'],
+);
+export const TOKEN_INVALID_GRANT = tokenRefusal(
+  'invalidGrant',
+  400,
+  'invalid_grant',
+  'an assertion that does not check out (signature, times, audience, account, `sub`), or a code or refresh token that is unknown, used or revoked',
+  ['fact:conventions:oauthToken/errorStatuses/invalid_grant'],
+);
+export const TOKEN_INVALID_SCOPE = tokenRefusal(
+  'invalidScope',
+  400,
+  'invalid_scope',
+  'a scope that is empty or not a scope of the served APIs',
+  ['fact:conventions:oauthToken/errorStatuses/invalid_scope'],
+);
+export const TOKEN_INVALID_CLIENT = tokenRefusal(
+  'invalidClient',
+  401,
+  'invalid_client',
+  'an unknown OAuth client, or a wrong client secret',
+  ['fact:conventions:oauthToken/errorStatuses/invalid_client'],
+);
+export const TOKEN_UNAUTHORIZED_CLIENT = tokenRefusal(
+  'unauthorizedClient',
+  400,
+  'unauthorized_client',
+  'a refresh token or code used by another client than the one it was issued to',
+  ['fact:conventions:oauthToken/errorStatuses/unauthorized_client'],
+);
+export const TOKEN_INVALID_TOKEN = tokenRefusal(
+  'invalidToken',
+  400,
+  'invalid_token',
+  'tokeninfo or revoke of a token the emulator did not issue, or that expired or was revoked',
+  ['decision:0047', 'decision:0054'],
+);
+
 // A declaration, not an arrow: TypeScript narrows after a call only of a declared `never` function.
-function refuse(error: string, description: string, status = 400): never {
-  throw new OAuthRefusal(status, error, description);
+function refuse(entry: Refusal, description: string): never {
+  throw new OAuthRefusal(entry.status, entry.reason, description);
 }
 
 /** A stable numeric id for an email: Google's account and client ids are long decimal numbers. */
@@ -142,7 +218,7 @@ function readScopes(value: unknown): string[] | undefined {
   const scopes = [...new Set(value.trim().split(/\s+/))];
   const bad = scopes.find((scope) => !SCOPE.test(scope));
   if (bad !== undefined)
-    refuse('invalid_scope', `Invalid OAuth scope or ID token audience provided: ${JSON.stringify(bad)}.`);
+    refuse(TOKEN_INVALID_SCOPE, `Invalid OAuth scope or ID token audience provided: ${JSON.stringify(bad)}.`);
   return scopes;
 }
 
@@ -190,14 +266,14 @@ function parameters(
     try {
       value = JSON.parse(body);
     } catch {
-      refuse('invalid_request', 'The request body is not valid JSON.');
+      refuse(TOKEN_INVALID_REQUEST, 'The request body is not valid JSON.');
     }
     if (typeof value !== 'object' || value === null || Array.isArray(value))
-      refuse('invalid_request', 'The request body must be a JSON object of parameters.');
+      refuse(TOKEN_INVALID_REQUEST, 'The request body must be a JSON object of parameters.');
     for (const [name, item] of Object.entries(value)) if (typeof item === 'string') params.set(name, item);
   } else {
     refuse(
-      'invalid_request',
+      TOKEN_INVALID_REQUEST,
       `Unsupported content type ${JSON.stringify(contentType ?? '')}; send application/x-www-form-urlencoded parameters.`,
     );
   }
@@ -315,8 +391,8 @@ export class OAuthServer {
       const allowed = pathname === TOKENINFO_PATH ? ['GET', 'POST'] : ['POST'];
       if (!allowed.includes(method))
         throw new OAuthRefusal(
-          405,
-          'invalid_request',
+          TOKEN_METHOD.status,
+          TOKEN_METHOD.reason,
           `${pathname} takes ${allowed.join(' or ')}, not ${method}.`,
           {
             allow: allowed.join(', '),
@@ -347,24 +423,24 @@ export class OAuthServer {
     now: number,
   ): object {
     const grantType = params.get('grant_type');
-    if (!grantType) refuse('invalid_request', 'Required parameter is missing: grant_type');
+    if (!grantType) refuse(TOKEN_INVALID_REQUEST, 'Required parameter is missing: grant_type');
     if (grantType === JWT_BEARER) return this.jwtBearer(params, origin, now);
     if (grantType === 'refresh_token') return this.refresh(params, authorization, now);
-    return refuse('unsupported_grant_type', `Invalid grant_type: ${grantType}`);
+    return refuse(TOKEN_UNSUPPORTED_GRANT, `Invalid grant_type: ${grantType}`);
   }
 
   private checkSignature(jwt: ParsedJwt, account: ServiceAccount): void {
     const { kid } = jwt.header;
     if (jwt.header.alg !== 'RS256')
       refuse(
-        'invalid_grant',
+        TOKEN_INVALID_GRANT,
         `Invalid JWT: alg ${JSON.stringify(jwt.header.alg)}; service account JWTs are signed RS256.`,
       );
     // A key id names the key; without one, any of the account's keys may have signed it.
     const keys = typeof kid === 'string' ? [account.keys.get(kid)] : [...account.keys.values()];
     if (!keys.some((key) => key !== undefined && verifyRs256(jwt, key)))
       refuse(
-        'invalid_grant',
+        TOKEN_INVALID_GRANT,
         typeof kid === 'string' && !account.keys.has(kid)
           ? `Invalid JWT Signature. Key ${kid} is not a key of ${account.email}.`
           : 'Invalid JWT Signature.',
@@ -383,47 +459,47 @@ export class OAuthServer {
       exp < seconds - SKEW_SECONDS
     )
       refuse(
-        'invalid_grant',
+        TOKEN_INVALID_GRANT,
         'Invalid JWT: Token must be a short-lived token (60 minutes) and in a reasonable timeframe. Check your iat and exp values in the JWT claim.',
       );
   }
 
   private jwtBearer(params: URLSearchParams, origin: string, now: number): object {
     const assertion = params.get('assertion');
-    if (!assertion) return refuse('invalid_request', 'Missing required parameter: assertion');
+    if (!assertion) return refuse(TOKEN_INVALID_REQUEST, 'Missing required parameter: assertion');
     const jwt = parseJwt(assertion);
     if (!jwt)
       return refuse(
-        'invalid_grant',
+        TOKEN_INVALID_GRANT,
         'Invalid JWT: the assertion is not a signed JWT (header.claims.signature).',
       );
     const { iss, sub, aud } = jwt.claims;
     const account = typeof iss === 'string' ? this.accounts.get(iss.toLowerCase()) : undefined;
-    if (!account) return refuse('invalid_grant', 'Invalid grant: account not found');
+    if (!account) return refuse(TOKEN_INVALID_GRANT, 'Invalid grant: account not found');
     this.checkSignature(jwt, account);
     const audiences = [GOOGLE_TOKEN_URL, LEGACY_TOKEN_URL, `${origin}${TOKEN_PATH}`];
     if (typeof aud !== 'string' || !audiences.includes(aud))
       refuse(
-        'invalid_grant',
+        TOKEN_INVALID_GRANT,
         `Invalid JWT: Failed audience check. The right audience is ${GOOGLE_TOKEN_URL}`,
       );
     this.checkTimes(jwt, now);
     const scopes = readScopes(jwt.claims.scope);
-    if (!scopes) return refuse('invalid_scope', 'Invalid OAuth scope or ID token audience provided.');
+    if (!scopes) return refuse(TOKEN_INVALID_SCOPE, 'Invalid OAuth scope or ID token audience provided.');
     let email = account.email;
     if (sub !== undefined && sub !== iss) {
       const delegated = account.delegation;
       if (typeof sub !== 'string' || !delegated)
         return refuse(
-          'unauthorized_client',
+          TOKEN_UNAUTHORIZED_CLIENT,
           `Client is unauthorized to retrieve access tokens using this method, or client not authorized for any of the scopes requested. (${account.email} has no domain-wide delegation.)`,
         );
       email = sub.toLowerCase();
-      if (!this.isUser(email)) return refuse('invalid_grant', 'Invalid email or User ID');
+      if (!this.isUser(email)) return refuse(TOKEN_INVALID_GRANT, 'Invalid email or User ID');
       const missing = scopes.filter((scope) => !delegated.has(scope));
       if (missing.length > 0)
         refuse(
-          'unauthorized_client',
+          TOKEN_UNAUTHORIZED_CLIENT,
           `Client is unauthorized to retrieve access tokens using this method, or client not authorized for any of the scopes requested. (Not delegated to ${account.email}: ${missing.join(', ')}.)`,
         );
     }
@@ -444,33 +520,32 @@ export class OAuthServer {
           secret = decodeURIComponent(decoded.slice(colon + 1));
         } catch {
           refuse(
-            'invalid_client',
+            TOKEN_INVALID_CLIENT,
             'The Basic credentials are not percent-encoded client_id:client_secret.',
-            401,
           );
         }
       }
     }
     const client = id ? this.clients.get(id) : undefined;
-    if (!client) return refuse('invalid_client', 'The OAuth client was not found.', 401);
+    if (!client) return refuse(TOKEN_INVALID_CLIENT, 'The OAuth client was not found.');
     if (secret === null || !sameSecret(secret, client.clientSecret))
-      refuse('invalid_client', 'Unauthorized', 401);
+      refuse(TOKEN_INVALID_CLIENT, 'Unauthorized');
     return client;
   }
 
   private refresh(params: URLSearchParams, authorization: string | undefined, now: number): object {
     const client = this.client(params, authorization);
     const token = params.get('refresh_token');
-    if (!token) return refuse('invalid_request', 'Missing required parameter: refresh_token');
+    if (!token) return refuse(TOKEN_INVALID_REQUEST, 'Missing required parameter: refresh_token');
     const grant = this.refreshTokens.get(token);
-    if (!grant) return refuse('invalid_grant', 'Token has been expired or revoked.');
-    if (grant.clientId !== client.clientId) return refuse('unauthorized_client', 'Unauthorized');
+    if (!grant) return refuse(TOKEN_INVALID_GRANT, 'Token has been expired or revoked.');
+    if (grant.clientId !== client.clientId) return refuse(TOKEN_UNAUTHORIZED_CLIENT, 'Unauthorized');
     // A narrower set of the granted scopes may be asked for; never a wider one.
     const asked = params.has('scope') ? readScopes(params.get('scope')) : undefined;
     const wider = (asked ?? []).filter((scope) => !grant.scopes.includes(scope));
     if (wider.length > 0)
       refuse(
-        'invalid_scope',
+        TOKEN_INVALID_SCOPE,
         `Some requested scopes were not granted to this refresh token: ${wider.join(', ')}.`,
       );
     const scopes = asked ?? grant.scopes;
@@ -498,7 +573,7 @@ export class OAuthServer {
       params.get('access_token') ??
       (authorization ? /^\s*Bearer\s+(\S+)\s*$/i.exec(authorization)?.[1] : undefined);
     const issued = token ? this.issued.get(token) : undefined;
-    if (!issued || issued.expiresAt <= now) return refuse('invalid_token', 'Invalid Value');
+    if (!issued || issued.expiresAt <= now) return refuse(TOKEN_INVALID_TOKEN, 'Invalid Value');
     return {
       azp: issued.clientId,
       aud: issued.clientId,
@@ -514,9 +589,9 @@ export class OAuthServer {
 
   private revoke(params: URLSearchParams): object {
     const token = params.get('token');
-    if (!token) return refuse('invalid_request', 'Missing required parameter: token');
+    if (!token) return refuse(TOKEN_INVALID_REQUEST, 'Missing required parameter: token');
     if (this.issued.delete(token)) return {};
-    if (!this.refreshTokens.delete(token)) return refuse('invalid_token', 'Token expired or revoked');
+    if (!this.refreshTokens.delete(token)) return refuse(TOKEN_INVALID_TOKEN, 'Token expired or revoked');
     for (const [access, issued] of this.issued) if (issued.refreshToken === token) this.issued.delete(access);
     return {};
   }

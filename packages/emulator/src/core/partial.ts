@@ -15,7 +15,7 @@ import {
   ifNoneMatchHits,
   pointerResolver,
 } from '@gspec/server-kit';
-import { ApiError } from './errors.js';
+import { ApiError, INVALID_FIELDS } from './errors.js';
 import { isObject, type Json, type JsonObject, type OperationSpec } from './spec.js';
 
 export type { FieldMask } from '@gspec/server-kit';
@@ -65,7 +65,7 @@ export class PartialAnswers {
     try {
       return shape.masks.get(text, text, shape.schema, this.resolve);
     } catch (error) {
-      if (error instanceof FieldMaskError) throw new ApiError(400, [fieldMaskErrorItem(error)]);
+      if (error instanceof FieldMaskError) throw new ApiError(INVALID_FIELDS, [fieldMaskErrorItem(error)]);
       throw error;
     }
   }

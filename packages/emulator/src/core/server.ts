@@ -18,7 +18,14 @@ import {
   preflightHeaders,
   readBody,
 } from '@gspec/server-kit';
-import { type Answer, AnswerWriter, answerClientError, type Exchange, notCommitted } from './answers.js';
+import {
+  type Answer,
+  AnswerWriter,
+  answerClientError,
+  BACKEND_ERROR,
+  type Exchange,
+  notCommitted,
+} from './answers.js';
 import type { AnyApiModule } from './api-module.js';
 import { answerBatch } from './batch.js';
 import {
@@ -34,7 +41,7 @@ export type { InvokeInput, InvokeResult } from './operations.js';
 
 import { AdminGate, type AdminOptions } from './admin.js';
 import { CONTROL_PREFIX, type ControlDeps, handleControl } from './control.js';
-import { ApiError, fromRefusal, pathNotFound } from './errors.js';
+import { ApiError, fromRefusal, pathNotFound, refuse } from './errors.js';
 import { Inspector, type InspectorOptions } from './inspector.js';
 import { Journal } from './journal.js';
 import { Notifier, type NotifierOptions } from './notifier.js';
@@ -351,7 +358,7 @@ export function createEmulatorOf(modules: readonly AnyApiModule[], options: Emul
     return {
       status: 500,
       headers: {},
-      body: new ApiError(500, [{ domain: 'global', reason: 'backendError', message }]).body,
+      body: refuse(BACKEND_ERROR, message).body,
     };
   }
 

@@ -17,7 +17,43 @@
  */
 
 import type { RateLimitStatus } from './api-module.js';
-import { ApiError, authError } from './errors.js';
+import { type ApiError, authError, refusal, refuse } from './errors.js';
+
+/** Over the rate limit, answered as Calendar answers it (403) or as Search Ads 360 does (429). */
+export const RATE_LIMITED = {
+  403: refusal({
+    id: 'any.rateLimitExceeded403',
+    scope: 'every API',
+    operations: [],
+    status: 403,
+    reason: 'rateLimitExceeded',
+    domain: 'usageLimits',
+    when: 'a user spent the rate limit’s quota units in the window (`--rate-limit`; 403 where the API’s live service answers 403)',
+    evidence: ['fact:conventions:errors/reasons/rateLimitExceeded', 'decision:0032'],
+  }),
+  429: refusal({
+    id: 'any.rateLimitExceeded429',
+    scope: 'every API',
+    operations: [],
+    status: 429,
+    reason: 'rateLimitExceeded',
+    domain: 'usageLimits',
+    when: 'as above, answered 429 with `Retry-After` (where the API’s live service answers 429, or with `--rate-limit-status 429`)',
+    evidence: ['fact:conventions:errors/reasons/rateLimitExceeded', 'decision:0032'],
+  }),
+} as const;
+
+/** A token without any of the operation's scopes (strict mode). */
+export const INSUFFICIENT_SCOPES = refusal({
+  id: 'any.insufficientPermissions',
+  scope: 'every API',
+  operations: [],
+  status: 403,
+  reason: 'insufficientPermissions',
+  when: 'strict mode: the token was granted none of the scopes the operation takes',
+  evidence: ['decision:0054', 'decision:0032'],
+});
+
 import type { OAuthServer } from './oauth.js';
 import { setOwn } from './own.js';
 import type { Services } from './services.js';
@@ -159,12 +195,7 @@ export class RateLimiter {
     // Retry-After is documented for 429 only, and Google's 403 usage-limit answers never carry it.
     const headers: Record<string, string> =
       status === 429 ? { 'retry-after': String(Math.max(1, Math.ceil(wait / 1000))) } : {};
-    return new ApiError(
-      status,
-      [{ domain: 'usageLimits', reason: 'rateLimitExceeded', message }],
-      message,
-      headers,
-    );
+    return refuse(status === 403 ? RATE_LIMITED[403] : RATE_LIMITED[429], message, { headers });
   }
 
   snapshot(now = Date.now()): RateLimitReport {
@@ -379,9 +410,11 @@ export class AccessPolicy {
     const message = `Request had insufficient authentication scopes. ${op.id} needs any one of ${op.scopes.join(
       ', ',
     )}; the token was granted ${granted.length > 0 ? granted.join(', ') : 'no scope'}.`;
-    throw new ApiError(403, [{ domain: 'global', reason: 'insufficientPermissions', message }], message, {
+    throw refuse(INSUFFICIENT_SCOPES, message, {
       // As Google's answer: the scopes that would do, for a client that asks for them again.
-      'www-authenticate': `Bearer realm="https://accounts.google.com/", error="insufficient_scope", scope="${op.scopes.join(' ')}"`,
+      headers: {
+        'www-authenticate': `Bearer realm="https://accounts.google.com/", error="insufficient_scope", scope="${op.scopes.join(' ')}"`,
+      },
     });
   }
 }

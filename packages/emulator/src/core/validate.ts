@@ -13,7 +13,7 @@ import {
   unsupportedMediaType,
 } from '@gspec/server-kit';
 import type { ErrorObject } from 'ajv';
-import { ApiError, fromRefusal, type GoogleErrorItem } from './errors.js';
+import { ApiError, fromRefusal, type GoogleErrorItem, PARSE_ERROR, refusal } from './errors.js';
 import type { SchemaTools } from './schemas.js';
 import { isObject, type Json, type JsonObject, type OperationSpec } from './spec.js';
 
@@ -148,9 +148,41 @@ function rowsOf(errors: ErrorObject[], list: string): number[] | undefined {
   return rows;
 }
 
+/** A parameter, header or body field the operation requires is missing. */
+export const REQUIRED = refusal({
+  id: 'any.required',
+  scope: 'every API',
+  operations: [],
+  status: 400,
+  reason: 'required',
+  location: 'the parameter, header or body field',
+  when: 'a parameter the facts mark required, or a field the spec’s body schema requires, is missing (or the body itself)',
+  evidence: [
+    'fact:conventions:guides/errors/badRequestWhen/requiredFieldOrParameterMissing',
+    'fact:conventions:errors/reasons/required',
+    'decision:0039',
+  ],
+});
+
+/** A value its schema does not take. */
+export const INVALID = refusal({
+  id: 'any.invalid',
+  scope: 'every API',
+  operations: [],
+  status: 400,
+  reason: 'invalid',
+  location: 'the parameter, header or body field',
+  when: 'a value outside its schema: type, enum, format, bounds (every constraint the spec adds is recorded with the live service’s reason)',
+  evidence: [
+    'fact:conventions:guides/errors/badRequestWhen/invalidValue',
+    'fact:conventions:errors/reasons/invalid',
+    'decision:0039',
+  ],
+});
+
 function refuse(items: GoogleErrorItem[]): never {
   throw new ApiError(
-    400,
+    items[0]?.reason === 'required' ? REQUIRED : INVALID,
     items,
     items.length === 1 ? items[0]?.message : `${items.length} problems with the request; see errors`,
   );
@@ -234,32 +266,16 @@ export function validateRequest(
     try {
       body = JSON.parse(raw.body);
     } catch (error) {
-      refuse([
-        {
-          domain: 'global',
-          reason: 'parseError',
-          // Not the parser's own message: it quotes the body, which may hold a credential.
-          message: `The request body is not valid JSON: ${describeJsonError(error)}`,
-        },
-      ]);
+      // Not the parser's own message: it quotes the body, which may hold a credential.
+      const message = `The request body is not valid JSON: ${describeJsonError(error)}`;
+      throw new ApiError(PARSE_ERROR, [PARSE_ERROR.item(message)], message);
     }
-    // A read-only field sent as null would otherwise be ignored like any read-only value:
-    // null asks to clear it, which no request can do.
+    // A read-only field is the service's to set, and ignored in a request like every
+    // read-only value; null there asks nothing more, so it is dropped before the schema sees it.
     if (isObject(body)) {
       const pointer = op.body.schemaPointer;
-      const readOnly = Object.keys(body).filter(
-        (name) => body[name] === null && tools.isReadOnly(pointer, name),
-      );
-      if (readOnly.length > 0)
-        refuse(
-          readOnly.map((name) => ({
-            domain: 'global',
-            reason: 'invalid',
-            message: `Invalid value for field ${name}: the field is read-only, the service sets it; it cannot be cleared with null`,
-            location: name,
-            locationType: 'parameter',
-          })),
-        );
+      for (const name of Object.keys(body))
+        if (body[name] === null && tools.isReadOnly(pointer, name)) delete body[name];
     }
     const validate = tools.validator(op.body.schemaPointer);
     if (!validate(body)) {
