@@ -134,19 +134,24 @@ describe('paging', () => {
     expect(ids(sync)).toEqual([made[3]]);
   });
 
-  it.each([
-    ['garbage', { pageToken: 'not-a-token' }],
-    ['changed parameters', 'changed'],
-  ])('refuses a page token that is %s with 400 on pageToken', async (_name, variant) => {
+  it('refuses a page token that is garbage with 400 on pageToken', async () => {
     await insertMany(3);
-    const first = await emu.call('GET', '/calendars/primary/events', { query: { maxResults: 1, q: 'e' } });
-    const query =
-      variant === 'changed' ? { maxResults: 1, q: 'other', pageToken: first.body.nextPageToken } : variant;
-    const reply = await emu.call('GET', '/calendars/primary/events', {
-      query: query as Record<string, string>,
-    });
+    const reply = await emu.call('GET', '/calendars/primary/events', { query: { pageToken: 'not-a-token' } });
     expect(reply.status).toBe(400);
     expect(reply.body.error.errors[0].location).toBe('pageToken');
+  });
+
+  // Google states no refusal for it (decision 0055): the listing goes on from the token's place
+  // under the parameters of the request.
+  it('serves a page token asked with other parameters from its place on', async () => {
+    await insertMany(3);
+    const first = await emu.call('GET', '/calendars/primary/events', { query: { maxResults: 1 } });
+    const reply = await emu.call('GET', '/calendars/primary/events', {
+      query: { maxResults: 5, showDeleted: 'true', pageToken: first.body.nextPageToken },
+    });
+    expect(reply.status).toBe(200);
+    expect(reply.body.items).toHaveLength(2);
+    expect(reply.body.items.map((i: { id: string }) => i.id)).not.toContain(first.body.items[0].id);
   });
 });
 

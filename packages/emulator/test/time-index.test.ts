@@ -47,7 +47,7 @@ describe('EventTimeIndex', () => {
     const events: Record<string, EventRecord> = {};
     for (let i = 0; i < 300; i++)
       events[`e${i}`] = { id: `e${i}`, seq: i, revision: i, resource: randomEvent(next) };
-    const index = new EventTimeIndex(events);
+    const index = new EventTimeIndex(events, 'UTC');
     const check = () => {
       for (let round = 0; round < 40; round++) {
         const min = BASE + Math.floor(next() * 24 * 35) * HOUR - 24 * HOUR * 2;

@@ -76,29 +76,30 @@ export const DOCUMENTED_RULES: { operations: RegExp; match: RegExp; documented: 
     documented: 'freebusy.query: "timeRangeEmpty when timeMax is not after timeMin"',
   },
   {
+    operations: /^freebusy\.query$/,
+    match: /^400 timeRangeTooLong /,
+    documented: 'decision 0056: the live service refuses a range of more than 90 days (timeRangeTooLong)',
+  },
+  {
     operations: /^calendars\.delete$/,
     match: /^400 (cannotDeletePrimaryCalendar|invalid Invalid value for parameter calendarId: "primary")/,
     documented: 'calendars.delete: "A primary calendar cannot be deleted"',
   },
   {
     operations: /^calendars\.clear$/,
-    match: /^400 invalid calendars\.clear empties only a primary/,
+    match: /^400 invalid Cannot clear primary calendar\. \(calendars\.clear empties only a primary/,
     documented:
       'calendars.clear: "Deletes every event of a primary calendar ... Secondary calendars are removed whole with calendars.delete"',
   },
   {
-    operations: /^acl\.(insert|update|patch)$/,
-    match: /^400 required A (user|group|domain) scope needs a value/,
+    operations: /^acl\.insert$/,
+    match: /^400 (required A (user|group|domain) scope needs a value|invalidScopeValue Invalid scope value)/,
     documented: 'AclRule.scope.value: "Left out when type is default" (and given otherwise)',
   },
   {
-    operations: /^acl\.(update|patch)$/,
-    match: /^400 invalid The scope of rule .* cannot change/,
-    documented: 'acl.update: "the scope must be the rule\'s own"',
-  },
-  {
     operations: /^events\./,
-    match: /^400 invalid (start|end|originalStartTime) needs exactly one of date and dateTime/,
+    match:
+      /^400 (invalid (start|end|originalStartTime) needs exactly one of date and dateTime|required Missing (start|end) time\.)/,
     documented:
       'EventDateTime: "An all-day event uses date only; a timed event uses dateTime. Never set both."',
   },
@@ -108,14 +109,15 @@ export const DOCUMENTED_RULES: { operations: RegExp; match: RegExp; documented: 
     documented: 'EventDateTime: "dateTime carries a UTC offset ... unless timeZone names the zone"',
   },
   {
-    operations: /^acl\.(delete|update|patch)$/,
-    match: /^403 cannotChangeOwnAcl /,
+    operations: /^acl\.(insert|delete|update|patch)$/,
+    match: /^403 cannotChangeOwn(er)?Acl /,
     documented:
       'acl.update, acl.patch, acl.delete: "The rule that gives the calendar\'s owner their own access cannot be changed: 403 cannotChangeOwnAcl"',
   },
   {
     operations: /^events\.(insert|import|update|patch)$/,
-    match: /^400 (invalid start and end must both be dates or both be date-times|timeRangeEmpty )/,
+    match:
+      /^400 (invalid start and end must both be dates or both be date-times|invalid Start and end times must either both be date or both be dateTime\.|timeRangeEmpty )/,
     documented:
       'Event.end: "Of the same kind as start (both date or both dateTime), and not before it: an end before the start is refused with 400 timeRangeEmpty"',
   },
@@ -132,7 +134,8 @@ export const DOCUMENTED_RULES: { operations: RegExp; match: RegExp; documented: 
   },
   {
     operations: /\.watch$/,
-    match: /^400 invalid The channel's address (is not a URL|must be an http\(s\) URL)/,
+    match:
+      /^400 (push\.webhookUrlNoHostOrAddress The channel's address is not a URL|push\.webhookUrlNotHttps WebHook callback must be HTTPS)/,
     documented: 'Channel.address: "The HTTPS URL that receives the notifications"',
   },
   {
@@ -149,7 +152,7 @@ export const DOCUMENTED_RULES: { operations: RegExp; match: RegExp; documented: 
   },
   {
     operations: /^calendarList\.delete$/,
-    match: /^400 invalid The primary calendar cannot be removed/,
+    match: /^400 cannotChangeOwnPrimarySubscription The primary calendar cannot be removed/,
     documented:
       'calendarList.delete calendarId: "not their own primary calendar, which stays on its owner\'s list"',
   },
@@ -176,12 +179,14 @@ export const DOCUMENTED_RULES: { operations: RegExp; match: RegExp; documented: 
   },
   {
     operations: /^events\.(list|watch|instances)$/,
-    match: /^400 invalid timeMax must be later than timeMin/,
+    match:
+      /^400 (invalid timeMax must be later than timeMin|timeRangeEmpty The specified time range is empty\.)/,
     documented: 'timeMax: "Must be later than timeMin"',
   },
   {
     operations: /^events\.(list|watch)$/,
-    match: /^400 invalid orderBy=startTime needs singleEvents=true/,
+    match:
+      /^400 invalid (orderBy=startTime needs singleEvents=true|The requested ordering is not available for the particular query\.)/,
     documented: 'orderBy: "startTime, which needs singleEvents=true"',
   },
   {

@@ -12,31 +12,31 @@
  * a loaded state, a deleted calendar) is simply never used again.
  *
  * Candidates are a superset of the events in the window: the caller still filters them.
+ *
+ * Both indexes place times by `instantOfEventTime` (time.ts) in the zone of their calendar,
+ * given when they are built: an all-day date is its midnight there. The store builds an index
+ * again when the calendar's zone is no longer the one it was built in (Store.timeIndex).
  */
 import { own } from '../../core/own.js';
 import { isObject, type JsonObject } from '../../core/spec.js';
 import type { EventRecord } from './records.js';
+import { instantOfEventTime } from './time.js';
 import { compare, type SortKey } from './tokens.js';
 
-/** A start or end as milliseconds; an all-day date counts from midnight UTC (as events.list does). */
-function instantOf(value: unknown): number | undefined {
+/** A start or end as milliseconds, placed in the calendar's zone; undefined when it names no instant. */
+function instantOf(value: unknown, zone: string): number | undefined {
   if (!isObject(value)) return undefined;
-  const time =
-    typeof value.dateTime === 'string'
-      ? Date.parse(value.dateTime)
-      : typeof value.date === 'string'
-        ? Date.parse(`${value.date}T00:00:00Z`)
-        : Number.NaN;
+  const time = instantOfEventTime(value, zone);
   return Number.isFinite(time) ? time : undefined;
 }
 
 type Placement = { kind: 'timed'; start: number; end: number } | { kind: 'always' };
 
-function placementOf(event: JsonObject): Placement {
+function placementOf(event: JsonObject, zone: string): Placement {
   const recurrence = event.recurrence;
   if (Array.isArray(recurrence) && recurrence.length > 0) return { kind: 'always' };
-  const start = instantOf(event.start);
-  const end = instantOf(event.end);
+  const start = instantOf(event.start, zone);
+  const end = instantOf(event.end, zone);
   if (start === undefined || end === undefined) return { kind: 'always' };
   return { kind: 'timed', start, end };
 }
@@ -50,10 +50,14 @@ export class EventTimeIndex {
   /** The longest duration ever placed: a bound, never lowered until a rebuild. */
   private longest = 0;
 
-  constructor(events: Record<string, EventRecord>) {
+  /** `zone`: the calendar's time zone, where its all-day dates are placed. */
+  constructor(
+    events: Record<string, EventRecord>,
+    readonly zone: string,
+  ) {
     const timed: { start: number; id: string }[] = [];
     for (const [id, record] of Object.entries(events)) {
-      const placement = placementOf(record.resource);
+      const placement = placementOf(record.resource, zone);
       this.placed.set(id, placement);
       if (placement.kind === 'always') this.always.add(id);
       else {
@@ -114,7 +118,7 @@ export class EventTimeIndex {
   /** Puts (or moves) an event after a write; `undefined` takes it out. */
   update(id: string, event: JsonObject | undefined): void {
     const before = this.placed.get(id);
-    const after = event ? placementOf(event) : undefined;
+    const after = event ? placementOf(event, this.zone) : undefined;
     if (
       before &&
       after &&
@@ -165,10 +169,11 @@ export class EventTimeIndex {
 /**
  * The default order of events.list: creation, then start, then id (instances share their
  * recurring event's seq). A time that cannot be read counts as 0, so the order stays total.
+ * `zone` is the calendar's, where all-day dates are placed.
  */
-export const creationOrder = (event: EventRecord): SortKey => [
+export const creationOrder = (event: EventRecord, zone: string): SortKey => [
   event.seq,
-  instantOf(event.resource.start) ?? 0,
+  instantOf(event.resource.start, zone) ?? 0,
   event.id,
 ];
 
@@ -178,10 +183,17 @@ export class EventOrderIndex {
   private ids: string[] = [];
   private readonly keyOfId = new Map<string, SortKey>();
 
-  private readonly keyOf = creationOrder;
+  private readonly keyOf = (record: EventRecord): SortKey => creationOrder(record, this.zone);
 
-  constructor(private readonly events: Record<string, EventRecord>) {
-    const entries = Object.values(events).map((record) => ({ id: record.id, key: creationOrder(record) }));
+  /** `zone`: the calendar's time zone, where its all-day dates are placed. */
+  constructor(
+    private readonly events: Record<string, EventRecord>,
+    readonly zone: string,
+  ) {
+    const entries = Object.values(events).map((record) => ({
+      id: record.id,
+      key: creationOrder(record, zone),
+    }));
     entries.sort((a, b) => compare(a.key, b.key));
     for (const { id, key } of entries) {
       this.keys.push(key);

@@ -3,7 +3,7 @@
  * fields written on every change (etag, updated, sequence).
  */
 import { randomBytes } from 'node:crypto';
-import { ApiError, badRequest, conditionNotMet } from '../../core/errors.js';
+import { conditionNotMet, refusal, refuse } from '../../core/errors.js';
 import { isObject, type Json, type JsonObject } from '../../core/spec.js';
 import { etagFor, nextRevision, now, type UserRecord } from '../../core/state.js';
 import type { Context } from './context.js';
@@ -11,9 +11,105 @@ import type { Conditional } from './handler-types.js';
 import type { CalendarRecord, EventRecord } from './records.js';
 import { checkRecurrence } from './recurrence.js';
 import { type Role, roleRank } from './store.js';
-import { formatInZone, isLocalDateTime, isTimeZone, parseLocalDateTime, wallToUtc } from './time.js';
+import { formatInZone, instantOfEventTime, isLocalDateTime, isTimeZone, parseLocalDateTime } from './time.js';
 
 export const EVENT = '#/components/schemas/Event';
+
+/** The writes that take an event's times (and check them). */
+const TIMED_WRITES = ['events.insert', 'events.import', 'events.update', 'events.patch'];
+
+/** An id the caller chose that Google's ids could not be. */
+export const INVALID_EVENT_ID = refusal({
+  id: 'calendar.invalidEventId',
+  scope: 'calendar',
+  operations: ['events.insert', 'events.import'],
+  status: 400,
+  reason: 'invalid',
+  location: 'id',
+  when: 'an id the caller chose is not 5 to 1024 characters of base32hex (`a-v`, `0-9`)',
+  evidence: ['decision:0055'],
+});
+
+/** A local date-time with nothing to read it by. */
+export const LOCAL_TIME_WITHOUT_ZONE = refusal({
+  id: 'calendar.localTimeWithoutZone',
+  scope: 'calendar',
+  operations: TIMED_WRITES,
+  status: 400,
+  reason: 'invalid',
+  location: 'start.dateTime / end.dateTime',
+  when: 'a `dateTime` without a UTC offset and without a `timeZone` beside it',
+  evidence: ['fact:conventions:calendarTimes/dateTimeOffsetRequiredWithoutTimeZone'],
+});
+
+/** A zone name that is no zone. */
+export const UNKNOWN_EVENT_ZONE = refusal({
+  id: 'calendar.unknownEventTimeZone',
+  scope: 'calendar',
+  operations: TIMED_WRITES,
+  status: 400,
+  reason: 'invalid',
+  location: 'start.timeZone / end.timeZone',
+  when: 'the `timeZone` of a start or end is not an IANA time zone',
+  evidence: ['decision:0055'],
+});
+
+/** A local date-time on no real day or clock. */
+export const UNREAL_LOCAL_TIME = refusal({
+  id: 'calendar.unrealLocalTime',
+  scope: 'calendar',
+  operations: TIMED_WRITES,
+  status: 400,
+  reason: 'invalid',
+  location: 'start.dateTime / end.dateTime',
+  when: 'a `dateTime` without an offset names no real date and time (`2027-02-30T10:00:00`, `24:00`)',
+  evidence: [
+    'fact:calendar-v3:schemas/EventDateTime/properties/dateTime/format',
+    'fact:conventions:calendarTimes/dateTimeFormat',
+  ],
+});
+
+/** A start or end with neither a date nor a time. */
+export const MISSING_EVENT_TIME = refusal({
+  id: 'calendar.missingEventTime',
+  scope: 'calendar',
+  operations: TIMED_WRITES,
+  status: 400,
+  reason: 'required',
+  when: 'the start or end has neither `date` nor `dateTime` (Google: “Missing end time.”)',
+  evidence: [
+    'decision:0055',
+    'fact:conventions:guides/errors/badRequestWhen/requiredFieldOrParameterMissing',
+  ],
+});
+
+/** An all-day start with a timed end, or the other way round. */
+export const MIXED_TIME_KINDS = refusal({
+  id: 'calendar.mixedTimeKinds',
+  scope: 'calendar',
+  operations: TIMED_WRITES,
+  status: 400,
+  reason: 'invalid',
+  when: 'one of start and end is a `date` and the other a `dateTime`',
+  evidence: [
+    'decision:0055',
+    'fact:conventions:guides/errors/badRequestWhen/invalidCombinationOfFields',
+  ],
+});
+
+/** An event that ends before it starts. */
+export const EVENT_ENDS_BEFORE_START = refusal({
+  id: 'calendar.eventEndsBeforeStart',
+  scope: 'calendar',
+  operations: TIMED_WRITES,
+  status: 400,
+  reason: 'timeRangeEmpty',
+  domain: 'calendar',
+  location: 'timeMax',
+  when: 'the event’s end is before its start',
+  evidence: ['fact:conventions:guides/errors/examples/timeRangeEmpty', 'decision:0055'],
+});
+
 const BASE32HEX = '0123456789abcdefghijklmnopqrstuv';
 const EVENT_ID = /^[a-v0-9]{5,1024}$/;
 
@@ -41,19 +137,16 @@ export function newEventId(): string {
 
 export function checkEventId(id: string): void {
   if (!EVENT_ID.test(id))
-    throw badRequest(
-      'invalid',
-      `Invalid resource id value: ids are 5 to 1024 characters of a-v and 0-9`,
-      'id',
-    );
+    throw refuse(INVALID_EVENT_ID, 'Invalid resource id value: ids are 5 to 1024 characters of a-v and 0-9', {
+      location: 'id',
+    });
 }
 
-/** A start or end as milliseconds; an all-day date counts from midnight UTC. */
-export function instant(value: Json | undefined): number | undefined {
+/** A start or end (of a stored event) as milliseconds, by `instantOfEventTime`; undefined when it names no instant. */
+export function instantOf(value: Json | undefined, calendarZone: string): number | undefined {
   if (!isObject(value)) return undefined;
-  if (typeof value.dateTime === 'string') return Date.parse(value.dateTime);
-  if (typeof value.date === 'string') return Date.parse(`${value.date}T00:00:00Z`);
-  return undefined;
+  const at = instantOfEventTime(value, calendarZone);
+  return Number.isNaN(at) ? undefined : at;
 }
 
 /**
@@ -63,75 +156,71 @@ export function instant(value: Json | undefined): number | undefined {
  * gap) moves forward by the gap, one it shows twice (fall-back) is the later instant. A
  * dateTime with an offset names its instant whatever the zone, and is only rewritten in it.
  */
-function placeInZone(event: JsonObject, field: 'start' | 'end'): void {
+function placeInZone(event: JsonObject, field: 'start' | 'end', calendarZone: string): void {
   const value = event[field];
-  if (!isObject(value) || typeof value.dateTime !== 'string') return;
+  if (!isObject(value)) return;
   const { dateTime, timeZone } = value;
+  if (timeZone !== undefined && (typeof timeZone !== 'string' || !isTimeZone(timeZone)))
+    throw refuse(
+      UNKNOWN_EVENT_ZONE,
+      `Invalid time zone: ${typeof timeZone === 'string' ? timeZone : JSON.stringify(timeZone)}`,
+      {
+        location: `${field}.timeZone`,
+      },
+    );
+  if (typeof dateTime !== 'string') return;
   const local = isLocalDateTime(dateTime);
-  if (typeof timeZone !== 'string') {
-    if (local)
-      throw badRequest(
-        'invalid',
-        `${field}.dateTime ${dateTime} has no UTC offset: add one (such as +01:00 or Z) or name the zone in ${field}.timeZone`,
-        `${field}.dateTime`,
-      );
-    return;
-  }
-  if (!isTimeZone(timeZone)) {
-    if (local) throw badRequest('invalid', `Invalid time zone: ${timeZone}`, `${field}.timeZone`);
-    return;
-  }
-  let at: number;
-  if (local) {
-    const wall = parseLocalDateTime(dateTime);
-    if (wall === undefined)
-      throw badRequest(
-        'invalid',
-        `${field}.dateTime ${dateTime} is not a real date and time`,
-        `${field}.dateTime`,
-      );
-    at = wallToUtc(wall, timeZone);
-  } else {
-    at = Date.parse(dateTime);
-    if (Number.isNaN(at)) return;
-  }
+  if (local && typeof timeZone !== 'string')
+    throw refuse(
+      LOCAL_TIME_WITHOUT_ZONE,
+      `${field}.dateTime ${dateTime} has no UTC offset: add one (such as +01:00 or Z) or name the zone in ${field}.timeZone`,
+      { location: `${field}.dateTime` },
+    );
+  if (local && parseLocalDateTime(dateTime) === undefined)
+    throw refuse(UNREAL_LOCAL_TIME, `${field}.dateTime ${dateTime} is not a real date and time`, {
+      location: `${field}.dateTime`,
+    });
+  if (typeof timeZone !== 'string') return;
+  const at = instantOfEventTime(value, calendarZone);
+  if (Number.isNaN(at)) return;
   event[field] = { ...value, dateTime: formatInZone(at, timeZone) };
 }
 
 /**
  * start and end must each be a date or a time, of the same kind, and end not before start.
- * Local times are placed in their zone first (see placeInZone); `event` is changed in place.
+ * A start or end with both a date and a time is timed (the date is dropped). Local times are
+ * placed in their zone first (see placeInZone); `event` is changed in place.
  */
-export function checkTimes(event: JsonObject): void {
-  placeInZone(event, 'start');
-  placeInZone(event, 'end');
-  const start = timeOf(event, 'start');
-  const end = timeOf(event, 'end');
+export function checkTimes(event: JsonObject, calendarZone: string): void {
+  for (const field of ['start', 'end'] as const) {
+    const value = event[field];
+    if (isObject(value) && value.dateTime !== undefined && value.date !== undefined) {
+      const { date: _date, ...timed } = value;
+      event[field] = timed;
+    }
+  }
+  placeInZone(event, 'start', calendarZone);
+  placeInZone(event, 'end', calendarZone);
+  const start = timeOf(event, 'start', calendarZone);
+  const end = timeOf(event, 'end', calendarZone);
   if ((start.value.date === undefined) !== (end.value.date === undefined))
-    throw badRequest('invalid', 'start and end must both be dates or both be date-times', 'end');
+    throw refuse(MIXED_TIME_KINDS, 'Start and end times must either both be date or both be dateTime.');
   if (end.at < start.at)
-    throw new ApiError(400, [
-      {
-        domain: 'calendar',
-        reason: 'timeRangeEmpty',
-        message: 'The specified time range is empty.',
-        location: 'end',
-        locationType: 'parameter',
-      },
-    ]);
+    throw refuse(EVENT_ENDS_BEFORE_START, 'The specified time range is empty.', { location: 'timeMax' });
 }
 
-/** An event's start or end, which must be exactly one of a date and a time, and placeable in time. */
-function timeOf(event: JsonObject, field: 'start' | 'end'): { value: JsonObject; at: number } {
+/** An event's start or end, which must have a date or a time, placed in time. */
+function timeOf(
+  event: JsonObject,
+  field: 'start' | 'end',
+  calendarZone: string,
+): { value: JsonObject; at: number } {
   const value = event[field];
-  if (!isObject(value) || (value.date === undefined) === (value.dateTime === undefined))
-    throw badRequest('invalid', `${field} needs exactly one of date and dateTime`, field);
-  // The formats let through what no clock has (a leap second, `T23:59:60Z`); order and
-  // windows need a time.
-  const at = instant(value);
-  if (at === undefined || Number.isNaN(at))
-    throw badRequest('invalid', `${field} is not a date or time that can be placed in time`, field);
-  return { value, at };
+  if (!isObject(value) || (value.date === undefined && value.dateTime === undefined))
+    throw refuse(MISSING_EVENT_TIME, `Missing ${field} time.`);
+  // The formats and the checks above leave nothing that names no instant; a leap second
+  // (`23:59:60Z`) is the instant after `:59`.
+  return { value, at: instantOfEventTime(value, calendarZone) };
 }
 
 /** The type-specific properties of the spec: `<eventType>Properties` fields of Event. */
@@ -168,6 +257,70 @@ export function eventView(resource: JsonObject, role: Role): JsonObject {
   for (const key of ['kind', 'etag', 'id', 'status', 'start', 'end', 'recurringEventId', 'originalStartTime'])
     if (resource[key] !== undefined) out[key] = resource[key] as Json;
   if (resource.visibility !== undefined) out.visibility = resource.visibility;
+  return out;
+}
+
+/** How a read or write answer is shaped by its request (events.get, list, instances and writes). */
+export interface AnswerShape {
+  /** The caller: their own attendee entry is the one `maxAttendees` keeps. */
+  caller: string;
+  /** `maxAttendees`: with more attendees than that, only the caller's own entry is answered. */
+  maxAttendees?: number;
+  /** `timeZone`: the zone every `dateTime` of the answer is written in (a known zone). */
+  zone?: string;
+}
+
+const TIMES = ['start', 'end', 'originalStartTime'] as const;
+
+/**
+ * An event as a request asks for it (decision 0055):
+ *
+ * - every attendee has an `email`: `alwaysIncludeEmail` is deprecated and ignored, the service
+ *   always fills it, with a made-up address that reaches no one where it knows none;
+ * - with `maxAttendees` and more attendees than that, only the caller's own entry (the
+ *   "participant") is kept, none when the caller is not among them, and `attendeesOmitted` is
+ *   true;
+ * - with `zone`, each `dateTime` is the same instant written with that zone's offset; `timeZone`
+ *   (the event's own zone, which its recurrence follows) and all-day `date`s are kept as they are.
+ *
+ * The stored resource is never changed; a new object is answered when anything differs.
+ */
+export function shapeAnswer(resource: JsonObject, shape: AnswerShape): JsonObject {
+  let out = resource;
+  const copy = () => {
+    if (out === resource) out = { ...resource };
+    return out;
+  };
+  if (Array.isArray(resource.attendees)) {
+    let changed = false;
+    let attendees = resource.attendees.map((attendee, index): Json => {
+      if (!isObject(attendee) || typeof attendee.email === 'string') return attendee;
+      changed = true;
+      return { ...attendee, email: `unknown-attendee-${index + 1}@calendar.invalid` };
+    });
+    const { maxAttendees } = shape;
+    if (maxAttendees !== undefined && attendees.length > maxAttendees) {
+      const caller = shape.caller.toLowerCase();
+      attendees = attendees.filter(
+        (attendee) =>
+          isObject(attendee) &&
+          (attendee.self === true ||
+            (typeof attendee.email === 'string' && attendee.email.toLowerCase() === caller)),
+      );
+      changed = true;
+      copy().attendeesOmitted = true;
+    }
+    if (changed && attendees.length === 0) delete copy().attendees;
+    else if (changed) copy().attendees = attendees;
+  }
+  const { zone } = shape;
+  if (zone !== undefined)
+    for (const field of TIMES) {
+      const value = resource[field];
+      if (!isObject(value) || typeof value.dateTime !== 'string') continue;
+      const at = instantOfEventTime(value, zone);
+      if (!Number.isNaN(at)) copy()[field] = { ...value, dateTime: formatInZone(at, zone) };
+    }
   return out;
 }
 
@@ -256,6 +409,7 @@ export function storeEvent(context: Context<unknown>, options: StoreEventOptions
   const recurringEventId = typeof before?.recurringEventId === 'string' ? before.recurringEventId : undefined;
   if (recurringEventId) delete fields.recurrence;
   else checkRecurrence(fields, calendarZone(calendar));
+  delete fields.attendeesOmitted;
   const time = now(state);
   const revision = nextRevision(state);
   const organizer =

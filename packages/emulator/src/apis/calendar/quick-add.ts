@@ -11,10 +11,10 @@
  * Times are UTC.
  */
 import type { JsonObject } from '../../core/spec.js';
+import { addDays, dateInZone, wallOfDate } from './time.js';
 
 const pad = (n: number) => String(n).padStart(2, '0');
-const dateOf = (time: Date) =>
-  `${time.getUTCFullYear()}-${pad(time.getUTCMonth() + 1)}-${pad(time.getUTCDate())}`;
+const DAY_MINUTES = 24 * 60;
 
 export function parseQuickAdd(input: string, today: Date): JsonObject {
   let text = ` ${input.trim()} `;
@@ -24,13 +24,13 @@ export function parseQuickAdd(input: string, today: Date): JsonObject {
     location = place[1];
     text = `${text.slice(0, place.index)} `;
   }
-  let day = new Date(Date.UTC(today.getUTCFullYear(), today.getUTCMonth(), today.getUTCDate()));
+  let day = dateInZone(today.getTime(), 'UTC');
   const date = /\s(\d{4}-\d{2}-\d{2})(?=\s)/.exec(text);
-  if (date?.[1] && !Number.isNaN(Date.parse(`${date[1]}T00:00:00Z`))) {
-    day = new Date(`${date[1]}T00:00:00Z`);
+  if (date?.[1] && !Number.isNaN(wallOfDate(date[1]))) {
+    day = date[1];
     text = text.replace(date[0], ' ');
   } else if (/\stomorrow(?=\s)/i.test(text)) {
-    day = new Date(day.getTime() + 86_400_000);
+    day = addDays(day, 1);
     text = text.replace(/\stomorrow(?=\s)/i, ' ');
   } else {
     text = text.replace(/\stoday(?=\s)/i, ' ');
@@ -38,20 +38,15 @@ export function parseQuickAdd(input: string, today: Date): JsonObject {
   const time = /\s([01]?\d|2[0-3]):([0-5]\d)(?:\s*-\s*([01]?\d|2[0-3]):([0-5]\d))?(?=\s)/.exec(text);
   const summary = (time ? text.replace(time[0], ' ') : text).replace(/\s+/g, ' ').trim() || input.trim();
   const where: JsonObject = location ? { location } : {};
-  if (!time) {
-    const next = new Date(day.getTime() + 86_400_000);
-    return { summary, ...where, start: { date: dateOf(day) }, end: { date: dateOf(next) } };
-  }
-  const at = (hours: string | undefined, minutes: string | undefined) =>
-    new Date(day.getTime() + (Number(hours) * 60 + Number(minutes)) * 60_000);
-  const start = at(time[1], time[2]);
-  let end = time[3] ? at(time[3], time[4]) : new Date(start.getTime() + 3_600_000);
-  // `23:00-01:00` ends the next day.
-  if (end < start) end = new Date(end.getTime() + 86_400_000);
-  return {
-    summary,
-    ...where,
-    start: { dateTime: start.toISOString().replace('.000Z', 'Z') },
-    end: { dateTime: end.toISOString().replace('.000Z', 'Z') },
+  if (!time) return { summary, ...where, start: { date: day }, end: { date: addDays(day, 1) } };
+  // Minutes from the day's start on the UTC clock; a range past midnight (`23:00-01:00`) ends the next day.
+  const minutes = (hours: string | undefined, mins: string | undefined) => Number(hours) * 60 + Number(mins);
+  const from = minutes(time[1], time[2]);
+  let to = time[3] ? minutes(time[3], time[4]) : from + 60;
+  if (to < from) to += DAY_MINUTES;
+  const at = (total: number) => {
+    const inDay = total % DAY_MINUTES;
+    return `${addDays(day, Math.floor(total / DAY_MINUTES))}T${pad(Math.floor(inDay / 60))}:${pad(inDay % 60)}:00Z`;
   };
+  return { summary, ...where, start: { dateTime: at(from) }, end: { dateTime: at(to) } };
 }

@@ -14,10 +14,47 @@
  * (or excluded by an endless EXRULE) still terminates quickly.
  */
 import * as rruleModule from 'rrule';
-import { badRequest } from '../../core/errors.js';
-import { isObject, type Json, type JsonObject } from '../../core/spec.js';
+import { refusal, refuse } from '../../core/errors.js';
+import { isObject, type JsonObject } from '../../core/spec.js';
 import type { EventRecord } from './records.js';
-import { basicDate, basicUtc, formatInZone, isTimeZone, utcToWall, wallToUtc } from './time.js';
+import {
+  basicDate,
+  basicUtc,
+  dateOfWall,
+  formatInZone,
+  instantOfEventTime,
+  isTimeZone,
+  localDateTimeOfWall,
+  utcToWall,
+  wallOfDate,
+} from './time.js';
+
+/** The writes that store a recurrence. */
+const RECURRING_WRITES = ['events.insert', 'events.import', 'events.update', 'events.patch'];
+
+/** A recurrence line the emulator cannot read or expand. */
+export const INVALID_RECURRENCE = refusal({
+  id: 'calendar.invalidRecurrence',
+  scope: 'calendar',
+  operations: RECURRING_WRITES,
+  status: 400,
+  reason: 'invalid',
+  location: 'recurrence',
+  when: 'a `recurrence` line that is not an RRULE, EXRULE, RDATE or EXDATE line of RFC 5545, or does not parse (an RRULE without FREQ, a date that is none)',
+  evidence: ['decision:0055'],
+});
+
+/** A timed recurring event whose start names no zone to repeat in. */
+export const RECURRENCE_WITHOUT_ZONE = refusal({
+  id: 'calendar.recurrenceWithoutTimeZone',
+  scope: 'calendar',
+  operations: RECURRING_WRITES,
+  status: 400,
+  reason: 'required',
+  location: 'start.timeZone',
+  when: 'a timed event with a `recurrence` has no `start.timeZone`',
+  evidence: ['fact:conventions:calendarTimes/recurringEventsRequireTimeZone', 'decision:0055'],
+});
 
 // rrule ships CommonJS for Node and ESM for bundlers; take its exports from either.
 const { RRule, RRuleSet } = ((rruleModule as unknown as { default?: typeof rruleModule }).default ??
@@ -46,14 +83,15 @@ function timing(event: JsonObject, calendarZone: string): Timing {
   const start = isObject(event.start) ? event.start : {};
   const end = isObject(event.end) ? event.end : {};
   if (typeof start.date === 'string') {
-    const first = Date.parse(`${start.date}T00:00:00Z`);
-    const last = typeof end.date === 'string' ? Date.parse(`${end.date}T00:00:00Z`) : first + DAY;
+    // Dates step as dates (wall midnights); each is placed in the calendar's zone later.
+    const first = wallOfDate(start.date);
+    const last = typeof end.date === 'string' ? wallOfDate(end.date) : first + DAY;
     return { allDay: true, zone: calendarZone, startWall: first, duration: Math.max(last - first, 0) };
   }
   const zone =
     typeof start.timeZone === 'string' && isTimeZone(start.timeZone) ? start.timeZone : calendarZone;
-  const startUtc = Date.parse(String(start.dateTime));
-  const endUtc = Date.parse(String(end.dateTime));
+  const startUtc = instantOfEventTime(start, zone);
+  const endUtc = instantOfEventTime(end, zone);
   return {
     allDay: false,
     zone,
@@ -63,14 +101,17 @@ function timing(event: JsonObject, calendarZone: string): Timing {
 }
 
 const invalid = (line: string, why: string) =>
-  badRequest('invalid', `Invalid recurrence rule ${JSON.stringify(line)}: ${why}`, 'recurrence');
+  refuse(INVALID_RECURRENCE, `Invalid recurrence rule ${JSON.stringify(line)}: ${why}`, {
+    location: 'recurrence',
+  });
 
 /** An RDATE or EXDATE value as a wall time of the event's zone. */
 function dateValue(text: string, params: Record<string, string>, at: Timing, line: string): number {
   const match = /^(\d{4})(\d{2})(\d{2})(?:T(\d{2})(\d{2})(\d{2})(Z?))?$/.exec(text.trim());
   if (!match) throw invalid(line, `${text} is not a date or date-time`);
   const [, y, mo, d, h, mi, s, z] = match;
-  const day = Date.UTC(Number(y), Number(mo) - 1, Number(d));
+  const day = wallOfDate(`${y}-${mo}-${d}`);
+  if (Number.isNaN(day)) throw invalid(line, `${text} is not a date or date-time`);
   if (h === undefined) return at.allDay ? day : day + (at.startWall - Math.floor(at.startWall / DAY) * DAY);
   const wall = day + (Number(h) * 3600 + Number(mi) * 60 + Number(s)) * 1000;
   if (at.allDay) return Math.floor(wall / DAY) * DAY;
@@ -78,7 +119,8 @@ function dateValue(text: string, params: Record<string, string>, at: Timing, lin
   const zone = params.TZID;
   if (zone && zone !== at.zone) {
     if (!isTimeZone(zone)) throw invalid(line, `unknown time zone ${zone}`);
-    return utcToWall(wallToUtc(wall, zone), at.zone);
+    const instant = instantOfEventTime({ dateTime: localDateTimeOfWall(wall), timeZone: zone }, zone);
+    return utcToWall(instant, at.zone);
   }
   return wall;
 }
@@ -107,7 +149,7 @@ function ruleSet(event: JsonObject, at: Timing) {
   const set = new RRuleSet();
   set.rdate(new Date(at.startWall));
   for (const raw of Array.isArray(event.recurrence) ? event.recurrence : []) {
-    const line = String(raw);
+    const line = typeof raw === 'string' ? raw : JSON.stringify(raw);
     const colon = line.indexOf(':');
     if (colon < 0) throw invalid(line, 'expected NAME:VALUE');
     const [name = '', ...rest] = line.slice(0, colon).split(';');
@@ -142,7 +184,9 @@ export function checkRecurrence(event: JsonObject, calendarZone: string): void {
   if (!Array.isArray(event.recurrence) || event.recurrence.length === 0) return;
   const start = isObject(event.start) ? event.start : {};
   if (typeof start.dateTime === 'string' && typeof start.timeZone !== 'string')
-    throw badRequest('invalid', 'Missing time zone definition for start time.', 'start.timeZone');
+    throw refuse(RECURRENCE_WITHOUT_ZONE, 'Missing time zone definition for start time.', {
+      location: 'start.timeZone',
+    });
   ruleSet(event, timing(event, calendarZone));
 }
 
@@ -156,26 +200,26 @@ export interface Occurrence {
   resource: JsonObject;
 }
 
-function dateText(wall: number): string {
-  return new Date(wall).toISOString().slice(0, 10);
-}
-
 function occurrence(parent: JsonObject, at: Timing, wall: number, calendarZone: string): Occurrence {
   const { recurrence: _recurrence, ...rest } = parent;
+  const parentId = typeof parent.id === 'string' ? parent.id : '';
   const parentStart = isObject(parent.start) ? parent.start : {};
   const parentEnd = isObject(parent.end) ? parent.end : {};
   let start: JsonObject;
   let end: JsonObject;
   let id: string;
   let from: number;
+  let to: number;
   if (at.allDay) {
-    const date = dateText(wall);
+    const date = dateOfWall(wall);
     start = { date };
-    end = { date: dateText(wall + at.duration) };
-    id = `${String(parent.id)}_${basicDate(date)}`;
-    from = wallToUtc(wall, calendarZone);
+    end = { date: dateOfWall(wall + at.duration) };
+    id = `${parentId}_${basicDate(date)}`;
+    from = instantOfEventTime(start, calendarZone);
+    to = instantOfEventTime(end, calendarZone);
   } else {
-    from = wallToUtc(wall, at.zone);
+    from = instantOfEventTime({ dateTime: localDateTimeOfWall(wall), timeZone: at.zone }, at.zone);
+    to = from + at.duration;
     const endZone =
       typeof parentEnd.timeZone === 'string' && isTimeZone(parentEnd.timeZone) ? parentEnd.timeZone : at.zone;
     start = {
@@ -186,9 +230,8 @@ function occurrence(parent: JsonObject, at: Timing, wall: number, calendarZone: 
       dateTime: formatInZone(from + at.duration, endZone),
       ...(parentEnd.timeZone ? { timeZone: parentEnd.timeZone } : {}),
     };
-    id = `${String(parent.id)}_${basicUtc(from)}`;
+    id = `${parentId}_${basicUtc(from)}`;
   }
-  const to = at.allDay ? wallToUtc(wall + at.duration, calendarZone) : from + at.duration;
   return {
     start: from,
     end: to,
@@ -198,7 +241,7 @@ function occurrence(parent: JsonObject, at: Timing, wall: number, calendarZone: 
       id,
       start,
       end,
-      recurringEventId: String(parent.id),
+      recurringEventId: parentId,
       originalStartTime: { ...start },
     },
   };
@@ -247,7 +290,8 @@ export function findInstance(parent: JsonObject, calendarZone: string, id: strin
   const parsed = parseInstanceId(id);
   if (!parsed) return undefined;
   const w = parsed.when;
-  const day = Date.UTC(Number(w.slice(0, 4)), Number(w.slice(4, 6)) - 1, Number(w.slice(6, 8)));
+  const day = wallOfDate(`${w.slice(0, 4)}-${w.slice(4, 6)}-${w.slice(6, 8)}`);
+  if (Number.isNaN(day)) return undefined;
   const around =
     w.length > 8
       ? day + (Number(w.slice(9, 11)) * 3600 + Number(w.slice(11, 13)) * 60 + Number(w.slice(13, 15))) * 1000
@@ -257,15 +301,9 @@ export function findInstance(parent: JsonObject, calendarZone: string, id: strin
 
 /** The span of a single event (or an exception) as instants; all-day dates in the calendar's zone. */
 export function eventSpan(event: JsonObject, calendarZone: string): [number, number] | undefined {
-  const at = (value: Json | undefined): number | undefined => {
-    if (!isObject(value)) return undefined;
-    if (typeof value.dateTime === 'string') return Date.parse(value.dateTime);
-    if (typeof value.date === 'string') return wallToUtc(Date.parse(`${value.date}T00:00:00Z`), calendarZone);
-    return undefined;
-  };
-  const start = at(event.start);
-  const end = at(event.end);
-  return start === undefined || end === undefined ? undefined : [start, end];
+  const start = isObject(event.start) ? instantOfEventTime(event.start, calendarZone) : Number.NaN;
+  const end = isObject(event.end) ? instantOfEventTime(event.end, calendarZone) : Number.NaN;
+  return Number.isNaN(start) || Number.isNaN(end) ? undefined : [start, end];
 }
 
 /**

@@ -5,7 +5,7 @@
  */
 
 import { randomBytes } from 'node:crypto';
-import { forbidden, notFound } from '../../core/errors.js';
+import { refusal, refuse } from '../../core/errors.js';
 import type { ChangeState } from '../../core/notifier.js';
 import { own } from '../../core/own.js';
 import type { JsonObject } from '../../core/spec.js';
@@ -22,6 +22,79 @@ import {
   type EventRecord,
   type ListEntryRecord,
 } from './records.js';
+
+/** The operations that name a calendar (by path, or `destination` of move) and read it through `Store.calendar`. */
+const ON_A_CALENDAR = [
+  'calendars.get',
+  'calendars.update',
+  'calendars.patch',
+  'calendars.delete',
+  'calendars.clear',
+  'acl.list',
+  'acl.insert',
+  'acl.watch',
+  'acl.get',
+  'acl.update',
+  'acl.patch',
+  'acl.delete',
+  'events.list',
+  'events.insert',
+  'events.import',
+  'events.quickAdd',
+  'events.watch',
+  'events.get',
+  'events.update',
+  'events.patch',
+  'events.delete',
+  'events.instances',
+  'events.move',
+  'calendarList.insert',
+];
+
+/** A calendar id that names no calendar. */
+export const CALENDAR_NOT_FOUND = refusal({
+  id: 'calendar.calendarNotFound',
+  scope: 'calendar',
+  operations: ON_A_CALENDAR,
+  status: 404,
+  reason: 'notFound',
+  when: 'the calendar id names no calendar',
+  evidence: ['fact:conventions:errors/reasons/notFound', 'decision:0055'],
+});
+
+/** A calendar that exists, which the caller may not see at all. */
+export const CALENDAR_NOT_SHARED = refusal({
+  id: 'calendar.calendarNotShared',
+  scope: 'calendar',
+  operations: ON_A_CALENDAR,
+  status: 404,
+  reason: 'notFound',
+  when: 'the calendar exists but no sharing rule gives the caller any role on it (Google hides it: 404, not 403)',
+  evidence: ['fact:conventions:errors/reasons/notFound', 'decision:0055'],
+});
+
+/** A calendar the caller sees, with too weak a role for the operation. */
+export const ROLE_TOO_WEAK = refusal({
+  id: 'calendar.requiredAccessLevel',
+  scope: 'calendar',
+  operations: ON_A_CALENDAR,
+  status: 403,
+  reason: 'requiredAccessLevel',
+  domain: 'calendar',
+  when: 'the caller’s role on the calendar is weaker than the operation needs (writer to write events, owner for sharing)',
+  evidence: ['fact:conventions:errors/reasons/forbidden', 'decision:0055'],
+});
+
+/** A calendar that is not on the caller's calendar list. */
+export const NOT_ON_LIST = refusal({
+  id: 'calendar.calendarNotOnList',
+  scope: 'calendar',
+  operations: ['calendarList.get', 'calendarList.update', 'calendarList.patch', 'calendarList.delete'],
+  status: 404,
+  reason: 'notFound',
+  when: 'the calendar is not on the caller’s calendar list (never added, or removed)',
+  evidence: ['fact:conventions:errors/reasons/notFound', 'decision:0055'],
+});
 
 /** The access roles of AclRule, weakest first. */
 export const ROLES = [
@@ -102,24 +175,40 @@ export class Store {
     this.addToList(email, email, {});
   }
 
-  /** The time index of a calendar's events, built on first use. */
-  timeIndex(events: Record<string, EventRecord>): EventTimeIndex {
+  /**
+   * The time index of a calendar's events, built on first use and again when `zone` (the
+   * calendar's time zone, where its all-day dates are placed) is not the one it was built in.
+   * Without `zone`, that of the calendar whose events they are.
+   */
+  timeIndex(events: Record<string, EventRecord>, zone = this.zoneOfEvents(events)): EventTimeIndex {
     let index = this.timeIndexes.get(events);
-    if (!index) {
-      index = new EventTimeIndex(events);
+    if (!index || index.zone !== zone) {
+      index = new EventTimeIndex(events, zone);
       this.timeIndexes.set(events, index);
     }
     return index;
   }
 
-  /** The order index of a calendar's events (events.list without a time window), built on first use. */
-  orderIndex(events: Record<string, EventRecord>): EventOrderIndex {
+  /** The order index of a calendar's events (events.list without a time window), kept like the time index. */
+  orderIndex(events: Record<string, EventRecord>, zone = this.zoneOfEvents(events)): EventOrderIndex {
     let index = this.orderIndexes.get(events);
-    if (!index) {
-      index = new EventOrderIndex(events);
+    if (!index || index.zone !== zone) {
+      index = new EventOrderIndex(events, zone);
       this.orderIndexes.set(events, index);
     }
     return index;
+  }
+
+  /** The time zone of the calendar whose events object this is (UTC when none is). */
+  private zoneOfEvents(events: Record<string, EventRecord>): string {
+    const { state } = this;
+    for (const [id, held] of Object.entries(state.events))
+      if (held === events) {
+        const calendar = own(state.calendars, id);
+        const zone = calendar?.resource.timeZone;
+        return typeof zone === 'string' ? zone : 'UTC';
+      }
+    return 'UTC';
   }
 
   /**
@@ -173,16 +262,17 @@ export class Store {
   /**
    * A calendar the user may use with at least the role `need`, `primary` meaning theirs.
    * A calendar the user cannot see at all is 404 (Google hides it, never 403); one they see
-   * with too weak a role is Google's 403 `forbidden`.
+   * with too weak a role is Google's 403 `requiredAccessLevel`.
    */
   calendar(user: UserRecord, calendarId: string, need: Role = 'freeBusyReader'): CalendarRecord {
     const id = calendarId === 'primary' ? user.email : calendarId;
     const calendar = own(this.state.calendars, id);
-    if (!calendar) throw notFound();
+    if (!calendar) throw refuse(CALENDAR_NOT_FOUND, 'Not Found');
     const role = this.roleOf(user.email, calendar);
-    if (role === 'none') throw notFound();
+    if (role === 'none') throw refuse(CALENDAR_NOT_SHARED, 'Not Found');
     if (roleRank(role) < roleRank(need))
-      throw forbidden(
+      throw refuse(
+        ROLE_TOO_WEAK,
         `You need to have ${need === 'writerWithoutPrivateAccess' ? 'writer' : need} access to this calendar.`,
       );
     return calendar;
@@ -289,7 +379,7 @@ export class Store {
   listEntry(user: UserRecord, calendarId: string): ListEntryRecord {
     const id = calendarId === 'primary' ? user.email : calendarId;
     const entry = own(this.state.calendarList[user.email], id);
-    if (!entry || entry.deleted) throw notFound();
+    if (!entry || entry.deleted) throw refuse(NOT_ON_LIST, 'Not Found');
     return entry;
   }
 }

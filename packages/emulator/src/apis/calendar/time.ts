@@ -2,6 +2,12 @@
  * Time zones without a library: IANA zones through Intl. A "wall" time is the clock reading
  * in a zone, held as milliseconds as if that reading were UTC; it is what recurrence rules
  * step through (a 09:00 meeting stays at 09:00 across a DST change).
+ *
+ * Every placement of an event's time in absolute time goes through `instantOfEventTime`: an
+ * all-day date is its midnight in the calendar's zone (as free/busy, the time filters of the
+ * lists, the time index and recurrence all count it; decision 0055), a local date-time is read
+ * on the clock of its own zone. No other module places a date or a local time itself
+ * (test/event-time-placement.test.ts scans for it).
  */
 const formats = new Map<string, Intl.DateTimeFormat>();
 
@@ -143,3 +149,81 @@ export const basicUtc = (utc: number): string =>
 
 /** `20261201`: the basic date form, for all-day instances. */
 export const basicDate = (date: string): string => date.replace(/-/g, '');
+
+/**
+ * An event's start, end or original start as the Event resource has it (`date`, `dateTime`,
+ * `timeZone`: strings; anything else is read as absent), so that a stored JSON object is one.
+ */
+export interface EventTime {
+  readonly date?: unknown;
+  readonly dateTime?: unknown;
+  readonly timeZone?: unknown;
+}
+
+const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+/** A date-time whose seconds are a leap second (`23:59:60Z`): RFC 3339 allows it, Date.parse does not. */
+const LEAP_SECOND = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:)60(\.\d+)?(Z|[+-]\d{2}:\d{2})$/i;
+
+/** A date (`2026-03-02`) as the wall time of its midnight, or NaN when it names no real day. */
+export function wallOfDate(date: string): number {
+  const match = DATE.exec(date);
+  if (!match) return Number.NaN;
+  const y = Number(match[1]);
+  const m = Number(match[2]);
+  const d = Number(match[3]);
+  const wall = Date.UTC(y, m - 1, d);
+  const back = new Date(wall);
+  return back.getUTCFullYear() === y && back.getUTCMonth() === m - 1 && back.getUTCDate() === d
+    ? wall
+    : Number.NaN;
+}
+
+/** The date (`2026-03-02`) of a wall time. */
+export const dateOfWall = (wall: number): string => new Date(wall).toISOString().slice(0, 10);
+
+/** The date `days` after (or before) a date, on the calendar alone (no zone involved). */
+export const addDays = (date: string, days: number): string =>
+  dateOfWall(wallOfDate(date) + days * 86_400_000);
+
+/** A wall time as a local date-time without an offset (`2026-03-02T09:00:00`), as events write them. */
+export const localDateTimeOfWall = (wall: number): string => new Date(wall).toISOString().slice(0, 19);
+
+/** The date an instant falls on in a zone. */
+export const dateInZone = (utc: number, zone: string): string => dateOfWall(utcToWall(utc, zone));
+
+/** The instant of an RFC 3339 date-time with an offset; a leap second is the instant after `:59`. */
+function instantOfOffsetTime(text: string): number {
+  const at = Date.parse(text);
+  if (!Number.isNaN(at)) return at;
+  const leap = LEAP_SECOND.exec(text);
+  return leap ? Date.parse(`${leap[1]}59${leap[2] ?? ''}${leap[3]}`) + 1000 : Number.NaN;
+}
+
+/**
+ * The instant (milliseconds) an event time names, the one rule every placement follows:
+ *
+ * - a `date` (an all-day event) starts at midnight of that day in `calendarZone`, the zone of
+ *   the calendar the event is on (or the zone a request names for its answer);
+ * - a `dateTime` with an offset names its own instant, whatever `timeZone` says;
+ * - a `dateTime` without an offset is read on the clock of `timeZone` (else `calendarZone`): a
+ *   reading the clock skips (a spring-forward gap) moves forward by the gap, one it shows twice
+ *   is the later instant.
+ *
+ * NaN when the value names no instant (neither field, no real day, an unknown zone).
+ */
+export function instantOfEventTime(value: EventTime, calendarZone: string): number {
+  const { dateTime, date } = value;
+  if (typeof dateTime === 'string') {
+    if (!isLocalDateTime(dateTime)) return instantOfOffsetTime(dateTime);
+    const zone = typeof value.timeZone === 'string' ? value.timeZone : calendarZone;
+    const wall = parseLocalDateTime(dateTime);
+    if (wall === undefined || !isTimeZone(zone)) return Number.NaN;
+    return wallToUtc(wall, zone);
+  }
+  if (typeof date === 'string') {
+    const wall = wallOfDate(date);
+    if (Number.isNaN(wall) || !isTimeZone(calendarZone)) return Number.NaN;
+    return wallToUtc(wall, calendarZone);
+  }
+  return Number.NaN;
+}

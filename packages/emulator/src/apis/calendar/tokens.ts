@@ -2,32 +2,49 @@
  * Page tokens and sync tokens, and the paging of every list.
  *
  * Both tokens are opaque to clients: base64url JSON. A page token holds a cursor (the sort key
- * of the last item sent), the revision the listing started at and a fingerprint of the other
- * parameters. Items written after the listing started are left out of its later pages and
+ * of the last item sent) and the revision the listing started at. Items written after the listing started are left out of its later pages and
  * come with the next sync instead, so paging while others write never skips nor repeats.
  * A sync token holds the revision it was issued at; it is bound to one list (its scope) and to
  * the state's epoch, so a token of another calendar or of a state before a reset gets 410.
  */
-import { ApiError, invalidParameter } from '../../core/errors.js';
+import { refusal, refuse } from '../../core/errors.js';
+import type { State } from '../../core/state.js';
+
+/** The lists that page (and, but instances, sync) with these tokens. */
+const LISTS = ['events.list', 'events.instances', 'calendarList.list', 'acl.list', 'settings.list'];
 
 /** Calendar's 410: a sync token of an earlier state, or one too old, means starting over. */
-const fullSyncRequired = (): ApiError =>
-  new ApiError(410, [
-    {
-      domain: 'calendar',
-      reason: 'fullSyncRequired',
-      message: 'Sync token is no longer valid, a full sync is required.',
-    },
-  ]);
+export const FULL_SYNC_REQUIRED = refusal({
+  id: 'calendar.fullSyncRequired',
+  scope: 'calendar',
+  operations: ['events.list', 'calendarList.list', 'acl.list', 'settings.list'],
+  status: 410,
+  reason: 'fullSyncRequired',
+  domain: 'calendar',
+  when: 'a `syncToken` the list did not issue: malformed, of another list, from before a reset, or past the state',
+  evidence: ['fact:conventions:errors/reasons/fullSyncRequired', 'decision:0055'],
+});
 
-import type { State } from '../../core/state.js';
+/** A page token that is none of this list's. */
+export const INVALID_PAGE_TOKEN = refusal({
+  id: 'calendar.invalidPageToken',
+  scope: 'calendar',
+  operations: LISTS,
+  status: 400,
+  reason: 'invalid',
+  location: 'pageToken',
+  when: 'a `pageToken` the list did not issue: malformed, of another list, or from before a reset',
+  evidence: ['fact:conventions:guides/errors/badRequestWhen/invalidValue', 'decision:0055'],
+});
+
+const fullSyncRequired = () =>
+  refuse(FULL_SYNC_REQUIRED, 'Sync token is no longer valid, a full sync is required.');
 
 export type SortKey = (number | string)[];
 
 interface PageCursor {
   s: string;
   e: string;
-  f: string;
   u: number;
   since?: number;
   after: SortKey;
@@ -88,8 +105,11 @@ export interface PageRequest<T> {
   pageToken?: string;
   /** The revision of the sync token, when the list is an incremental sync. */
   since?: number;
-  /** The other parameters, which must stay the same while paging. */
-  fingerprint: string;
+  /**
+   * The other parameters of the request (`fingerprint`). No longer checked against the
+   * token's first page (decision 0055); kept so that the lists that pass it need no change.
+   */
+  fingerprint?: string;
 }
 
 export interface Page<T> {
@@ -112,9 +132,16 @@ function positionOf<T>(request: Omit<PageRequest<T>, 'items'>): Position {
     return { upTo: state.revision, since: request.since, after: undefined };
   const cursor = decode(request.pageToken) as Partial<PageCursor> | undefined;
   if (!cursor || cursor.s !== scope || cursor.e !== state.epoch || !Array.isArray(cursor.after))
-    throw invalidParameter('pageToken', 'not a page token of this list (or of a state before a reset)');
-  if (cursor.f !== request.fingerprint)
-    throw invalidParameter('pageToken', 'the other parameters must stay unchanged while paging');
+    throw refuse(
+      INVALID_PAGE_TOKEN,
+      'Invalid value for parameter pageToken: not a page token of this list (or of a state before a reset)',
+      {
+        location: 'pageToken',
+      },
+    );
+  // The other parameters should be those of the first page (Google's paging guide repeats the
+  // request with the token); a page asked with others is served under them, from the token's
+  // place: the service states no refusal for it (decision 0055).
   return { upTo: cursor.u ?? state.revision, since: cursor.since, after: cursor.after };
 }
 
@@ -131,7 +158,6 @@ function pageOf<T>(
     const cursor: PageCursor = {
       s: scope,
       e: state.epoch,
-      f: request.fingerprint,
       u: position.upTo,
       // Only the last item's key is needed: the next page starts after it.
       after: request.keyOf(last),
@@ -200,7 +226,7 @@ export function paginateInOrder<T>(
 /** Parameters that may change between the pages of a list. */
 const PAGING = new Set(['pageToken', 'maxResults', 'fields', 'prettyPrint', 'quotaUser']);
 
-/** The parameters of a list request that must not change between its pages (`ignore`: others that may). */
+/** The parameters of a list request other than paging (`ignore`: others left out), as text. */
 export function fingerprint(query: Record<string, unknown>, ignore: readonly string[]): string {
   const kept = Object.keys(query).filter((key) => !PAGING.has(key) && !ignore.includes(key));
   if (kept.length === 0) return '[]';

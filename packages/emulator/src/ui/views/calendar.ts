@@ -72,8 +72,12 @@ function localParts(ms: number, timeZone: string): { date: string; minutes: numb
   };
 }
 
-/** The instant of a local midnight in a time zone. */
-function midnight(date: string, timeZone: string): number {
+/**
+ * The instant a day starts in a time zone: the rule the API places an all-day date by
+ * (decision 0055; apis/calendar/time.ts `instantOfEventTime`, which this page cannot import),
+ * used here for the week's bounds only. Events are placed from what the API answers.
+ */
+function midnightInZone(date: string, timeZone: string): number {
   const [y, m, d] = date.split('-').map(Number) as [number, number, number];
   const guess = Date.UTC(y, m - 1, d);
   const offset = (at: number) => {
@@ -84,6 +88,18 @@ function midnight(date: string, timeZone: string): number {
   let at = guess - offset(guess);
   at = guess - offset(at);
   return at;
+}
+
+/**
+ * The local date and minutes of an answered `dateTime`: the API writes every time of the week
+ * in the calendar's zone (the list asks for it with `timeZone`), so its text is the reading of
+ * that zone's clock.
+ */
+function localOfAnswer(dateTime: string): { date: string; minutes: number } {
+  return {
+    date: dateTime.slice(0, 10),
+    minutes: Number(dateTime.slice(11, 13)) * 60 + Number(dateTime.slice(14, 16)),
+  };
 }
 
 const two = (n: number) => String(n).padStart(2, '0');
@@ -167,7 +183,8 @@ async function weekView(user: string, calendar: Json, state: CalendarState): Pro
   const start = monday(state.week ?? localParts(Date.now(), timeZone).date);
   const days = Array.from({ length: 7 }, (_, i) => addDays(start, i));
   const calendarId = String(calendar.id);
-  // A day more on each side: all-day events are filtered from midnight UTC (README), then by date here.
+  // The week's bounds in the calendar's zone, where the API places all-day dates too: an event is
+  // listed exactly when it overlaps the week, and is answered in that zone.
   const events: Json[] = [];
   let pageToken: string | undefined;
   do {
@@ -179,8 +196,9 @@ async function weekView(user: string, calendar: Json, state: CalendarState): Pro
         singleEvents: true,
         orderBy: 'startTime',
         maxResults: 2500,
-        timeMin: new Date(midnight(addDays(start, -1), timeZone)).toISOString(),
-        timeMax: new Date(midnight(addDays(start, 8), timeZone)).toISOString(),
+        timeMin: new Date(midnightInZone(start, timeZone)).toISOString(),
+        timeMax: new Date(midnightInZone(addDays(start, 7), timeZone)).toISOString(),
+        timeZone,
         ...(pageToken ? { pageToken } : {}),
       },
     );
@@ -258,7 +276,7 @@ async function weekView(user: string, calendar: Json, state: CalendarState): Pro
     } else if (startOf?.dateTime) {
       const begin = Date.parse(startOf.dateTime);
       const end = endOf?.dateTime ? Date.parse(endOf.dateTime) : begin + 3_600_000;
-      const local = localParts(begin, timeZone);
+      const local = localOfAnswer(startOf.dateTime);
       const column = columns.get(local.date);
       if (!column) continue;
       const minutes = Math.max(30, Math.min((end - begin) / 60_000, 24 * 60 - local.minutes));
