@@ -90,19 +90,24 @@ describe('acl rules', () => {
       'scope.value',
     ],
     ['a role outside the enum', 'POST', '', { role: 'admin', scope: { type: 'default' } }, 400, 'role'],
-    [
-      'another scope on update',
-      'PUT',
-      `/user:${BO}`,
-      { role: 'reader', scope: { type: 'default' } },
-      400,
-      'scope',
-    ],
   ])('refuses %s', async (_name, method, suffix, body, status, location) => {
     await share(ANA, 'reader');
     const reply = await emu.call(method, `/calendars/primary/acl${suffix}`, { body });
     expect(reply.status).toBe(status);
     expect(reply.body.error.errors[0].location).toBe(location);
+  });
+
+  it('update changes the role of the rule the path names; a scope in the body is not read (decision 0056)', async () => {
+    await share(ANA, 'reader');
+    const reply = await emu.call('PUT', `/calendars/primary/acl/${enc(`user:${BO}`)}`, {
+      body: { role: 'writer', scope: { type: 'default' } },
+    });
+    expect(reply.status).toBe(200);
+    expect(reply.body).toMatchObject({
+      id: `user:${BO}`,
+      role: 'writer',
+      scope: { type: 'user', value: BO },
+    });
   });
 
   it.each([
@@ -194,7 +199,7 @@ describe('roles enforced across users', () => {
     if (write === 403) {
       expect(inserted.body.error).toMatchObject({
         code: 403,
-        errors: [expect.objectContaining({ reason: 'forbidden' })],
+        errors: [expect.objectContaining({ reason: 'requiredAccessLevel', domain: 'calendar' })],
       });
     }
     expect(

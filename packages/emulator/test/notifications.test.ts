@@ -221,9 +221,8 @@ describe('channels', () => {
 
   it.each([
     ['a taken channel id', 'taken', 'channelIdNotUnique'],
-    ['an expiration in the past', { expiration: '1000' }, 'invalid'],
-    ['an address that is no URL', { address: 'not a url' }, 'invalid'],
-    ['an address that is not http(s)', { address: 'ftp://127.0.0.1/x' }, 'invalid'],
+    ['an address that is no URL', { address: 'not a url' }, 'push.webhookUrlNoHostOrAddress'],
+    ['an address that is not http(s)', { address: 'ftp://127.0.0.1/x' }, 'push.webhookUrlNotHttps'],
     ['a type other than web_hook', { type: 'email' }, 'invalid'],
   ])('refuses %s with 400', async (_name, variant, reason) => {
     const first = await watch('/calendars/primary/events/watch');

@@ -10,6 +10,12 @@
  * 502, 503, 504) is tried again a bounded number of times with growing delays; any other
  * status drops the message, as Google does. An expired or stopped channel sends nothing more.
  *
+ * A channel may carry a filter (`ChannelFilter`): the API's reading of the list parameters its
+ * watch was sent with, as data kept with the channel. The notifier knows no API: it asks the
+ * predicate the API gave for the filter's kind (`filterWith`) whether a change of the
+ * collection is one to tell, right after the request that made it (on the state it left), and
+ * sends only then. A change that ends the collection (`not_exists`) is always told.
+ *
  * Where a delivery may go is the delivery policy's call (delivery-policy.ts): checked when the
  * channel opens, and again at each attempt on the addresses its host resolves to then; the
  * connection goes to a checked address, never to one looked up again behind the check's back.
@@ -62,6 +68,24 @@ export interface NotifierOptions {
   onDelivery?: (report: DeliveryReport) => void;
 }
 
+/**
+ * What a channel lets through, as the API that opened it reads its watch's list parameters:
+ * `kind` names the predicate that decides (`Notifier.filterWith`), `data` is that predicate's
+ * own (JSON, kept and shared with the channel; the predicate may update it, such as what the
+ * channel's list has shown so far).
+ */
+export interface ChannelFilter {
+  kind: string;
+  data: unknown;
+}
+
+/**
+ * Whether the change its collection just went through is one the channel's filter lets
+ * through; it runs right after the request that made the change, on the state that request
+ * left, and may update `filter.data`.
+ */
+export type ChannelPredicate = (filter: ChannelFilter) => boolean;
+
 export interface ChannelRequest {
   id: string;
   address: string;
@@ -72,6 +96,8 @@ export interface ChannelRequest {
   key: string;
   resourceUri: string;
   owner: string;
+  /** Only the changes this filter lets through are told (every change without one). */
+  filter?: ChannelFilter;
 }
 
 export interface Channel extends ChannelRequest {
@@ -114,6 +140,8 @@ export class Notifier {
   readonly policy: DeliveryPolicy;
   /** The caps: channels open per user, POSTs per change. */
   readonly limits: { channelsPerUser: number; attemptsPerChange: number };
+  /** The predicate of each kind of channel filter, as the APIs gave them (filterWith). */
+  private readonly predicates = new Map<string, ChannelPredicate>();
 
   /**
    * `place` says where the emulator runs (a shared store, the address it listens on): in a
@@ -162,6 +190,21 @@ export class Notifier {
     return channel;
   }
 
+  /**
+   * Gives the predicate that decides for the channels whose filter is of `kind`. An API gives
+   * it before it opens such a channel, and in every process that may tell one (a shared store
+   * restores channels opened elsewhere); a channel whose kind has no predicate here is told
+   * every change.
+   */
+  filterWith(kind: string, predicate: ChannelPredicate): void {
+    this.predicates.set(kind, predicate);
+  }
+
+  /** Whether the kind of filter has its predicate here. */
+  filters(kind: string): boolean {
+    return this.predicates.has(kind);
+  }
+
   /** Opens a channel and sends its `sync` message. */
   open(request: ChannelRequest): Channel {
     const channel: Channel = {
@@ -172,7 +215,7 @@ export class Notifier {
       queue: Promise.resolve(),
     };
     this.channels.set(channel.id, channel);
-    this.send(channel, 'sync', { left: this.limits.attemptsPerChange });
+    this.message(channel, 'sync', { left: this.limits.attemptsPerChange });
     return channel;
   }
 
@@ -200,7 +243,11 @@ export class Notifier {
    */
   dispatchLater(changes: ReadonlyMap<string, ChangeState>): void {
     if (this.held) this.dispatch(changes);
-    else setImmediate(() => this.dispatch(changes));
+    else {
+      // The filters decide now, on the state the request left; only the sending waits.
+      const told = this.told(changes);
+      if (told.length > 0) setImmediate(() => this.send(told, changes));
+    }
   }
 
   /**
@@ -244,17 +291,39 @@ export class Notifier {
     }
   }
 
-  /** Tells every open channel on a changed collection. */
+  /** Tells every open channel on a changed collection whose filter lets the change through. */
   dispatch(changes: ReadonlyMap<string, ChangeState>): void {
     if (changes.size === 0) return;
-    // The changes of one request are one change: their messages share one budget of POSTs.
-    const budget: Budget = { left: this.limits.attemptsPerChange };
+    this.send(this.told(changes), changes);
+  }
+
+  /** The open channels on a changed collection that are to be told, their filters asked. */
+  private told(changes: ReadonlyMap<string, ChangeState>): Channel[] {
+    const out: Channel[] = [];
+    if (changes.size === 0) return out;
     for (const channel of [...this.channels.values()]) {
       const change = changes.get(channel.key);
       if (!change || !this.active(channel.id)) continue;
-      this.send(channel, change, budget);
+      if (change === 'exists' && channel.filter) {
+        const predicate = this.predicates.get(channel.filter.kind);
+        if (predicate && !predicate(channel.filter)) continue;
+      }
+      out.push(channel);
+    }
+    return out;
+  }
+
+  /** Sends each channel its message about the change; a collection gone closes its channels. */
+  private send(channels: readonly Channel[], changes: ReadonlyMap<string, ChangeState>): void {
+    // The changes of one request are one change: their messages share one budget of POSTs.
+    const budget: Budget = { left: this.limits.attemptsPerChange };
+    for (const channel of channels) {
+      const change = changes.get(channel.key);
+      if (!change || channel.stopped) continue;
+      this.message(channel, change, budget);
       // Nothing is left to watch: the channel closes after telling so.
-      if (change === 'not_exists') this.channels.delete(channel.id);
+      if (change === 'not_exists' && this.channels.get(channel.id) === channel)
+        this.channels.delete(channel.id);
     }
   }
 
@@ -271,7 +340,7 @@ export class Notifier {
     this.abort = abortController();
   }
 
-  private send(channel: Channel, state: ResourceState, budget: Budget): void {
+  private message(channel: Channel, state: ResourceState, budget: Budget): void {
     channel.messages += 1;
     const number = channel.messages;
     const start = () => {

@@ -1,10 +1,12 @@
 /**
  * calendarList.*: the user's own view of the calendars they use (colors, hidden, selected,
  * reminders, notifications). Summary, time zone and location come from the calendar itself.
+ * Two refusals, each with the live service's evidence (decision 0056): a calendar already on
+ * the list is not inserted again, and the user's own primary calendar is not taken off it.
  */
 
 import { maxResults } from '../../core/context.js';
-import { badRequest, duplicate } from '../../core/errors.js';
+import { refusal, refuse } from '../../core/errors.js';
 import { own } from '../../core/own.js';
 import type { JsonObject } from '../../core/spec.js';
 import { nextRevision } from '../../core/state.js';
@@ -12,11 +14,62 @@ import type { Context } from './context.js';
 import type { CalendarHandlers } from './handler-types.js';
 import { applyPatch } from './patch.js';
 import type { ListEntryRecord } from './records.js';
-import { roleRank } from './store.js';
+import { roleRank, type Store } from './store.js';
 import { refuseWithSync } from './sync.js';
 import { fingerprint, paginate, readSyncToken } from './tokens.js';
 
+/** calendarList.insert of a calendar the list holds. */
+export const ALREADY_LISTED = refusal({
+  id: 'calendar.calendarAlreadyListed',
+  scope: 'calendar',
+  operations: ['calendarList.insert'],
+  status: 409,
+  reason: 'duplicate',
+  when: 'the calendar is on the caller’s calendar list already (not removed)',
+  evidence: ['fact:conventions:errors/reasons/duplicate', 'decision:0056'],
+});
+
+/** calendarList.delete of the caller's own primary calendar. */
+export const PRIMARY_STAYS_LISTED = refusal({
+  id: 'calendar.cannotChangeOwnPrimarySubscription',
+  scope: 'calendar',
+  operations: ['calendarList.delete'],
+  status: 400,
+  reason: 'cannotChangeOwnPrimarySubscription',
+  location: 'calendarId',
+  when: 'the calendar is the caller’s own primary calendar',
+  evidence: ['decision:0056'],
+});
+
 const ENTRY = '#/components/schemas/CalendarListEntry';
+
+/** The parameters of calendarList.list that leave entries out. */
+export interface ListQuery {
+  showDeleted?: boolean;
+  showHidden?: boolean;
+  minAccessRole?: string;
+}
+
+/**
+ * Whether calendarList.list shows an entry of `email`'s list with these parameters (without a
+ * sync token): removed entries only with showDeleted, hidden ones only with showHidden, and
+ * only calendars the user has at least `minAccessRole` on. Watch channels read it too.
+ */
+export function entryFilter(
+  store: Store,
+  email: string,
+  query: ListQuery,
+): (entry: ListEntryRecord) => boolean {
+  return (entry) => {
+    if (entry.deleted && query.showDeleted !== true) return false;
+    if (entry.resource.hidden === true && query.showHidden !== true) return false;
+    if (query.minAccessRole) {
+      const role = store.listEntryResource(email, entry).accessRole;
+      if (roleRank(role) < roleRank(query.minAccessRole)) return false;
+    }
+    return true;
+  };
+}
 
 /**
  * The user's settings from a body. RGB colors count only with colorRgbFormat=true, as on the
@@ -45,20 +98,14 @@ function save(context: Context<unknown>, entry: ListEntryRecord, resource: JsonO
 export const calendarListHandlers: CalendarHandlers = {
   'calendarList.list'(context) {
     const { store, user, request, op } = context;
-    const { syncToken, pageToken, minAccessRole: minRole } = request.query;
+    const { syncToken, pageToken } = request.query;
     const scope = `calendarList:${user.email}`;
     if (syncToken !== undefined) refuseWithSync(context);
     const since = syncToken !== undefined ? readSyncToken(store.state, syncToken, scope) : undefined;
-    const entries = Object.values(store.state.calendarList[user.email] ?? {}).filter((entry) => {
-      if (since !== undefined) return true;
-      if (entry.deleted && request.query.showDeleted !== true) return false;
-      if (entry.resource.hidden === true && request.query.showHidden !== true) return false;
-      if (minRole) {
-        const role = store.listEntryResource(user.email, entry).accessRole;
-        if (roleRank(role) < roleRank(minRole)) return false;
-      }
-      return true;
-    });
+    const shows = entryFilter(store, user.email, request.query);
+    const entries = Object.values(store.state.calendarList[user.email] ?? {}).filter(
+      (entry) => since !== undefined || shows(entry),
+    );
     const page = paginate({
       state: store.state,
       scope,
@@ -92,7 +139,8 @@ export const calendarListHandlers: CalendarHandlers = {
     // Any calendar the user can see (their own, or shared with them); others are 404 as on Google.
     store.calendar(user, id, 'freeBusyReader');
     const existing = own(store.state.calendarList[user.email], id);
-    if (existing && !existing.deleted) throw duplicate(`The calendar ${id} is already in the calendar list`);
+    if (existing && !existing.deleted)
+      throw refuse(ALREADY_LISTED, `The calendar ${id} is already in the calendar list`);
     const entry = store.addToList(user.email, id, settingsFrom(context));
     return { body: store.listEntryResource(user.email, entry) };
   },
@@ -111,10 +159,12 @@ export const calendarListHandlers: CalendarHandlers = {
     const { store, user } = context;
     const entry = store.listEntry(user, context.request.path.calendarId);
     if (entry.calendarId === user.email)
-      throw badRequest(
-        'invalid',
-        'The primary calendar cannot be removed from the calendar list',
-        'calendarId',
+      throw refuse(
+        PRIMARY_STAYS_LISTED,
+        'The primary calendar cannot be removed from its own calendar list',
+        {
+          location: 'calendarId',
+        },
       );
     entry.deleted = true;
     entry.revision = nextRevision(store.state);

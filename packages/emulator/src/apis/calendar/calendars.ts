@@ -1,9 +1,10 @@
 /**
  * calendars.*: secondary calendars are created and deleted; the primary calendar (id = the
- * user's email) is refused for delete and emptied by clear.
+ * user's email) is refused for delete and emptied by clear, and clear refuses a secondary
+ * calendar, as the live service does (decision 0056).
  */
 
-import { badRequest } from '../../core/errors.js';
+import { refusal, refuse } from '../../core/errors.js';
 import type { JsonObject } from '../../core/spec.js';
 import { etagFor, nextRevision, now } from '../../core/state.js';
 import type { Context } from './context.js';
@@ -13,6 +14,30 @@ import type { CalendarRecord } from './records.js';
 import type { Role } from './store.js';
 
 const CALENDAR = '#/components/schemas/Calendar';
+
+/** calendars.delete of a primary calendar. */
+export const CANNOT_DELETE_PRIMARY = refusal({
+  id: 'calendar.cannotDeletePrimaryCalendar',
+  scope: 'calendar',
+  operations: ['calendars.delete'],
+  status: 400,
+  reason: 'cannotDeletePrimaryCalendar',
+  location: 'calendarId',
+  when: 'the calendar is a user’s primary calendar (by its id; `primary` itself the spec refuses)',
+  evidence: ['decision:0056'],
+});
+
+/** calendars.clear of a secondary calendar. */
+export const CLEAR_ONLY_PRIMARY = refusal({
+  id: 'calendar.clearSecondaryCalendar',
+  scope: 'calendar',
+  operations: ['calendars.clear'],
+  status: 400,
+  reason: 'invalid',
+  location: 'calendarId',
+  when: 'the calendar is a secondary calendar (clear empties a primary calendar only)',
+  evidence: ['decision:0056'],
+});
 
 function write(context: Context<unknown>, calendar: CalendarRecord, resource: JsonObject): JsonObject {
   calendar.resource = resource;
@@ -69,10 +94,12 @@ export const calendarHandlers: CalendarHandlers = {
     const { store } = context;
     const calendar = calendarOf(context, 'owner');
     if (calendar.primary)
-      throw badRequest(
-        'cannotDeletePrimaryCalendar',
+      throw refuse(
+        CANNOT_DELETE_PRIMARY,
         'A primary calendar cannot be deleted; empty it with calendars.clear',
-        'calendarId',
+        {
+          location: 'calendarId',
+        },
       );
     delete store.state.calendars[calendar.id];
     delete store.state.events[calendar.id];
@@ -95,10 +122,10 @@ export const calendarHandlers: CalendarHandlers = {
     const { store } = context;
     const calendar = calendarOf(context, 'owner');
     if (!calendar.primary)
-      throw badRequest(
-        'invalid',
-        'calendars.clear empties only a primary calendar; delete a secondary calendar with calendars.delete',
-        'calendarId',
+      throw refuse(
+        CLEAR_ONLY_PRIMARY,
+        'Cannot clear primary calendar. (calendars.clear empties only a primary calendar; delete a secondary calendar with calendars.delete, or its events one by one)',
+        { location: 'calendarId' },
       );
     const events = store.state.events[calendar.id] ?? {};
     for (const event of Object.values(events)) {

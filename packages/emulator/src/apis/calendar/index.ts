@@ -5,21 +5,26 @@
 import type { ApiModule } from '../../core/api-module.js';
 import type { Services } from '../../core/services.js';
 import { readDefaults } from './defaults.js';
+import { withGroupsSeed, withGroupsState } from './groups.js';
 import { HANDLERS } from './handlers.js';
 import { type CalendarSeed, calendarSeedShape } from './seed.js';
 import { calendarStateShape } from './state-schema.js';
 import { calendarStorage } from './storage.js';
 import { Store } from './store.js';
+import { withChannelFilters } from './watch.js';
 
 export const calendarApi: ApiModule<Store, CalendarSeed> = {
   name: 'calendar',
   title: 'Google Calendar API',
-  handlers: HANDLERS,
+  // Each handler first gives the notifier Calendar's channel filters (watch.ts): a process
+  // of a shared store tells channels that other processes opened.
+  handlers: withChannelFilters(HANDLERS),
   createStore: (core, spec) => new Store(core, readDefaults(spec)),
   startUser: (store, user) => store.startUser(user),
   storage: calendarStorage,
-  state: calendarStateShape,
-  seed: calendarSeedShape,
+  // Users keep the groups they are members of (groups.ts); the seed names them in `groups`.
+  state: withGroupsState(calendarStateShape),
+  seed: withGroupsSeed(calendarSeedShape),
   // The live service answers 403 rateLimitExceeded (decision 0032).
   rateLimitStatus: 403,
 };

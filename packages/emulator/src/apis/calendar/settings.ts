@@ -1,12 +1,23 @@
 /** settings.list, settings.get and colors.get: read-only, from the spec's examples. */
 
 import { maxResults } from '../../core/context.js';
-import { notFound } from '../../core/errors.js';
+import { refusal, refuse } from '../../core/errors.js';
 import { own } from '../../core/own.js';
 import { etagFor } from '../../core/state.js';
 import type { Context } from './context.js';
 import type { CalendarHandlers } from './handler-types.js';
 import { fingerprint, paginate, readSyncToken } from './tokens.js';
+
+/** settings.get of an id that is no setting. */
+export const SETTING_NOT_FOUND = refusal({
+  id: 'calendar.settingNotFound',
+  scope: 'calendar',
+  operations: ['settings.get'],
+  status: 404,
+  reason: 'notFound',
+  when: 'the setting id is not one of the user’s settings (those settings.list answers)',
+  evidence: ['fact:conventions:errors/reasons/notFound', 'decision:0056'],
+});
 
 function setting(context: Context<unknown>, id: string, value: string) {
   return {
@@ -49,7 +60,7 @@ export const settingsHandlers: CalendarHandlers = {
   'settings.get'(context) {
     const { setting: id } = context.request.path;
     const value = own(context.store.user(context.user.email).settings, id);
-    if (value === undefined) throw notFound(`No setting ${id}`);
+    if (value === undefined) throw refuse(SETTING_NOT_FOUND, `No setting ${id}`);
     return { body: setting(context, id, value) };
   },
 
