@@ -71,7 +71,9 @@ describe("Search Ads 360's inspector views", () => {
     expect(await ok('conversions', mine)).toEqual({
       agencyId: AGENCY,
       advertiserId: ADVERTISER,
+      timeZone: 'UTC',
       conversions: [],
+      days: {},
     });
     expect((await ok('availabilities', mine)).availabilities).toEqual([]);
 

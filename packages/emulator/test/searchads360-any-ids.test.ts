@@ -74,6 +74,39 @@ describe('default mode: ids no seed names are created on first use', () => {
     expect(worldOf(emu.emulator.store.state)).toBeUndefined();
   });
 
+  it("takes a row named by the new platform's customer id alone once its account is known", async () => {
+    await emu.reset();
+    expect((await call('POST', '/conversion', { body: { conversion: [sale('c-1')] } })).status).toBe(200);
+    // The new-platform guide's shape: the customer id instead of agency, advertiser and engine ids.
+    const byCustomer = {
+      customerId: CUSTOMER,
+      conversionId: 'c-2',
+      conversionTimestamp: String(Date.parse('2026-11-20T11:00:00Z')),
+      segmentationType: 'FLOODLIGHT',
+      segmentationName: 'Checkout',
+      type: 'ACTION',
+      quantityMillis: '1000',
+    };
+    const inserted = await call('POST', '/conversion', { body: { conversion: [byCustomer] } });
+    expect(inserted.status).toBe(200);
+    expect(inserted.body.conversion[0]).toMatchObject({
+      agencyId: AGENCY,
+      advertiserId: ADVERTISER,
+      engineAccountId: ENGINE,
+      customerId: CUSTOMER,
+      quantityMillis: '1000',
+    });
+    const read = await call('GET', `/customer/${CUSTOMER}/conversion`, { query: WINDOW });
+    expect(read.body.conversion.map((c: { conversionId: string }) => c.conversionId)).toEqual(['c-1', 'c-2']);
+    // A customer id no account has: the emulator cannot make up the agency and advertiser.
+    const unknown = await call('POST', '/conversion', {
+      body: { conversion: [{ ...byCustomer, customerId: '9999999999', conversionId: 'c-3' }] },
+    });
+    expect(unknown.status).toBe(400);
+    expect(problems(unknown)).toEqual(['conversion[0].customerId notFound']);
+    expect(unknown.body.error.errors[0].message).toMatch(/9999999999/);
+  });
+
   it('runs all seven operations with made-up ids', async () => {
     await emu.reset();
     const inserted = await call('POST', '/conversion', { body: { conversion: [sale('s-1')] } });
@@ -136,7 +169,22 @@ describe('default mode: ids no seed names are created on first use', () => {
     ]);
   });
 
-  it('still checks what it created: the click keeps its ad group, a TRANSACTION needs a currency', async () => {
+  it('still checks what it created: an engine account keeps its customer id, an ad group its campaign', async () => {
+    await emu.reset();
+    expect((await call('POST', '/conversion', { body: { conversion: [sale('s-1')] } })).status).toBe(200);
+    const byIds = { clickId: undefined, adId: undefined };
+    const reply = await call('POST', '/conversion', {
+      body: {
+        conversion: [
+          sale('s-2', { ...byIds, customerId: '9999999999' }),
+          sale('s-3', { ...byIds, campaignId: '35000000000000099' }),
+        ],
+      },
+    });
+    expect(problems(reply)).toEqual(['conversion[0].customerId invalid', 'conversion[1].campaignId invalid']);
+  });
+
+  it('stores what it cannot check as sent: a known click with other ids, a revenue without a currency', async () => {
     await emu.reset();
     expect((await call('POST', '/conversion', { body: { conversion: [sale('s-1')] } })).status).toBe(200);
     const reply = await call('POST', '/conversion', {
@@ -147,10 +195,11 @@ describe('default mode: ids no seed names are created on first use', () => {
         ],
       },
     });
-    expect(problems(reply)).toEqual([
-      'conversion[0].adGroupId invalid',
-      'conversion[1].currencyCode required',
-    ]);
+    expect(reply.status).toBe(200);
+    expect(reply.body.conversion[0]).toMatchObject({ clickId: CLICK, adGroupId: '36000000000000099' });
+    // An advertiser created on first use has no currency of its own to give the revenue.
+    expect(reply.body.conversion[1].revenueMicros).toBe('49990000');
+    expect(reply.body.conversion[1].currencyCode).toBeUndefined();
   });
 
   it('dumps and loads back what it created on first use', async () => {

@@ -67,12 +67,12 @@ describe('conversion.insert is best effort per conversion', () => {
   it('ends 1,000 rows with 7 bad ones in 5 batches with 993 stored and 7 named; a rerun stores nothing new', async () => {
     const bad: Record<number, Record<string, unknown>> = {
       3: { clickId: 'no-such-click' },
-      150: { revenueMicros: undefined },
+      150: { segmentationType: undefined },
       199: { currencyCode: 'XYZ' },
       400: { type: 'SALE' },
       401: { segmentationName: 'Store visit' },
-      777: { revenueMicros: '-5' },
-      999: { countMillis: '1000' },
+      777: { revenueMicros: '-5.5' },
+      999: { conversionTimestamp: 'yesterday' },
     };
     const rows = Array.from({ length: 1000 }, (_, i) =>
       JSON.parse(JSON.stringify(purchase(`bulk-${i}`, bad[i] ?? {}))),

@@ -86,12 +86,12 @@ describe('@gspec/searchads360 against the emulator', () => {
     const searchAds = client();
     const bad: Record<number, Record<string, unknown>> = {
       0: { clickId: 'no-such-click' },
-      199: { revenueMicros: undefined },
+      199: { segmentationType: undefined },
       200: { currencyCode: 'XYZ' },
       512: { type: 'SALE' },
       513: { segmentationName: 'Store visit' },
       640: { revenueMicros: '12.5' },
-      999: { countMillis: '1000' },
+      999: { conversionTimestamp: 'yesterday' },
     };
     const input = Array.from(
       { length: 1000 },

@@ -58,7 +58,7 @@ describe('conversion.get and conversion.getByCustomerId', () => {
     expect(removed.status).toBe(200);
   });
 
-  it('lists the days from startDate to endDate, both whole (UTC), in time order, removed ones too', async () => {
+  it('lists the days from startDate to endDate, both whole (UTC, the default time zone), in time order, removed ones too', async () => {
     const all = await call('GET', ENGINE_PATH, { query: NOVEMBER });
     expect(all.status).toBe(200);
     expect(ids(all)).toEqual(['p1', 's1', 'p2', 'p3']);
@@ -154,7 +154,6 @@ describe('conversion.get and conversion.getByCustomerId', () => {
       ['engineAccountId notFound'],
     ],
     ['an unknown customer id', '/customer/42/conversion', {}, 404, ['customerId notFound']],
-    ['startDate after endDate', ENGINE_PATH, { startDate: 20251201 }, 400, ['startDate invalid']],
     ['a day that does not exist', ENGINE_PATH, { endDate: 20251131 }, 400, ['endDate invalid']],
     ['rowCount 0', ENGINE_PATH, { rowCount: 0 }, 400, ['rowCount invalid']],
     ['rowCount over 1000', CUSTOMER_PATH, { rowCount: 1001 }, 400, ['rowCount invalid']],
@@ -169,6 +168,12 @@ describe('conversion.get and conversion.getByCustomerId', () => {
     const reply = await call('GET', path, { query });
     expect(reply.status).toBe(status);
     expect(problems(reply)).toEqual(expected);
+  });
+
+  it('answers a startDate after endDate as an empty window (decision 0057)', async () => {
+    const reply = await call('GET', ENGINE_PATH, { query: { ...NOVEMBER, startDate: 20251201 } });
+    expect(reply.status).toBe(200);
+    expect(reply.body).toEqual({ kind: 'doubleclicksearch#conversionList' });
   });
 });
 
@@ -237,7 +242,11 @@ describe('conversion.updateAvailability', () => {
       { availabilityTimestamp: '-5' },
       ['availabilities[0].availabilityTimestamp invalid'],
     ],
-    ['no segmentationType', { segmentationType: undefined }, ['availabilities[0].segmentationType required']],
+    [
+      'no timestamp at all',
+      { availabilityTimestamp: undefined },
+      ['availabilities[0].availabilityTimestamp required'],
+    ],
   ];
 
   it.each(refused)('refuses %s', async (_title, change, expected) => {
@@ -247,6 +256,14 @@ describe('conversion.updateAvailability', () => {
     });
     expect(reply.status).toBe(400);
     expect(problems(reply)).toEqual(expected);
+  });
+
+  it('takes FLOODLIGHT as the segmentationType a row leaves out, as the reference says', async () => {
+    const row = { ...example('AvailabilityUpdate').availabilities[0] };
+    delete row.segmentationType;
+    const reply = await call('POST', '/conversion/updateAvailability', { body: { availabilities: [row] } });
+    expect(reply.status).toBe(200);
+    expect(reply.body.availabilities[0].segmentationType).toBe('FLOODLIGHT');
   });
 
   it('refuses an empty batch by the schema (minItems 1)', async () => {

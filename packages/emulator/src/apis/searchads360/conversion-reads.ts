@@ -1,21 +1,23 @@
 /**
  * conversion.get and conversion.getByCustomerId, both deprecated (they still answer): the
- * conversions of one engine account whose conversion date (UTC) is within `startDate` to
- * `endDate`, both included, narrowed by the optional filters, in a stable order (conversion
- * time, then dsConversionId), one slice of `rowCount` from `startRow`. Removed conversions
- * are listed too, with `state: REMOVED`.
+ * conversions of one engine account whose conversion date, in the advertiser's time zone
+ * (days.ts, decision 0057), is within `startDate` to `endDate`, both included, narrowed by the
+ * optional filters, in a stable order (conversion time, then dsConversionId), one slice of
+ * `rowCount` from `startRow`. Removed conversions are listed too, with `state: REMOVED`. A
+ * `startDate` after `endDate` is an empty window (no evidence says the live service refuses it).
  *
  * Every answer says the operation is deprecated in two headers, from the spec's
  * `x-deprecation`: `Deprecation` (RFC 9745, the start of the quarter) and
  * `X-Emulator-Deprecation` (the migration, in words).
  */
 
-import { invalidParameter } from '../../core/errors.js';
+import { refusal, refuse } from '../../core/errors.js';
 import { storedItems } from '../../core/json.js';
 import { own } from '../../core/own.js';
 import { follow, isObject, type JsonObject, pointerToken } from '../../core/spec.js';
 import type { Context } from './context.js';
 import { CONVERSION_LIST_KIND } from './conversions.js';
+import { dayStart, isDay, nextDay, timeZoneOf } from './days.js';
 import type { SearchAds360Handler, SearchAds360Handlers } from './handler-types.js';
 import {
   advertiserOfPath,
@@ -24,8 +26,48 @@ import {
   findEngineAccount,
   readWorld,
   type SearchAds360State,
-  unknownId,
 } from './state.js';
+
+const READS = ['conversion.get', 'conversion.getByCustomerId'];
+
+/** A `startDate` or `endDate` that is no day of the calendar. */
+export const DAY_NOT_A_DATE = refusal({
+  id: 'searchads360.dayNotADate',
+  scope: 'searchads360',
+  operations: READS,
+  status: 400,
+  reason: 'invalid',
+  location: 'startDate, endDate',
+  when: '`startDate` or `endDate` is within the facts’ bounds but no day written as yyyymmdd (20251131)',
+  evidence: [
+    'fact:searchads360-v2:operations/conversion.get/parameters/startDate/schema/minimum',
+    'decision:0057',
+  ],
+});
+
+/** A path's engine account that the advertiser does not have. */
+export const ENGINE_ACCOUNT_NOT_FOUND = refusal({
+  id: 'searchads360.engineAccountNotFound',
+  scope: 'searchads360',
+  operations: ['conversion.get'],
+  status: 404,
+  reason: 'notFound',
+  location: 'engineAccountId',
+  when: 'the path’s engine account is not one of the advertiser’s (strict mode, a seeded or example advertiser, or an account of another advertiser)',
+  evidence: ['decision:0057'],
+});
+
+/** A path's customer id that is no engine account the emulator knows. */
+export const CUSTOMER_ID_NOT_FOUND = refusal({
+  id: 'searchads360.customerIdNotFound',
+  scope: 'searchads360',
+  operations: ['conversion.getByCustomerId'],
+  status: 404,
+  reason: 'notFound',
+  location: 'customerId',
+  when: 'the path’s customer id is the customer id of no engine account the emulator knows (strict mode)',
+  evidence: ['decision:0057'],
+});
 
 /** The header with the migration of a deprecated operation, in words. */
 export const DEPRECATION_NOTE_HEADER = 'x-emulator-deprecation';
@@ -54,19 +96,18 @@ export function deprecationHeaders(context: Context<unknown>): Record<string, st
   return headers;
 }
 
-/** A `yyyymmdd` integer as the first millisecond of that day (UTC); a day that does not exist is 400. */
-function dayStart(name: string, value: number): number {
-  const year = Math.floor(value / 10000);
-  const month = Math.floor(value / 100) % 100;
-  const day = value % 100;
-  const time = Date.UTC(year, month - 1, day);
-  const date = new Date(time);
-  if (date.getUTCFullYear() !== year || date.getUTCMonth() !== month - 1 || date.getUTCDate() !== day)
-    throw invalidParameter(name, `${value} is not a day written as yyyymmdd`);
-  return time;
+/** A `yyyymmdd` day of a read, or 400. */
+function checkedDay(name: string, value: number): number {
+  if (!isDay(value))
+    throw refuse(
+      DAY_NOT_A_DATE,
+      `Invalid value for parameter ${name}: ${value} is not a day written as yyyymmdd`,
+      {
+        location: name,
+      },
+    );
+  return value;
 }
-
-const DAY = 24 * 60 * 60 * 1000;
 
 /** The days and the slice a conversion read asks for. */
 interface ListQuery {
@@ -86,17 +127,18 @@ function listConversions(
   place: EngineAccountPlace,
   filters: Record<string, string | undefined>,
 ): JsonObject[] {
-  const start = dayStart('startDate', query.startDate);
-  const end = dayStart('endDate', query.endDate);
-  if (start > end)
-    throw invalidParameter('startDate', `startDate ${query.startDate} is after endDate ${query.endDate}`);
+  const zone = timeZoneOf(place.advertiser);
+  // The window, in the advertiser's time zone: from the first millisecond of startDate up to
+  // (not including) the first of the day after endDate.
+  const start = dayStart(checkedDay('startDate', query.startDate), zone);
+  const end = dayStart(nextDay(checkedDay('endDate', query.endDate)), zone);
   const wanted = Object.entries(filters).filter(
     (filter): filter is [string, string] => filter[1] !== undefined,
   );
   const all = Object.values(own(world.conversions, place.advertiser.id) ?? {}).filter((conversion) => {
     if (conversion.engineAccountId !== place.engineAccount.id) return false;
     const time = Number(conversion.conversionTimestamp);
-    if (time < start || time >= end + DAY) return false;
+    if (time < start || time >= end) return false;
     return wanted.every(([name, value]) => conversion[name] === value);
   });
   const { startRow, rowCount } = query;
@@ -140,9 +182,10 @@ const get: SearchAds360Handler<'conversion.get'> = (context) => {
       ? { id: engineAccountId, entities: [], clicks: {} }
       : undefined);
   if (!engineAccount)
-    throw unknownId(
-      'engineAccountId',
+    throw refuse(
+      ENGINE_ACCOUNT_NOT_FOUND,
       `Engine account ${engineAccountId} is not found for advertiser ${advertiserId}.`,
+      { location: 'engineAccountId' },
     );
   const { query } = context.request;
   const { campaignId, adGroupId, adId, criterionId, customerId } = query;
@@ -168,7 +211,10 @@ const getByCustomerId: SearchAds360Handler<'conversion.getByCustomerId'> = (cont
           engineAccount: { id: '', customerId, entities: [], clicks: {} },
         }
       : undefined);
-  if (!place) throw unknownId('customerId', `Customer id ${customerId} is not found.`);
+  if (!place)
+    throw refuse(CUSTOMER_ID_NOT_FOUND, `Customer id ${customerId} is not found.`, {
+      location: 'customerId',
+    });
   // The previous platform's ids check the account: ids of another account match no conversion.
   const { query } = context.request;
   const mismatch =

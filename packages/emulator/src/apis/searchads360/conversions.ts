@@ -2,29 +2,42 @@
  * conversion.insert and conversion.update: batches checked row by row against the entities
  * of the state, best effort per conversion (decision 0035): the valid rows are written, and
  * the 400 names each refused row (`conversion[i].field`); a row it does not name was written.
+ * Each refusal is a declared entry whose evidence is in decision 0057: the emulator refuses
+ * only what Google's reference and guides say the live service refuses, and otherwise stores
+ * what the reference allows and answers it back.
  *
  * - a conversion is identified within its advertiser by `conversionId` with
- *   `conversionTimestamp`; insert refuses a stored pair (`duplicate`: a resent conversion
- *   that is stored already), and both refuse a `conversionId` repeated in the batch for the
- *   same advertiser (`invalid`; the first row with it is handled); update refuses keys that
- *   match nothing (`notFound`);
+ *   `conversionTimestamp`; insert refuses a stored pair (`duplicate`), and both refuse a
+ *   `conversionId` repeated in the batch for the same advertiser (`invalid`; the first row with
+ *   it is handled); update refuses keys that match nothing (`notFound`);
  * - the Floodlight activity is found by `segmentationId` or `segmentationName`; the click by
  *   `clickId`, or the attribution by `engineAccountId` (or `customerId`) with the entity ids;
- *   unknown ones are `notFound`, contradicting ones `invalid`;
- * - a TRANSACTION carries `revenueMicros` (its currency defaults to the advertiser's), an
- *   ACTION carries `countMillis` and no revenue;
- * - update replaces the changeable fields and refuses a change of any other (decision 0023).
+ *   what the closed world of a seeded or example advertiser does not know is `notFound`;
+ * - the values (`revenueMicros`, `quantityMillis`, `countMillis`) are whole int64 numbers and
+ *   belong to no type: an ACTION with a quantity, or without a count, is stored as sent;
+ * - update replaces the changeable fields and refuses a change of the type, the Floodlight
+ *   activity or the attribution, which Google's guide says cannot change (decision 0023).
  *
- * The service fills in the attribution of the click, the activity's id and name,
- * `dsConversionId`, `conversionModifiedTimestamp`, `state` and `attributionModel`.
+ * The service fills in the attribution of the click (what the row leaves out), the activity's
+ * id and name, `dsConversionId`, `conversionModifiedTimestamp`, `state` and `attributionModel`.
  */
 
-import { ApiError } from '../../core/errors.js';
+import { refusal } from '../../core/errors.js';
 import { own } from '../../core/own.js';
 import type { Json, JsonObject } from '../../core/spec.js';
 import { nextRevision, now } from '../../core/state.js';
 import { slot } from '../../core/storage.js';
-import { activityOf, BatchProblems, batchRows, CURRENCIES, field, isCount } from './batch.js';
+import {
+  ACTIVITY_REQUIRED,
+  activityOf,
+  advertiserOfRow,
+  BatchProblems,
+  batchRows,
+  CURRENCIES,
+  field,
+  isCount,
+  isInt64,
+} from './batch.js';
 import type { Context } from './context.js';
 import type { BatchHandler, BatchRequest, SearchAds360Handlers } from './handler-types.js';
 import {
@@ -34,7 +47,6 @@ import {
   type EngineAccountRecord,
   type EntityRecord,
   type EntityType,
-  findAdvertiser,
   findClick,
   readWorld,
   type SearchAds360State,
@@ -44,6 +56,270 @@ import {
 
 const CONVERSION = '#/components/schemas/Conversion';
 export const CONVERSION_LIST_KIND = 'doubleclicksearch#conversionList';
+
+const WRITES = ['conversion.insert', 'conversion.update'];
+
+// ---------------------------------------------------------------------------------------
+// The refusals of the conversion batches (decision 0057 has the evidence of each)
+
+/** A row without its keys. */
+export const CONVERSION_KEY_REQUIRED = refusal({
+  id: 'searchads360.conversionKeyRequired',
+  scope: 'searchads360',
+  operations: WRITES,
+  status: 400,
+  reason: 'required',
+  location: 'conversion[i].conversionId, conversion[i].conversionTimestamp',
+  when: 'a row lacks `conversionId` or `conversionTimestamp`',
+  evidence: ['decision:0057'],
+});
+
+/** A conversionTimestamp that is not milliseconds since 1970 in digits. */
+export const TIMESTAMP_INVALID = refusal({
+  id: 'searchads360.conversionTimestampInvalid',
+  scope: 'searchads360',
+  operations: WRITES,
+  status: 400,
+  reason: 'invalid',
+  location: 'conversion[i].conversionTimestamp',
+  when: '`conversionTimestamp` is not an unsigned whole number of milliseconds since 1970 (digits, within int64)',
+  evidence: ['decision:0057'],
+});
+
+/** An inserted conversion without segmentationType. */
+export const SEGMENTATION_TYPE_REQUIRED = refusal({
+  id: 'searchads360.segmentationTypeRequired',
+  scope: 'searchads360',
+  operations: ['conversion.insert'],
+  status: 400,
+  reason: 'required',
+  location: 'conversion[i].segmentationType',
+  when: 'an inserted conversion lacks `segmentationType`',
+  evidence: ['decision:0057'],
+});
+
+/** A revenue, quantity or count that is not a whole int64. */
+export const VALUE_NOT_INT64 = refusal({
+  id: 'searchads360.valueNotInt64',
+  scope: 'searchads360',
+  operations: WRITES,
+  status: 400,
+  reason: 'invalid',
+  location: 'conversion[i].revenueMicros, quantityMillis, countMillis',
+  when: '`revenueMicros`, `quantityMillis` or `countMillis` is not a whole number within int64 (a fraction, or too large)',
+  evidence: [
+    'fact:searchads360-v2:schemas/Conversion/properties/quantityMillis/format',
+    'fact:searchads360-v2:schemas/Conversion/properties/countMillis/format',
+    'decision:0057',
+  ],
+});
+
+/** A currency code that is not ISO 4217. */
+export const CURRENCY_NOT_ISO_4217 = refusal({
+  id: 'searchads360.currencyNotIso4217',
+  scope: 'searchads360',
+  operations: WRITES,
+  status: 400,
+  reason: 'invalid',
+  location: 'conversion[i].currencyCode',
+  when: '`currencyCode` is not an ISO 4217 alphabetic code (one Node knows)',
+  evidence: ['decision:0057'],
+});
+
+/** An inserted conversion attributed to nothing. */
+export const ATTRIBUTION_REQUIRED = refusal({
+  id: 'searchads360.attributionRequired',
+  scope: 'searchads360',
+  operations: ['conversion.insert'],
+  status: 400,
+  reason: 'required',
+  location: 'conversion[i].clickId',
+  when: 'an inserted conversion names neither `clickId` nor `engineAccountId` or `customerId` (with the entity ids)',
+  evidence: ['decision:0057'],
+});
+
+/** An update that names neither the click nor the attribution ids of the conversion. */
+export const UPDATE_ATTRIBUTION_REQUIRED = refusal({
+  id: 'searchads360.updateAttributionRequired',
+  scope: 'searchads360',
+  operations: ['conversion.update'],
+  status: 400,
+  reason: 'required',
+  location: 'conversion[i].clickId',
+  when: 'an updated conversion names neither its `clickId` nor any of its attribution ids (`criterionId`, `engineAccountId`, ...)',
+  evidence: ['decision:0057'],
+});
+
+/** A click id the advertiser does not know (a seeded or example advertiser). */
+export const CLICK_NOT_FOUND = refusal({
+  id: 'searchads360.clickNotFound',
+  scope: 'searchads360',
+  operations: ['conversion.insert'],
+  status: 400,
+  reason: 'notFound',
+  location: 'conversion[i].clickId',
+  when: 'the click id is no click of a seeded or example advertiser (one created on first use learns it)',
+  evidence: ['decision:0057'],
+});
+
+/** An engine account the advertiser does not have. */
+export const ROW_ENGINE_ACCOUNT_NOT_FOUND = refusal({
+  id: 'searchads360.rowEngineAccountNotFound',
+  scope: 'searchads360',
+  operations: ['conversion.insert'],
+  status: 400,
+  reason: 'notFound',
+  location: 'conversion[i].engineAccountId',
+  when: '`engineAccountId` is no engine account of a seeded or example advertiser',
+  evidence: ['decision:0057'],
+});
+
+/** A customer id that is no engine account of the advertiser. */
+export const ROW_CUSTOMER_ID_NOT_FOUND = refusal({
+  id: 'searchads360.rowCustomerIdNotFound',
+  scope: 'searchads360',
+  operations: ['conversion.insert'],
+  status: 400,
+  reason: 'notFound',
+  location: 'conversion[i].customerId',
+  when: '`customerId`, given without `engineAccountId`, is the customer id of no engine account of a seeded or example advertiser',
+  evidence: ['decision:0057'],
+});
+
+/** An engine account named with a customer id that is not its own. */
+export const ENGINE_ACCOUNT_CUSTOMER_MISMATCH = refusal({
+  id: 'searchads360.engineAccountCustomerIdMismatch',
+  scope: 'searchads360',
+  operations: ['conversion.insert'],
+  status: 400,
+  reason: 'invalid',
+  location: 'conversion[i].customerId',
+  when: '`engineAccountId` and `customerId` name two different accounts (the account has another customer id, or none)',
+  evidence: ['decision:0057'],
+});
+
+/** An entity id that is no entity of that type in the engine account. */
+export const ENTITY_NOT_FOUND = refusal({
+  id: 'searchads360.entityNotFound',
+  scope: 'searchads360',
+  operations: ['conversion.insert'],
+  status: 400,
+  reason: 'notFound',
+  location: 'conversion[i].campaignId, adGroupId, adId, criterionId, productGroupId',
+  when: 'an attribution id is no campaign, ad group, ad, keyword or product group (as its field says) of the engine account of a seeded or example advertiser',
+  evidence: ['decision:0057'],
+});
+
+/** An ad, keyword or product group outside the ad group of the other ids. */
+export const ENTITY_NOT_IN_AD_GROUP = refusal({
+  id: 'searchads360.entityNotInAdGroup',
+  scope: 'searchads360',
+  operations: ['conversion.insert'],
+  status: 400,
+  reason: 'invalid',
+  location: 'conversion[i].adId, criterionId, productGroupId',
+  when: 'an ad, keyword or product group the row names is not in the ad group its other ids name',
+  evidence: ['decision:0057'],
+});
+
+/** An ad group outside the campaign the row names. */
+export const AD_GROUP_NOT_IN_CAMPAIGN = refusal({
+  id: 'searchads360.adGroupNotInCampaign',
+  scope: 'searchads360',
+  operations: ['conversion.insert'],
+  status: 400,
+  reason: 'invalid',
+  location: 'conversion[i].campaignId',
+  when: 'the ad group the row names (or implies) is not in the campaign it names',
+  evidence: ['decision:0057'],
+});
+
+/** A conversionId twice in one request, for one advertiser. */
+export const CONVERSION_ID_TWICE = refusal({
+  id: 'searchads360.conversionIdTwiceInRequest',
+  scope: 'searchads360',
+  operations: WRITES,
+  status: 400,
+  reason: 'invalid',
+  location: 'conversion[i].conversionId',
+  when: 'an earlier row of the request has the same `conversionId` for the same advertiser (the first is handled)',
+  evidence: ['decision:0057'],
+});
+
+/** An inserted conversion whose keys are stored already. */
+export const CONVERSION_DUPLICATE = refusal({
+  id: 'searchads360.conversionDuplicate',
+  scope: 'searchads360',
+  operations: ['conversion.insert'],
+  status: 400,
+  reason: 'duplicate',
+  location: 'conversion[i].conversionId',
+  when: 'the advertiser has a stored conversion with this `conversionId` and `conversionTimestamp`',
+  evidence: ['decision:0057'],
+});
+
+/** An updated conversion whose keys match nothing stored. */
+export const CONVERSION_NOT_FOUND = refusal({
+  id: 'searchads360.conversionNotFound',
+  scope: 'searchads360',
+  operations: ['conversion.update'],
+  status: 400,
+  reason: 'notFound',
+  location: 'conversion[i].conversionId',
+  when: 'the advertiser has no stored conversion with this `conversionId` and `conversionTimestamp`',
+  evidence: ['decision:0057'],
+});
+
+/** An updated conversion without its type. */
+export const UPDATE_TYPE_REQUIRED = refusal({
+  id: 'searchads360.updateTypeRequired',
+  scope: 'searchads360',
+  operations: ['conversion.update'],
+  status: 400,
+  reason: 'required',
+  location: 'conversion[i].type',
+  when: 'an updated conversion lacks `type`',
+  evidence: ['decision:0057'],
+});
+
+/** A new type for a stored conversion. */
+export const TYPE_CHANGE = refusal({
+  id: 'searchads360.typeChange',
+  scope: 'searchads360',
+  operations: ['conversion.update'],
+  status: 400,
+  reason: 'invalid',
+  location: 'conversion[i].type',
+  when: 'an update sends another `type` than the stored conversion’s',
+  evidence: ['decision:0057'],
+});
+
+/** Another Floodlight activity for a stored conversion. */
+export const ACTIVITY_CHANGE = refusal({
+  id: 'searchads360.activityChange',
+  scope: 'searchads360',
+  operations: ['conversion.update'],
+  status: 400,
+  reason: 'invalid',
+  location: 'conversion[i].segmentationId, conversion[i].segmentationName',
+  when: 'an update names another Floodlight activity than the stored conversion’s',
+  evidence: ['decision:0057'],
+});
+
+/** Another click or attribution id for a stored conversion. */
+export const ATTRIBUTION_CHANGE = refusal({
+  id: 'searchads360.attributionChange',
+  scope: 'searchads360',
+  operations: ['conversion.update'],
+  status: 400,
+  reason: 'invalid',
+  location:
+    'conversion[i].clickId, engineAccountId, customerId, campaignId, adGroupId, criterionId, adId, productGroupId',
+  when: 'an update sends a click or attribution id other than the stored conversion’s',
+  evidence: ['decision:0057'],
+});
+
+// ---------------------------------------------------------------------------------------
 
 /** A Conversion's fields in the order the service answers them (the spec's examples). */
 const FIELD_ORDER = [
@@ -107,17 +383,6 @@ const CHANGEABLE = [
   'state',
 ];
 
-/** Fields that describe the sale or the user: kept as inserted, since update may not change them. */
-const DESCRIPTIVE = [
-  'adUserDataConsent',
-  'channel',
-  'storeId',
-  'inventoryAccountId',
-  'productId',
-  'productCountry',
-  'productLanguage',
-];
-
 /** The attribution ids naming entities, with the entity type they name. */
 const ENTITY_FIELDS: [field: string, type: EntityType, label: string][] = [
   ['campaignId', 'CAMPAIGN', 'Campaign'],
@@ -137,22 +402,13 @@ function ordered(value: JsonObject): JsonObject {
 /**
  * The conversions of the body with what a client may write (read-only and unknown fields
  * dropped), by index; a row refused by the schema is undefined, its problems in `problems`.
+ * An empty batch asks for nothing and is answered with nothing (decision 0057).
  */
 function rowsOf(
   context: Context<BatchRequest<'conversion.insert' | 'conversion.update', 'conversion'>>,
   problems: BatchProblems,
 ): (JsonObject | undefined)[] {
   const rows = batchRows(context.request.body.conversion, context.request.rowProblems, problems);
-  if (rows.length === 0)
-    throw new ApiError(400, [
-      {
-        domain: 'global',
-        reason: 'required',
-        message: 'Required field: conversion (a batch of at least one conversion)',
-        location: 'conversion',
-        locationType: 'parameter',
-      },
-    ]);
   return rows.map((row) => {
     if (!row) return undefined;
     // attributionModel is the service's to set; it is ignored, as the spec says.
@@ -161,114 +417,50 @@ function rowsOf(
   });
 }
 
-/** The keys of a row, and its agency and advertiser; undefined when they cannot be found. */
-function advertiserOfRow(
+/** The keys of a row and its advertiser; undefined when they cannot be found. */
+function keyedAdvertiser(
   world: SearchAds360State,
   row: JsonObject,
   i: number,
   problems: BatchProblems,
-  open = false,
+  open: boolean,
 ): AdvertiserRecord | undefined {
-  for (const name of ['agencyId', 'advertiserId', 'conversionId', 'conversionTimestamp'])
-    if (!field(row, name)) problems.required(i, name);
+  for (const name of ['conversionId', 'conversionTimestamp'])
+    if (!field(row, name)) problems.required(i, name, CONVERSION_KEY_REQUIRED);
   const timestamp = field(row, 'conversionTimestamp');
   if (timestamp && !isCount(timestamp))
     problems.add(
       i,
       'conversionTimestamp',
-      'invalid',
+      TIMESTAMP_INVALID,
       `conversionTimestamp must be milliseconds since 1970 in digits, not "${timestamp}"`,
     );
-  const agencyId = field(row, 'agencyId');
-  const advertiserId = field(row, 'advertiserId');
-  if (!agencyId || !advertiserId) return undefined;
-  const agency = own(world.agencies, agencyId);
-  const elsewhere = agency ? undefined : findAdvertiser(world, advertiserId);
-  if (elsewhere && open) {
-    // Default mode creates unknown agencies, but an advertiser belongs to one agency only.
-    problems.add(
-      i,
-      'advertiserId',
-      'notFound',
-      `Advertiser ${advertiserId} is not found in agency ${agencyId} (it is in agency ${elsewhere.agency.id}).`,
-    );
-    return undefined;
-  }
-  if (!agency) {
-    problems.add(i, 'agencyId', 'notFound', `Agency ${agencyId} is not found.`);
-    return undefined;
-  }
-  const advertiser = own(agency.advertisers, advertiserId);
-  if (!advertiser)
-    problems.add(
-      i,
-      'advertiserId',
-      'notFound',
-      `Advertiser ${advertiserId} is not found in agency ${agencyId}.`,
-    );
-  return advertiser;
+  return advertiserOfRow(world, row, i, problems, open);
 }
 
-/** The value fields of a conversion of `type`: revenue for a TRANSACTION, a count for an ACTION. */
-function checkValues(row: JsonObject, type: string, i: number, problems: BatchProblems): void {
+/** The formats of the values: whole int64 numbers, an ISO 4217 currency. No value belongs to a type. */
+function checkValues(row: JsonObject, i: number, problems: BatchProblems): void {
   for (const [name, unit] of [
     ['revenueMicros', 'micros'],
     ['quantityMillis', 'millis'],
     ['countMillis', 'millis'],
   ] as const) {
     const value = field(row, name);
-    if (value !== undefined && !isCount(value))
+    if (value !== undefined && !isInt64(value))
       problems.add(
         i,
         name,
-        'invalid',
-        `${name} must be a whole number of ${unit} of at least 0, not "${value}"`,
+        VALUE_NOT_INT64,
+        `${name} must be a whole number of ${unit} within int64, not "${value}"`,
       );
   }
-  if (type === 'TRANSACTION') {
-    if (!field(row, 'revenueMicros'))
-      problems.required(i, 'revenueMicros', 'revenueMicros (a TRANSACTION carries its revenue)');
-    if (row.countMillis !== undefined)
-      problems.add(
-        i,
-        'countMillis',
-        'invalid',
-        'countMillis counts the actions of an ACTION; a TRANSACTION gives revenueMicros and quantityMillis',
-      );
-    const currency = field(row, 'currencyCode');
-    if (currency !== undefined && !CURRENCIES.has(currency))
-      problems.add(
-        i,
-        'currencyCode',
-        'invalid',
-        `currencyCode "${currency}" is not an ISO 4217 currency code`,
-      );
-  } else if (type === 'ACTION') {
-    if (!field(row, 'countMillis'))
-      problems.required(i, 'countMillis', 'countMillis (an ACTION carries its count)');
-    for (const name of ['revenueMicros', 'currencyCode', 'quantityMillis'])
-      if (row[name] !== undefined)
-        problems.add(
-          i,
-          name,
-          'invalid',
-          `An ACTION carries no ${name}; a conversion with revenue is a TRANSACTION`,
-        );
-  }
-}
-
-/** A TRANSACTION of an advertiser without a currency of its own (created on first use) names its currency. */
-function needsCurrency(
-  advertiser: AdvertiserRecord,
-  row: JsonObject,
-  i: number,
-  problems: BatchProblems,
-): void {
-  if (!advertiser.currencyCode && !field(row, 'currencyCode'))
-    problems.required(
+  const currency = field(row, 'currencyCode');
+  if (currency !== undefined && !CURRENCIES.has(currency))
+    problems.add(
       i,
       'currencyCode',
-      `currencyCode (advertiser ${advertiser.id} was created on first use and has no currency of its own to default to)`,
+      CURRENCY_NOT_ISO_4217,
+      `currencyCode "${currency}" is not an ISO 4217 currency code`,
     );
 }
 
@@ -326,7 +518,11 @@ function createNamed(
   }
 }
 
-/** The attribution of a new conversion, from its click or from its engine account and entity ids. */
+/**
+ * The attribution of a new conversion, from its click or from its engine account and entity
+ * ids. With a known click, the ids the row gives are kept as sent and the click fills in the
+ * others (no evidence says the live service refuses ids that differ from the click's).
+ */
 function attributionOfRow(
   advertiser: AdvertiserRecord,
   row: JsonObject,
@@ -342,7 +538,7 @@ function attributionOfRow(
       problems.add(
         i,
         'clickId',
-        'notFound',
+        CLICK_NOT_FOUND,
         `Click id ${clickId} is not found for advertiser ${advertiser.id}.`,
       );
       return undefined;
@@ -354,31 +550,11 @@ function attributionOfRow(
       ...(engineAccount.customerId ? { customerId: engineAccount.customerId } : {}),
       ...click,
     };
-    let fits = true;
-    for (const name of ATTRIBUTION) {
-      const given = row[name];
-      if (given !== undefined && given !== out[name]) {
-        fits = false;
-        problems.add(
-          i,
-          name,
-          'invalid',
-          `Click ${clickId} has ${name} ${String(out[name] ?? '(none)')}, not ${String(given)}; leave it out to take the click's.`,
-        );
-      }
+    for (const name of [...ATTRIBUTION, 'deviceType']) {
+      const given = field(row, name);
+      if (given !== undefined) out[name] = given;
     }
-    const device = field(row, 'deviceType');
-    if (device && click.deviceType && device !== click.deviceType) {
-      fits = false;
-      problems.add(
-        i,
-        'deviceType',
-        'invalid',
-        `Click ${clickId} was on a ${click.deviceType} device, not ${device}.`,
-      );
-    }
-    if (device && !click.deviceType) out.deviceType = device;
-    return fits ? out : undefined;
+    return out;
   }
 
   if (open) createNamed(advertiser, row, i, problems);
@@ -398,6 +574,7 @@ function attributionOfRow(
     problems.required(
       i,
       'clickId',
+      ATTRIBUTION_REQUIRED,
       'clickId, or engineAccountId (or customerId) with the ids of the entities the conversion is attributed to',
     );
     return undefined;
@@ -410,7 +587,7 @@ function attributionOfRow(
       problems.add(
         i,
         'engineAccountId',
-        'notFound',
+        ROW_ENGINE_ACCOUNT_NOT_FOUND,
         `Engine account ${engineAccountId} is not found for advertiser ${advertiser.id}.`,
       );
       return undefined;
@@ -419,7 +596,7 @@ function attributionOfRow(
       problems.add(
         i,
         'customerId',
-        'invalid',
+        ENGINE_ACCOUNT_CUSTOMER_MISMATCH,
         `Engine account ${engineAccountId} has customer id ${account.customerId ?? '(none)'}, not ${customerId}.`,
       );
       return undefined;
@@ -430,7 +607,7 @@ function attributionOfRow(
       problems.add(
         i,
         'customerId',
-        'notFound',
+        ROW_CUSTOMER_ID_NOT_FOUND,
         `Customer id ${customerId} is not an account of advertiser ${advertiser.id}.`,
       );
       return undefined;
@@ -445,7 +622,7 @@ function attributionOfRow(
     const entity = entities.get(id);
     if (!entity || entity.type !== type) {
       fits = false;
-      problems.add(i, name, 'notFound', `${label} ${id} is not found in engine account ${account.id}.`);
+      problems.add(i, name, ENTITY_NOT_FOUND, `${label} ${id} is not found in engine account ${account.id}.`);
     } else given.set(name, entity);
   }
   if (!fits) return undefined;
@@ -460,7 +637,7 @@ function attributionOfRow(
       problems.add(
         i,
         name,
-        'invalid',
+        ENTITY_NOT_IN_AD_GROUP,
         `${label} ${entity.id} is in ad group ${entity.parentId ?? '(none)'}, not in ad group ${adGroupId} of the other attribution ids.`,
       );
     }
@@ -472,7 +649,7 @@ function attributionOfRow(
     problems.add(
       i,
       'campaignId',
-      'invalid',
+      AD_GROUP_NOT_IN_CAMPAIGN,
       `Ad group ${adGroup.id} is in campaign ${adGroup.parentId ?? '(none)'}, not ${campaignId}.`,
     );
   }
@@ -499,9 +676,13 @@ function attributionOfRow(
   return out;
 }
 
-/** The currency a TRANSACTION is stored in: its own, else the advertiser's. */
+/** A revenue without its currency is in the advertiser's, when the advertiser has one. */
 function withCurrency(conversion: JsonObject, advertiser: AdvertiserRecord): JsonObject {
-  if (conversion.type === 'TRANSACTION' && conversion.currencyCode === undefined && advertiser.currencyCode)
+  if (
+    conversion.revenueMicros !== undefined &&
+    conversion.currencyCode === undefined &&
+    advertiser.currencyCode
+  )
     conversion.currencyCode = advertiser.currencyCode;
   return conversion;
 }
@@ -525,7 +706,11 @@ function stamp(
 }
 
 const answer = (conversions: JsonObject[]) => ({
-  body: { kind: CONVERSION_LIST_KIND, conversion: conversions },
+  body: {
+    kind: CONVERSION_LIST_KIND,
+    // Google leaves an empty list out (an empty batch answers none).
+    ...(conversions.length > 0 ? { conversion: conversions } : {}),
+  },
 });
 
 /**
@@ -546,7 +731,7 @@ function onceInBatch(
     problems.add(
       i,
       'conversionId',
-      'invalid',
+      CONVERSION_ID_TWICE,
       `conversion[${first}] has conversionId ${conversionId} already; every conversion of a request needs its own conversionId.`,
     );
 }
@@ -569,21 +754,19 @@ function writeInserted(
 const insert: BatchHandler<'conversion.insert', 'conversion'> = (context) => {
   const problems = new BatchProblems('conversion', 'conversions');
   const rows = rowsOf(context, problems);
-  const world = context.openIds
+  const open = context.openIds === true;
+  const world = open
     ? worldWithRowAdvertisers(context.store, context.spec, rows)
     : readWorld(context.store.state, context.spec);
   const firstOfId = new Map<string, number>();
   const prepared: { advertiser: AdvertiserRecord; conversion: JsonObject }[] = [];
   const check = (row: JsonObject | undefined, i: number): void => {
     if (!row) return;
-    const advertiser = advertiserOfRow(world, row, i, problems, context.openIds === true);
-    const type = field(row, 'type');
-    if (!type) problems.required(i, 'type');
-    else checkValues(row, type, i, problems);
+    const advertiser = keyedAdvertiser(world, row, i, problems, open);
+    checkValues(row, i, problems);
+    if (!field(row, 'segmentationType')) problems.required(i, 'segmentationType', SEGMENTATION_TYPE_REQUIRED);
     if (!advertiser) return;
-    if (type === 'TRANSACTION') needsCurrency(advertiser, row, i, problems);
-    if (!field(row, 'segmentationType')) problems.required(i, 'segmentationType');
-    const activity = activityOf(advertiser, row, i, problems);
+    const activity = activityOf(advertiser, row, i, problems, ACTIVITY_REQUIRED);
     const attribution = attributionOfRow(advertiser, row, i, problems);
     const conversionId = field(row, 'conversionId');
     const timestamp = field(row, 'conversionTimestamp');
@@ -593,7 +776,7 @@ const insert: BatchHandler<'conversion.insert', 'conversion'> = (context) => {
         problems.add(
           i,
           'conversionId',
-          'duplicate',
+          CONVERSION_DUPLICATE,
           `A conversion with conversionId ${conversionId} and this conversionTimestamp exists for the advertiser.`,
         );
     }
@@ -607,6 +790,8 @@ const insert: BatchHandler<'conversion.insert', 'conversion'> = (context) => {
       state: row.state ?? 'ACTIVE',
       ...(advertiser.attributionModel ? { attributionModel: advertiser.attributionModel } : {}),
     };
+    // An activity the row named by id alone answers without a name it does not have.
+    if (!activity.name) delete conversion.segmentationName;
     prepared.push({ advertiser, conversion: withCurrency(conversion, advertiser) });
   };
   rows.forEach((row, i) => {
@@ -619,20 +804,31 @@ const insert: BatchHandler<'conversion.insert', 'conversion'> = (context) => {
   return answer(stored);
 };
 
+/** The ids an update may name its conversion by, besides the click (the guide's keyword id, or any). */
+const IDENTIFYING = ['clickId', ...ATTRIBUTION];
+
 const update: BatchHandler<'conversion.update', 'conversion'> = (context) => {
   const problems = new BatchProblems('conversion', 'conversions');
   const rows = rowsOf(context, problems);
-  const world = context.openIds
+  const open = context.openIds === true;
+  const world = open
     ? worldWithRowAdvertisers(context.store, context.spec, rows)
     : readWorld(context.store.state, context.spec);
   const firstOfId = new Map<string, number>();
   const prepared: { advertiser: AdvertiserRecord; key: string; conversion: JsonObject }[] = [];
   const check = (row: JsonObject | undefined, i: number): void => {
     if (!row) return;
-    const advertiser = advertiserOfRow(world, row, i, problems, context.openIds === true);
-    if (!field(row, 'type')) problems.required(i, 'type');
-    if (!field(row, 'clickId') && !field(row, 'engineAccountId') && !field(row, 'customerId'))
-      problems.required(i, 'clickId', 'clickId, or the attribution ids the conversion was inserted with');
+    const advertiser = keyedAdvertiser(world, row, i, problems, open);
+    const type = field(row, 'type');
+    if (!type) problems.required(i, 'type', UPDATE_TYPE_REQUIRED);
+    if (!IDENTIFYING.some((name) => field(row, name)))
+      problems.required(
+        i,
+        'clickId',
+        UPDATE_ATTRIBUTION_REQUIRED,
+        'clickId, or the attribution ids the conversion was inserted with (criterionId, engineAccountId, ...)',
+      );
+    checkValues(row, i, problems);
     if (!advertiser) return;
     const conversionId = field(row, 'conversionId');
     const timestamp = field(row, 'conversionTimestamp');
@@ -644,43 +840,39 @@ const update: BatchHandler<'conversion.update', 'conversion'> = (context) => {
       problems.add(
         i,
         'conversionId',
-        'notFound',
+        CONVERSION_NOT_FOUND,
         `No conversion with conversionId ${conversionId} and this conversionTimestamp exists for the advertiser.`,
       );
       return;
     }
-    const type = field(row, 'type');
-    // The values are checked against the stored type; a new type is refused on its own.
-    if (type && type !== stored.type)
+    if (type && stored.type !== undefined && type !== stored.type)
       problems.add(
         i,
         'type',
-        'invalid',
+        TYPE_CHANGE,
         'The type of a stored conversion cannot be changed; remove it and insert a new conversion instead.',
       );
-    else {
-      checkValues(row, String(stored.type), i, problems);
-      if (stored.type === 'TRANSACTION') needsCurrency(advertiser, row, i, problems);
-    }
-    if (!field(row, 'segmentationType')) problems.required(i, 'segmentationType');
-    const activity = activityOf(advertiser, row, i, problems);
+    // The activity is compared when the row names one; left out, the stored one is kept.
+    const names = field(row, 'segmentationId') ?? field(row, 'segmentationName');
+    const activity = names ? activityOf(advertiser, row, i, problems, undefined) : undefined;
     if (activity && activity.id !== stored.segmentationId)
       problems.add(
         i,
         field(row, 'segmentationId') ? 'segmentationId' : 'segmentationName',
-        'invalid',
-        `The Floodlight activity of a stored conversion cannot be changed (it is "${String(stored.segmentationName)}"); remove it and insert a new conversion instead.`,
+        ACTIVITY_CHANGE,
+        `The Floodlight activity of a stored conversion cannot be changed (it is "${String(stored.segmentationName ?? stored.segmentationId)}"); remove it and insert a new conversion instead.`,
       );
-    for (const name of ['clickId', ...ATTRIBUTION, 'deviceType', ...DESCRIPTIVE]) {
+    for (const name of ['clickId', ...ATTRIBUTION]) {
       if (row[name] !== undefined && !sameJson(row[name], stored[name]))
         problems.add(
           i,
           name,
-          'invalid',
+          ATTRIBUTION_CHANGE,
           `The ${name} of a stored conversion cannot be changed (it is ${stored[name] === undefined ? 'not set' : JSON.stringify(stored[name])}); remove it and insert a new conversion instead.`,
         );
     }
     if (problems.has(i)) return;
+    // What the guide does not list as changeable is kept as stored (descriptive fields too).
     const kept = Object.fromEntries(Object.entries(stored).filter(([name]) => !CHANGEABLE.includes(name)));
     const changed = Object.fromEntries(Object.entries(row).filter(([name]) => CHANGEABLE.includes(name)));
     const conversion = withCurrency({ ...kept, ...changed, state: row.state ?? 'ACTIVE' }, advertiser);

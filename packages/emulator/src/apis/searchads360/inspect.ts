@@ -7,12 +7,13 @@
  * shows what a client would be answered. Reads only.
  */
 import type { InspectInput, InspectView } from '../../core/api-module.js';
-import { badRequest } from '../../core/errors.js';
+import { refusal, refuse } from '../../core/errors.js';
 import { storedItems } from '../../core/json.js';
 import { own } from '../../core/own.js';
 import type { JsonObject } from '../../core/spec.js';
 import type { Store } from '../../core/store.js';
 import { inAnswerOrder } from './conversion-reads.js';
+import { dayOf, dayText, timeZoneOf } from './days.js';
 import { ID_MAPPING_COLUMNS, idMappingRows } from './reports.js';
 import {
   type AdvertiserPlace,
@@ -20,8 +21,33 @@ import {
   findAdvertiser,
   readWorld,
   type SearchAds360State,
-  unknownId,
 } from './state.js';
+
+/** A view of one advertiser asked for without `advertiserId` (the emulator's own endpoint). */
+export const INSPECT_ADVERTISER_REQUIRED = refusal({
+  id: 'inspector.searchads360AdvertiserRequired',
+  scope: 'control plane',
+  operations: [],
+  status: 400,
+  reason: 'required',
+  domain: 'emulator',
+  location: 'advertiserId',
+  when: 'a Search Ads 360 inspector view of one advertiser is asked for without `advertiserId`',
+  evidence: ['decision:0057'],
+});
+
+/** A view of an advertiser the emulator does not know (the emulator's own endpoint). */
+export const INSPECT_ADVERTISER_NOT_FOUND = refusal({
+  id: 'inspector.searchads360AdvertiserNotFound',
+  scope: 'control plane',
+  operations: [],
+  status: 404,
+  reason: 'notFound',
+  domain: 'emulator',
+  location: 'advertiserId',
+  when: 'a Search Ads 360 inspector view names an advertiser the emulator does not know',
+  evidence: ['decision:0057'],
+});
 
 /** An advertiser as the `advertisers` view lists it: what it is and how much it holds. */
 export interface AdvertiserSummary {
@@ -30,6 +56,8 @@ export interface AdvertiserSummary {
   currencyCode?: string;
   customerId?: string;
   attributionModel?: string;
+  /** The IANA time zone its conversions are dated in (the default when it has none of its own). */
+  timeZone: string;
   /** Made when a request first named it (default mode), not by a seed or the spec examples. */
   createdOnFirstUse: boolean;
   engineAccounts: number;
@@ -47,7 +75,14 @@ export interface AdvertisersView {
 export interface ConversionsView {
   agencyId: string;
   advertiserId: string;
+  /** The advertiser's time zone, which its conversions' days are in. */
+  timeZone: string;
   conversions: JsonObject[];
+  /**
+   * Each conversion's day (`yyyy-mm-dd`) in the advertiser's time zone, by its key
+   * `<conversionTimestamp>:<conversionId>`: the day the reads' startDate and endDate match.
+   */
+  days: Record<string, string>;
 }
 
 /** `availabilities`: the advertiser's availabilities as recorded, one per Floodlight activity. */
@@ -87,10 +122,16 @@ function advertiserOf({ store, spec, query }: InspectInput<Store>): {
   place: AdvertiserPlace;
 } {
   const advertiserId = query.get('advertiserId');
-  if (!advertiserId) throw badRequest('required', 'Required parameter: advertiserId', 'advertiserId');
+  if (!advertiserId)
+    throw refuse(INSPECT_ADVERTISER_REQUIRED, 'Required parameter: advertiserId', {
+      location: 'advertiserId',
+    });
   const world = readWorld(store.state, spec);
   const place = findAdvertiser(world, advertiserId);
-  if (!place) throw unknownId('advertiserId', `Advertiser ${advertiserId} is not found.`);
+  if (!place)
+    throw refuse(INSPECT_ADVERTISER_NOT_FOUND, `Advertiser ${advertiserId} is not found.`, {
+      location: 'advertiserId',
+    });
   return { world, place };
 }
 
@@ -109,6 +150,7 @@ const advertisers: InspectView<Store> = ({ store, spec }): AdvertisersView => {
         ...(advertiser.currencyCode ? { currencyCode: advertiser.currencyCode } : {}),
         ...(advertiser.customerId ? { customerId: advertiser.customerId } : {}),
         ...(advertiser.attributionModel ? { attributionModel: advertiser.attributionModel } : {}),
+        timeZone: timeZoneOf(advertiser),
         createdOnFirstUse: advertiser.createdOnFirstUse === true,
         engineAccounts: count(advertiser.engineAccounts),
         floodlightActivities: advertiser.floodlightActivities.length,
@@ -121,12 +163,21 @@ const advertisers: InspectView<Store> = ({ store, spec }): AdvertisersView => {
 
 const conversions: InspectView<Store> = (input): ConversionsView => {
   const { world, place } = advertiserOf(input);
-  const stored = Object.values(own(world.conversions, place.advertiser.id) ?? {});
+  const stored = inAnswerOrder(Object.values(own(world.conversions, place.advertiser.id) ?? {}));
+  const timeZone = timeZoneOf(place.advertiser);
+  const days: Record<string, string> = {};
+  for (const conversion of stored) {
+    const { conversionTimestamp, conversionId } = conversion;
+    const day = dayOf(Number(conversionTimestamp), timeZone);
+    if (day !== undefined) days[`${conversionTimestamp}:${conversionId}`] = dayText(day);
+  }
   return {
     agencyId: place.agency.id,
     advertiserId: place.advertiser.id,
+    timeZone,
     // Stored conversions are the answers (conversion-reads.ts): their kept JSON is sent.
-    conversions: storedItems(inAnswerOrder(stored)),
+    conversions: storedItems(stored),
+    days,
   };
 };
 

@@ -70,6 +70,12 @@ export interface AdvertiserRecord {
   customerId?: string;
   /** What the service sets as `attributionModel` on the advertiser's conversions. */
   attributionModel?: string;
+  /**
+   * The IANA time zone its conversions are dated in (the reads' `startDate` and `endDate`);
+   * without one, the default of days.ts (an advertiser of the spec examples, or of a state
+   * dumped before the field existed).
+   */
+  timeZone?: string;
   floodlightActivities: FloodlightActivityRecord[];
   savedColumns: SavedColumnRecord[];
   engineAccounts: Record<string, EngineAccountRecord>;

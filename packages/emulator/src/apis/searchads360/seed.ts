@@ -13,6 +13,7 @@ import type { JsonObject } from '../../core/spec.js';
 import { nextRevision } from '../../core/state.js';
 import type { Store } from '../../core/store.js';
 import { CURRENCIES, ID_SCHEMA } from './batch.js';
+import { canonicalTimeZone, DEFAULT_TIME_ZONE } from './days.js';
 import {
   type AdvertiserRecord,
   type ClickRecord,
@@ -72,6 +73,11 @@ export interface SeedAdvertiser {
   currencyCode: string;
   customerId?: string;
   attributionModel?: string;
+  /**
+   * The IANA time zone its conversions are dated in (the reads' `startDate` and `endDate`);
+   * left out, the emulator's default, UTC (days.ts).
+   */
+  timeZone?: string;
   floodlightActivities?: { id: string; name: string }[];
   savedColumns?: { savedColumnName: string; type: string }[];
   engineAccounts?: SeedEngineAccount[];
@@ -129,6 +135,12 @@ export const SEARCHADS360_SEED_SCHEMA = {
             currencyCode: { type: 'string', pattern: '^[A-Z]{3}$' },
             customerId: ID,
             attributionModel: NAME,
+            timeZone: {
+              type: 'string',
+              minLength: 1,
+              description:
+                "The IANA time zone the advertiser dates its conversions in (`Asia/Tokyo`): the days of the reads' startDate and endDate. Left out: UTC.",
+            },
             floodlightActivities: list({
               type: 'object',
               required: ['id', 'name'],
@@ -287,9 +299,15 @@ export function addSeedEntities(world: SearchAds360State, seed: SearchAds360Seed
       const existing = findAdvertiser(world, seedAdvertiser.id);
       if (existing)
         fail(`${at}.id`, `advertiser ${seedAdvertiser.id} exists already (in agency ${existing.agency.id})`);
+      const timeZone =
+        seedAdvertiser.timeZone === undefined
+          ? DEFAULT_TIME_ZONE
+          : canonicalTimeZone(seedAdvertiser.timeZone);
+      if (!timeZone) fail(`${at}.timeZone`, `${seedAdvertiser.timeZone} is not an IANA time zone Node knows`);
       const advertiser: AdvertiserRecord = {
         id: seedAdvertiser.id,
         currencyCode: seedAdvertiser.currencyCode,
+        timeZone,
         floodlightActivities: [],
         savedColumns: [],
         engineAccounts: {},

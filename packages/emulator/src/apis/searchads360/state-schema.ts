@@ -8,6 +8,7 @@
 import type { ApiStateShape } from '../../core/api-module.js';
 import { specFileId } from '../../core/state-file.js';
 import { ID_SCHEMA } from './batch.js';
+import { canonicalTimeZone } from './days.js';
 import { type SearchAds360State, worldOf } from './state.js';
 
 /** The id the Search Ads 360 spec is registered under in the state and seed checkers' Ajv. */
@@ -56,6 +57,7 @@ export function searchAds360StateSchema(specId = SEARCHADS360_SPEC_ID): object {
     createdOnFirstUse: { const: true },
     customerId: ID,
     attributionModel: { type: 'string' },
+    timeZone: { type: 'string', minLength: 1 },
     floodlightActivities: list(object(['id'], { id: ID, name: { type: 'string', minLength: 1 } })),
     savedColumns: list(
       object(['savedColumnName', 'type'], {
@@ -71,16 +73,16 @@ export function searchAds360StateSchema(specId = SEARCHADS360_SPEC_ID): object {
     ),
     conversions: record(
       record(
+        // What every stored conversion has: an ACTION or TRANSACTION may be sent without its
+        // type, and one of an advertiser created on first use without an engine account.
         resource('Conversion', [
           'agencyId',
           'advertiserId',
-          'engineAccountId',
           'conversionId',
           'conversionTimestamp',
           'dsConversionId',
           'segmentationType',
           'segmentationId',
-          'type',
           'state',
         ]),
       ),
@@ -112,6 +114,8 @@ export function checkSearchAds360Links(world: SearchAds360State, fail: (message:
     for (const [advertiserId, advertiser] of Object.entries(agency.advertisers)) {
       const advertiserAt = `${agencyAt}/advertisers/${advertiserId}`;
       if (advertiser.id !== advertiserId) fail(`${advertiserAt}/id: must be the key, ${advertiserId}`);
+      if (advertiser.timeZone !== undefined && canonicalTimeZone(advertiser.timeZone) === undefined)
+        fail(`${advertiserAt}/timeZone: ${advertiser.timeZone} is not an IANA time zone Node knows`);
       const other = advertisers.get(advertiserId);
       if (other) fail(`${advertiserAt}: advertiser ${advertiserId} is in agency ${other} too`);
       advertisers.set(advertiserId, agencyId);

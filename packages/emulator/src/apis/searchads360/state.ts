@@ -10,11 +10,12 @@
  * is; the first write copies it into the state (`writableWorld`).
  */
 
-import { ApiError } from '../../core/errors.js';
+import { refusal, refuse } from '../../core/errors.js';
 import { own } from '../../core/own.js';
 import type { ApiSpec } from '../../core/spec.js';
 import type { State, StateHolder } from '../../core/state.js';
 
+import { DEFAULT_TIME_ZONE } from './days.js';
 import { exampleWorld } from './examples.js';
 
 import type {
@@ -122,12 +123,31 @@ export function findClick(
   return undefined;
 }
 
-/** The 404 of a path that names an unknown id, with the parameter as location. */
-export function unknownId(parameter: string, message: string): ApiError {
-  return new ApiError(404, [
-    { domain: 'global', reason: 'notFound', message, location: parameter, locationType: 'parameter' },
-  ]);
-}
+const PATH_READS = ['conversion.get', 'reports.getIdMappingFile', 'savedColumns.list'];
+
+/** A path's agency that the emulator does not know. */
+export const AGENCY_NOT_FOUND = refusal({
+  id: 'searchads360.agencyNotFound',
+  scope: 'searchads360',
+  operations: PATH_READS,
+  status: 404,
+  reason: 'notFound',
+  location: 'agencyId',
+  when: 'the path’s agency is not one the emulator knows (strict mode: no seed or example names it)',
+  evidence: ['decision:0057'],
+});
+
+/** A path's advertiser that is not one of the path's agency. */
+export const ADVERTISER_NOT_FOUND = refusal({
+  id: 'searchads360.advertiserNotFound',
+  scope: 'searchads360',
+  operations: PATH_READS,
+  status: 404,
+  reason: 'notFound',
+  location: 'advertiserId',
+  when: 'the path’s advertiser is not in the path’s agency (strict mode, or an advertiser of another agency)',
+  evidence: ['decision:0057'],
+});
 
 /** An advertiser that holds nothing, for reads of ids no one named yet in default mode. */
 const emptyAdvertiser = (id: string): AdvertiserRecord => ({
@@ -153,8 +173,10 @@ export function advertiserOfPath(
   if (agency && advertiser) return { agency, advertiser };
   if (open && !findAdvertiser(world, advertiserId))
     return { agency: agency ?? { id: agencyId, advertisers: {} }, advertiser: emptyAdvertiser(advertiserId) };
-  if (!agency) throw unknownId('agencyId', `Agency ${agencyId} is not found.`);
-  throw unknownId('advertiserId', `Advertiser ${advertiserId} is not found in agency ${agencyId}.`);
+  if (!agency) throw refuse(AGENCY_NOT_FOUND, `Agency ${agencyId} is not found.`, { location: 'agencyId' });
+  throw refuse(ADVERTISER_NOT_FOUND, `Advertiser ${advertiserId} is not found in agency ${agencyId}.`, {
+    location: 'advertiserId',
+  });
 }
 
 /**
@@ -178,7 +200,11 @@ export function worldWithRowAdvertisers(
     world = writableWorld(store, spec);
     const agency = own(world.agencies, agencyId) ?? { id: agencyId, advertisers: {} };
     world.agencies[agencyId] = agency;
-    agency.advertisers[advertiserId] = { ...emptyAdvertiser(advertiserId), createdOnFirstUse: true };
+    agency.advertisers[advertiserId] = {
+      ...emptyAdvertiser(advertiserId),
+      createdOnFirstUse: true,
+      timeZone: DEFAULT_TIME_ZONE,
+    };
   }
   return world;
 }

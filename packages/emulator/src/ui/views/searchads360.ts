@@ -1,6 +1,7 @@
 /**
  * The Search Ads 360 view: an advertiser (grouped by agency), its conversions in a table sorted
- * by any column and filtered by text and state, a conversion's JSON and its history (the
+ * by any column and filtered by text and state (with each one's day in the advertiser's time
+ * zone, the day the API's reads date it on), a conversion's JSON and its history (the
  * inserts and updates of the journal that wrote it), its availabilities, and its engine
  * accounts' entities with their rows of the ID-mapping file. The data is the module's own
  * views (`/__emulator/apis/searchads360/<view>`), so it is what a client would be answered.
@@ -56,12 +57,24 @@ function decimal(digits: string, scale: number): string {
   return fraction ? `${whole}.${fraction}` : whole;
 }
 
+/**
+ * Each shown conversion's day in its advertiser's time zone (`yyyy-mm-dd`), by its key: the day
+ * the API's reads date it on, as the `conversions` view computed it.
+ */
+let days: Record<string, string> = {};
+
 const COLUMNS: Column[] = [
   { key: 'conversionId', label: 'Conversion id', text: (c) => value(c, 'conversionId') },
   {
     key: 'conversionTimestamp',
     label: 'Time (UTC)',
     text: (c) => utc(value(c, 'conversionTimestamp')),
+    sortBy: (c) => value(c, 'conversionTimestamp'),
+  },
+  {
+    key: 'day',
+    label: "Day (advertiser's time zone)",
+    text: (c) => days[keyOf(c)] ?? '',
     sortBy: (c) => value(c, 'conversionTimestamp'),
   },
   { key: 'type', label: 'Type', text: (c) => value(c, 'type') },
@@ -455,6 +468,7 @@ export async function renderSearchAds360(): Promise<void> {
               summary.currencyCode && `currency ${summary.currencyCode}`,
               summary.customerId && `customer id ${summary.customerId}`,
               summary.attributionModel && `attribution ${summary.attributionModel}`,
+              `time zone ${summary.timeZone}`,
               `${summary.engineAccounts} engine accounts`,
               `${summary.floodlightActivities} Floodlight activities`,
             ]
@@ -481,7 +495,8 @@ export async function renderSearchAds360(): Promise<void> {
     main.replaceChildren(...content.filter((c): c is Node | string => Boolean(c)));
     return;
   }
-  const [{ conversions }, availabilities, entities] = views;
+  const [{ conversions, days: conversionDays }, availabilities, entities] = views;
+  days = conversionDays;
 
   const filter = h('input', {
     id: 'conversion-filter',
