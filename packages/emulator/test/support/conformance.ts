@@ -146,9 +146,9 @@ export const DOCUMENTED_RULES: { operations: RegExp; match: RegExp; documented: 
   {
     operations: /^conversion\.(get|getByCustomerId)$/,
     match:
-      /^400 invalid Invalid value for parameter (startDate|endDate): .* (is not a day written as yyyymmdd|is after endDate)/,
+      /^400 invalid Invalid value for parameter (startDate|endDate): .* is not a day written as yyyymmdd/,
     documented:
-      'startDate / endDate: "written as the integer yyyymmdd"; conversion.get: "startDate is after endDate" is invalid',
+      'startDate / endDate: "written as the integer yyyymmdd"; a date that names no day is invalid (a startDate after endDate is an empty window, decision 0057)',
   },
   {
     operations: /^calendarList\.delete$/,

@@ -37,12 +37,12 @@ export interface ConversionGetArgs {
    */
   quotaUser?: string;
   /**
-   * The first day of the period whose conversions are returned, included, written as the integer `yyyymmdd`. It cannot be earlier than 1 November 2009 (`20091101`) and must not be after `endDate`.
+   * The first day of the period whose conversions are returned, included, written as the integer `yyyymmdd`: a day of the advertiser's time zone. It cannot be earlier than 1 November 2009 (`20091101`). A `startDate` after `endDate` is not refused; the period is then empty.
    * @example 20251101
    */
   startDate: number;
   /**
-   * The last day of the period whose conversions are returned, included, written as the integer `yyyymmdd`. It must not be before `startDate`.
+   * The last day of the period whose conversions are returned, included, written as the integer `yyyymmdd`: a day of the advertiser's time zone. An `endDate` before `startDate` is not refused; the period is then empty.
    * @example 20251130
    */
   endDate: number;
@@ -103,12 +103,12 @@ export interface ConversionGetByCustomerIdArgs {
    */
   quotaUser?: string;
   /**
-   * The first day of the period whose conversions are returned, included, written as the integer `yyyymmdd`. It cannot be earlier than 1 November 2009 (`20091101`) and must not be after `endDate`.
+   * The first day of the period whose conversions are returned, included, written as the integer `yyyymmdd`: a day of the advertiser's time zone. It cannot be earlier than 1 November 2009 (`20091101`). A `startDate` after `endDate` is not refused; the period is then empty.
    * @example 20251101
    */
   startDate: number;
   /**
-   * The last day of the period whose conversions are returned, included, written as the integer `yyyymmdd`. It must not be before `startDate`.
+   * The last day of the period whose conversions are returned, included, written as the integer `yyyymmdd`: a day of the advertiser's time zone. An `endDate` before `startDate` is not refused; the period is then empty.
    * @example 20251130
    */
   endDate: number;
@@ -281,8 +281,10 @@ export interface Resources {
      * use it. `x-deprecation` carries the same information for tools.
      *
      * Returns the conversions of one engine account, addressed by agency, advertiser and
-     * engine account, whose conversion date falls between `startDate` and `endDate`, both
-     * included.
+     * engine account, whose conversion day falls between `startDate` and `endDate`, both
+     * included. Days are those of the advertiser's time zone, the zone Search Ads 360 dates
+     * Floodlight conversions in. A `startDate` after `endDate` is an empty window: the answer
+     * holds no conversions.
      *
      * **Paging by rows.** The result is read a slice at a time: `startRow` is the zero-based
      * position of the first conversion to return and `rowCount` (1 to 1000) the most to
@@ -294,7 +296,7 @@ export interface Resources {
      * the new Search Ads 360.
      *
      * **Errors.** `400` with reason `required` or `invalid` when a date, `rowCount` or
-     * `startRow` is missing or out of bounds, or `startDate` is after `endDate`; `401`
+     * `startRow` is missing or out of bounds, or a date names no day (`20251131`); `401`
      * `authError`; `403` `forbidden` when the user cannot see the advertiser, or a usage
      * limit reason; `404` `notFound` for an unknown agency, advertiser or engine account;
      * `429` and `5xx` are worth retrying with backoff.
@@ -313,8 +315,9 @@ export interface Resources {
      *
      * The same listing as `conversion.get`, but the engine account is addressed by the
      * customer id it has in the new Search Ads 360 instead of by agency, advertiser and
-     * engine account ids. Returns the conversions whose conversion date falls between
-     * `startDate` and `endDate`, both included.
+     * engine account ids. Returns the conversions whose conversion day, in the advertiser's
+     * time zone, falls between `startDate` and `endDate`, both included; a `startDate` after
+     * `endDate` is an empty window, answered with no conversions.
      *
      * **Paging by rows.** `startRow` is the zero-based position of the first conversion to
      * return and `rowCount` (1 to 1000) the most to return. Ask again with `startRow`
@@ -326,7 +329,7 @@ export interface Resources {
      * `criterionId` narrow the result to the conversions attributed to that entity.
      *
      * **Errors.** `400` with reason `required` or `invalid` when a date, `rowCount` or
-     * `startRow` is missing or out of bounds, or `startDate` is after `endDate`; `401`
+     * `startRow` is missing or out of bounds, or a date names no day (`20251131`); `401`
      * `authError`; `403` `forbidden` when the user cannot see the account, or a usage limit
      * reason; `404` `notFound` for an unknown customer id; `429` and `5xx` are worth retrying
      * with backoff.
@@ -348,19 +351,39 @@ export interface Resources {
      * refused with reason `duplicate`: that conversion is stored, from this send or an earlier
      * one, so a client resending a batch reads `duplicate` as "already stored".
      *
-     * **Required fields.** `agencyId`, `advertiserId`, `conversionId`, `conversionTimestamp`,
-     * the Floodlight activity (`segmentationType` with `segmentationId` or `segmentationName`),
-     * `type`, and either `clickId` or the attribution ids. A `TRANSACTION` carries
-     * `revenueMicros` (and `currencyCode` when it differs from the advertiser's); an `ACTION`
-     * carries `countMillis`. Leave out what the service sets: `dsConversionId`,
-     * `conversionModifiedTimestamp` and `kind`.
+     * **What each conversion needs.** `conversionId`, `conversionTimestamp` and
+     * `segmentationType` (`FLOODLIGHT`), the three fields Google's reference marks required;
+     * the Floodlight activity, by `segmentationId` or `segmentationName` (with both, the id
+     * decides which activity it is, and the answer carries that activity's name); the
+     * advertiser, by `agencyId` and `advertiserId`, or by the new Search Ads 360 `customerId`
+     * alone (the conversion then belongs to the advertiser that account is part of); and what
+     * the conversion is attributed to: a `clickId`, or `engineAccountId` (or `customerId`)
+     * with the ids of the entities.
+     * Leave out what the service sets: `dsConversionId`, `conversionModifiedTimestamp` and
+     * `kind`.
+     *
+     * **Values.** `type` is optional here. A `TRANSACTION` is a conversion with a value, such
+     * as a purchase: it normally carries `revenueMicros` (with `currencyCode` when the revenue
+     * is not in the advertiser's currency) and `quantityMillis` for the items sold. An
+     * `ACTION` has no monetary value, such as a sign-up: it carries `quantityMillis` or no
+     * value at all. No value is bound to a type, so none is refused because of the type it
+     * comes with. `countMillis` is open only to advertisers whose access Google's support has
+     * turned on; everyone else leaves it out. A revenue without `currencyCode` is in the
+     * advertiser's currency. Micros and millis are whole numbers within the signed 64-bit
+     * range; a `currencyCode` must be an ISO 4217 code.
+     *
+     * **The click fills in.** With a known `clickId`, the service completes the engine
+     * account, customer id, campaign, ad group, keyword, ad, product group and device that the
+     * conversion leaves out. Ids and a device the conversion does give are stored as given,
+     * not compared with the click (a purchase can happen on another device than its click).
      *
      * **Batches are best effort, row by row.** Each conversion is checked on its own; the
      * valid ones are stored even when others of the same request are refused. When every
      * conversion was stored, the answer is `200` and lists them, in request order, with the
-     * fields the service filled in. When any was refused, the answer is `400` in Google's error
-     * envelope, with one entry in `error.errors` per problem, located by the conversion's index
-     * in the request and the field (`conversion[1].clickId`): **every conversion that no entry
+     * fields the service filled in; a batch without conversions asks for nothing and is
+     * answered `200` with no `conversion` list. When any was refused, the answer is `400` in
+     * Google's error envelope, with one entry in `error.errors` per problem, located by the
+     * conversion's index in the request and the field (`conversion[1].clickId`): **every conversion that no entry
      * names was stored**, although the status is `400`. Only an entry that names no row
      * (`location` `conversion`, `body` or a parameter) means the request as a whole was
      * refused and nothing was stored. So read the answer row by row: fix and resend only the
@@ -370,9 +393,9 @@ export interface Resources {
      * shape the spec, the mock and the emulator use, see decision 0035.)
      *
      * **Errors.** `400` as above (reasons `required`, `invalid`, `duplicate`, `notFound` for an
-     * unknown click id or Floodlight activity); `401` `authError`; `403` `forbidden` when the
-     * user cannot manage the advertiser, or a usage limit reason; `429` and `5xx` are worth
-     * retrying with backoff, resending the same batch (rows stored by a send whose answer was
+     * unknown click id, Floodlight activity, engine account, customer id or entity); `401`
+     * `authError`; `403` `forbidden` when the user cannot manage the advertiser, or a usage
+     * limit reason; `429` and `5xx` are worth retrying with backoff, resending the same batch (rows stored by a send whose answer was
      * lost then answer `duplicate`).
      *
      * `POST /conversion`, quota cost 1.
@@ -386,11 +409,14 @@ export interface Resources {
      * deleted).
      *
      * **Finding the conversion.** Each conversion of the batch names a stored conversion by
-     * its keys: `agencyId`, `advertiserId`, `conversionId` and `conversionTimestamp`, plus the
-     * `clickId` or attribution ids it was inserted with. `conversionId` is the key to use;
-     * the service's own `dsConversionId` does not identify a conversion in an update. Each
-     * conversion of a request needs its own `conversionId`. A conversion whose keys match
-     * nothing stored is refused with reason `notFound`.
+     * its keys, `agencyId`, `advertiserId` (or the new Search Ads 360 `customerId` alone, as on
+     * insert), `conversionId` and `conversionTimestamp`, together with its `type` and the
+     * `clickId` or at least one of the attribution ids it was inserted with; these are
+     * required. `conversionId` is the key to use; the service's own `dsConversionId` does not
+     * identify a conversion in an update. Each conversion of a request needs its own
+     * `conversionId`. A conversion whose keys match nothing stored is refused with reason
+     * `notFound`. The Floodlight activity (`segmentationType`, `segmentationId`,
+     * `segmentationName`) is not needed: left out, the stored one stays.
      *
      * **An update replaces, it does not merge.** Send each conversion whole, as it was
      * inserted, with the changes applied: every changeable field is taken from the request,
@@ -402,25 +428,34 @@ export interface Resources {
      * `floodlightOrderId`, `customDimension`, `customMetric` and `state` (`ACTIVE` or
      * `REMOVED`).
      *
-     * **What cannot change**, and must be sent as stored: the keys (`agencyId`,
-     * `advertiserId`, `conversionId`, `conversionTimestamp`), the conversion's `type`, its
-     * Floodlight activity (`segmentationType`, `segmentationId`, `segmentationName`) and its
-     * attribution (`clickId`, `customerId`, `engineAccountId`, `campaignId`, `adGroupId`,
-     * `criterionId`, `adId`, `productGroupId`). The keys are how the conversion is found, and
-     * the date, type, activity and attributed click or keyword are what the conversion *is*:
-     * changing them would describe a different conversion. To change one of them, set the
-     * stored conversion to `REMOVED` and insert a new one with a new `conversionId`. A
-     * conversion whose `type` or Floodlight activity differs from the stored one is refused
-     * with reason `invalid`, located at that field. `dsConversionId`, `conversionModifiedTimestamp` and
-     * `attributionModel` are the service's and are ignored if sent.
+     * **What cannot change:** the keys (`agencyId`, `advertiserId`, `conversionId`,
+     * `conversionTimestamp`), the conversion's `type`, its Floodlight activity
+     * (`segmentationType`, `segmentationId`, `segmentationName`) and its attribution
+     * (`clickId`, `customerId`, `engineAccountId`, `campaignId`, `adGroupId`, `criterionId`,
+     * `adId`, `productGroupId`). The keys are how the conversion is found, and the date, type,
+     * activity and attributed click or keyword are what the conversion *is*: changing them
+     * would describe a different conversion. To change one of them, set the stored conversion
+     * to `REMOVED` and insert a new one with a new `conversionId`. A `type`, Floodlight
+     * activity, click id or attribution id sent with another value than the stored one is
+     * refused with reason `invalid`, located at that field; an activity or attribution id
+     * left out is kept as stored, not refused.
+     *
+     * **Kept as stored.** The device, the consent, the channel, the store, the inventory
+     * account and the product fields (`deviceType`, `adUserDataConsent`, `channel`, `storeId`,
+     * `inventoryAccountId`, `productId`, `productCountry`, `productLanguage`) are not among
+     * the fields an update changes: an update keeps them as they were stored, whatever it
+     * sends for them, and the answer shows the stored values. `dsConversionId`,
+     * `conversionModifiedTimestamp` and `attributionModel` are the service's and are ignored
+     * if sent.
      *
      * **Batches are best effort, row by row**, as for `conversion.insert`: the valid
      * conversions are changed even when others of the request are refused. When every one was
      * changed, the answer is `200` and lists them as now stored, in request order, with a new
-     * `conversionModifiedTimestamp`. When any was refused, the answer is `400` with one entry
-     * per problem located as `conversion[i].field`; every conversion that no entry names was
-     * changed, and an entry that names no row means nothing was changed. Resending a
-     * conversion that was changed is harmless: it sets the same values again.
+     * `conversionModifiedTimestamp` (an empty batch: `200` with no `conversion` list). When
+     * any was refused, the answer is `400` with one entry per problem located as
+     * `conversion[i].field`; every conversion that no entry names was changed, and an entry
+     * that names no row means nothing was changed. Resending a conversion that was changed is
+     * harmless: it sets the same values again.
      *
      * **Errors.** `400` as above (reasons `required`, `invalid`, `notFound`); `401`
      * `authError`; `403` `forbidden` or a usage limit reason; `429` and `5xx` are worth
@@ -437,10 +472,11 @@ export interface Resources {
      * `availabilityTimestamp` has been uploaded with `conversion.insert`. Call it after each
      * upload run, so that the service knows which recent conversion data it can rely on.
      *
-     * **Each availability** names an activity of an advertiser: `agencyId`, `advertiserId`,
-     * `segmentationType` (`FLOODLIGHT`) with `segmentationId` or `segmentationName`, and
-     * `availabilityTimestamp` in milliseconds since the Unix epoch. A later call for the same
-     * activity replaces the earlier moment.
+     * **Each availability** names an activity of an advertiser: `agencyId` and `advertiserId`
+     * (or the advertiser's new Search Ads 360 `customerId` alone), `segmentationId` or
+     * `segmentationName` (`segmentationType` may be left out, it defaults to `FLOODLIGHT`),
+     * and `availabilityTimestamp` in milliseconds since the Unix epoch. A later call for the
+     * same activity replaces the earlier moment.
      *
      * **Batches are best effort, row by row**, as for the conversion uploads: the valid
      * availabilities are recorded even when others of the request are refused. When every one

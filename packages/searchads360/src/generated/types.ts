@@ -4,15 +4,15 @@
  * `npm test` fails when this file differs from what the spec produces.
  */
 
-/** How far the offline conversions of one Floodlight activity of an advertiser are complete: every conversion of the activity that happened up to `availabilityTimestamp` has been uploaded. Search Ads 360 uses it to know which recent days of conversion data it can rely on. The activity is named by `segmentationType` with `segmentationId` or `segmentationName`. */
+/** How far the offline conversions of one Floodlight activity of an advertiser are complete: every conversion of the activity that happened up to `availabilityTimestamp` has been uploaded. Search Ads 360 uses it to know which recent days of conversion data it can rely on. The activity is named by `segmentationId` or `segmentationName` (`segmentationType` defaults to `FLOODLIGHT`). */
 export interface Availability {
-  /** The agency of the advertiser. Required. */
+  /** The agency of the advertiser. Required, unless the availability names the advertiser by `customerId` alone. */
   agencyId?: string;
-  /** The advertiser the Floodlight activity belongs to. Required. */
+  /** The advertiser the Floodlight activity belongs to. Required, unless the availability names the advertiser by `customerId` alone. */
   advertiserId?: string;
-  /** The customer id of the advertiser's account in the new Search Ads 360, when known. */
+  /** The customer id of the advertiser's account in the new Search Ads 360, when known. It must be the advertiser's; given without `agencyId` and `advertiserId`, it names the advertiser. */
   customerId?: string;
-  /** The kind of segmentation; `FLOODLIGHT` is the only one. Required. */
+  /** The kind of segmentation; `FLOODLIGHT` is the only one, and the default when left out. */
   segmentationType?: "FLOODLIGHT";
   /** The numeric id of the Floodlight activity. Give this or `segmentationName`. */
   segmentationId?: string;
@@ -37,9 +37,9 @@ export interface Conversion {
   adId?: string;
   /** Whether the user consented to their data being used for advertising, under the EU user consent policy. */
   adUserDataConsent?: "UNKNOWN" | "GRANTED" | "DENIED";
-  /** The advertiser the conversion belongs to. Required. */
+  /** The advertiser the conversion belongs to. Required, unless the conversion names its account by `customerId` alone. */
   advertiserId?: string;
-  /** The agency of the advertiser. Required. */
+  /** The agency of the advertiser. Required, unless the conversion names its account by `customerId` alone. */
   agencyId?: string;
   /** The attribution model of the conversion; leave it out on insert, the service sets it. */
   attributionModel?: string;
@@ -58,7 +58,7 @@ export interface Conversion {
   conversionModifiedTimestamp?: string;
   /** When the conversion happened, in milliseconds since the Unix epoch, as a string. Required. */
   conversionTimestamp?: string;
-  /** For an `ACTION` conversion, how many actions, in millis (1000 = one action). */
+  /** A count of the conversion in millis (1000 = one). Only advertisers for whom Google's customer support has turned it on may send it; the others leave it out and give an `ACTION` its quantity in `quantityMillis`, or none. */
   countMillis?: string;
   /** The keyword or other criterion the conversion is attributed to. */
   criterionId?: string;
@@ -68,9 +68,9 @@ export interface Conversion {
   customDimension?: CustomDimension[];
   /** Values of the advertiser's custom Floodlight metrics. */
   customMetric?: CustomMetric[];
-  /** The customer id of the account in the new Search Ads 360, digits only. */
+  /** The customer id of the account in the new Search Ads 360, digits only. A conversion may name its account by this alone, without `agencyId`, `advertiserId` and `engineAccountId`. */
   customerId?: string;
-  /** The kind of device the conversion happened on. */
+  /** The kind of device the conversion happened on, which may differ from the click's. Taken from the click when left out; `conversion.update` keeps the stored one. */
   deviceType?: "DESKTOP" | "HIGH_END_MOBILE" | "TABLET" | "OTHER_DEVICE";
   /**
    * The id Search Ads 360 gave the conversion. It does not identify a conversion in `conversion.update`; `conversionId` with `conversionTimestamp` does.
@@ -91,21 +91,21 @@ export interface Conversion {
   productId?: string;
   /** The language of the product, as registered in the inventory feed. */
   productLanguage?: string;
-  /** For a `TRANSACTION` conversion, how many items were sold, in millis. */
+  /** The quantity of the conversion in millis (1000 = one), for either type: the items a `TRANSACTION` sold, or how many an `ACTION` counts. */
   quantityMillis?: string;
-  /** For a `TRANSACTION` conversion, its value in micros of `currencyCode` (`12500000` is 12.50). */
+  /** The revenue of the conversion in micros of `currencyCode` (`12500000` is 12.50), which is what a `TRANSACTION` carries. Not required for a `TRANSACTION`, and not refused on an `ACTION`. */
   revenueMicros?: string;
-  /** The numeric id of the Floodlight activity the conversion counts for. */
+  /** The numeric id of the Floodlight activity the conversion counts for. Given together with `segmentationName`, the id decides which activity it is. */
   segmentationId?: string;
   /** The name of the Floodlight activity; the service can find the activity by it. */
   segmentationName?: string;
-  /** The kind of segmentation; `FLOODLIGHT` is the only one. */
+  /** The kind of segmentation; `FLOODLIGHT` is the only one. Required by `conversion.insert`; `conversion.update` may leave it out. */
   segmentationType?: "FLOODLIGHT";
   /** Whether the conversion counts. Set `REMOVED` with `conversion.update` to take a conversion back; conversions cannot be deleted. */
   state?: "ACTIVE" | "REMOVED";
   /** The store the conversion happened in, for a local conversion. */
   storeId?: string;
-  /** `ACTION` counts actions (give `countMillis`); `TRANSACTION` carries revenue (give `revenueMicros`, and `quantityMillis` when items are sold). */
+  /** `ACTION` is a conversion without a monetary value, such as a sign-up (its quantity, if any, in `quantityMillis`); `TRANSACTION` is one with a value, such as a purchase (`revenueMicros`, and `quantityMillis` for the items sold). Optional in `conversion.insert`; required in `conversion.update`, where it cannot change. */
   type?: "ACTION" | "TRANSACTION";
 }
 
@@ -121,9 +121,9 @@ export interface ConversionInput {
   adId?: string;
   /** Whether the user consented to their data being used for advertising, under the EU user consent policy. */
   adUserDataConsent?: "UNKNOWN" | "GRANTED" | "DENIED";
-  /** The advertiser the conversion belongs to. Required. */
+  /** The advertiser the conversion belongs to. Required, unless the conversion names its account by `customerId` alone. */
   advertiserId?: string;
-  /** The agency of the advertiser. Required. */
+  /** The agency of the advertiser. Required, unless the conversion names its account by `customerId` alone. */
   agencyId?: string;
   /** The attribution model of the conversion; leave it out on insert, the service sets it. */
   attributionModel?: string;
@@ -137,7 +137,7 @@ export interface ConversionInput {
   conversionId?: string;
   /** When the conversion happened, in milliseconds since the Unix epoch, as a string. Required. */
   conversionTimestamp?: string;
-  /** For an `ACTION` conversion, how many actions, in millis (1000 = one action). */
+  /** A count of the conversion in millis (1000 = one). Only advertisers for whom Google's customer support has turned it on may send it; the others leave it out and give an `ACTION` its quantity in `quantityMillis`, or none. */
   countMillis?: string;
   /** The keyword or other criterion the conversion is attributed to. */
   criterionId?: string;
@@ -147,9 +147,9 @@ export interface ConversionInput {
   customDimension?: CustomDimension[];
   /** Values of the advertiser's custom Floodlight metrics. */
   customMetric?: CustomMetric[];
-  /** The customer id of the account in the new Search Ads 360, digits only. */
+  /** The customer id of the account in the new Search Ads 360, digits only. A conversion may name its account by this alone, without `agencyId`, `advertiserId` and `engineAccountId`. */
   customerId?: string;
-  /** The kind of device the conversion happened on. */
+  /** The kind of device the conversion happened on, which may differ from the click's. Taken from the click when left out; `conversion.update` keeps the stored one. */
   deviceType?: "DESKTOP" | "HIGH_END_MOBILE" | "TABLET" | "OTHER_DEVICE";
   /** The engine account the conversion is attributed to. */
   engineAccountId?: string;
@@ -165,21 +165,21 @@ export interface ConversionInput {
   productId?: string;
   /** The language of the product, as registered in the inventory feed. */
   productLanguage?: string;
-  /** For a `TRANSACTION` conversion, how many items were sold, in millis. */
+  /** The quantity of the conversion in millis (1000 = one), for either type: the items a `TRANSACTION` sold, or how many an `ACTION` counts. */
   quantityMillis?: string;
-  /** For a `TRANSACTION` conversion, its value in micros of `currencyCode` (`12500000` is 12.50). */
+  /** The revenue of the conversion in micros of `currencyCode` (`12500000` is 12.50), which is what a `TRANSACTION` carries. Not required for a `TRANSACTION`, and not refused on an `ACTION`. */
   revenueMicros?: string;
-  /** The numeric id of the Floodlight activity the conversion counts for. */
+  /** The numeric id of the Floodlight activity the conversion counts for. Given together with `segmentationName`, the id decides which activity it is. */
   segmentationId?: string;
   /** The name of the Floodlight activity; the service can find the activity by it. */
   segmentationName?: string;
-  /** The kind of segmentation; `FLOODLIGHT` is the only one. */
+  /** The kind of segmentation; `FLOODLIGHT` is the only one. Required by `conversion.insert`; `conversion.update` may leave it out. */
   segmentationType?: "FLOODLIGHT";
   /** Whether the conversion counts. Set `REMOVED` with `conversion.update` to take a conversion back; conversions cannot be deleted. */
   state?: "ACTIVE" | "REMOVED";
   /** The store the conversion happened in, for a local conversion. */
   storeId?: string;
-  /** `ACTION` counts actions (give `countMillis`); `TRANSACTION` carries revenue (give `revenueMicros`, and `quantityMillis` when items are sold). */
+  /** `ACTION` is a conversion without a monetary value, such as a sign-up (its quantity, if any, in `quantityMillis`); `TRANSACTION` is one with a value, such as a purchase (`revenueMicros`, and `quantityMillis` for the items sold). Optional in `conversion.insert`; required in `conversion.update`, where it cannot change. */
   type?: "ACTION" | "TRANSACTION";
 }
 
