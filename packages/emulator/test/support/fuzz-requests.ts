@@ -842,7 +842,9 @@ export class RequestGenerator {
         const resolved = resolveSchema(this.service.spec, property);
         // A read-only field sent as null is ignored as its other values are (decision 0054):
         // null there is no wrong type.
-        const wrong = wrongJsonType(resolved)?.filter((value) => !(value === null && resolved.readOnly === true));
+        const wrong = wrongJsonType(resolved)?.filter(
+          (value) => !(value === null && resolved.readOnly === true),
+        );
         if (wrong) mutations.push(wrong.map((value): Mutation => ({ kind: 'wrongFieldType', field, value })));
         // A read-only field is ignored whatever its value, as on Google.
         const outside = resolved.readOnly === true ? undefined : wrongValue(resolved);

@@ -91,10 +91,7 @@ export const MIXED_TIME_KINDS = refusal({
   status: 400,
   reason: 'invalid',
   when: 'one of start and end is a `date` and the other a `dateTime`',
-  evidence: [
-    'decision:0055',
-    'fact:conventions:guides/errors/badRequestWhen/invalidCombinationOfFields',
-  ],
+  evidence: ['decision:0055', 'fact:conventions:guides/errors/badRequestWhen/invalidCombinationOfFields'],
 });
 
 /** An event that ends before it starts. */
