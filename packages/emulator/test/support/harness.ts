@@ -130,7 +130,16 @@ export function useEmulator(options: EmulatorOptions = {}): Harness {
       body = typeof callOptions.body === 'string' ? callOptions.body : JSON.stringify(callOptions.body);
       headers['content-type'] ??= 'application/json';
     }
-    const response = await fetch(url, { method, headers, ...(body !== undefined ? { body } : {}) });
+    const init = { method, headers, ...(body !== undefined ? { body } : {}) };
+    const response = await fetch(url, init).catch((error: unknown) => {
+      // fetch pools its connections per origin across the worker's test files: on a busy
+      // machine a pooled socket to a server that has closed (one that had the same port) can be
+      // picked before its close is seen, and the request never reaches this emulator. Such a
+      // reset is sent again once, on a new connection; any other failure is the test's.
+      const code = (error as { cause?: { code?: string } }).cause?.code;
+      if (code === 'ECONNRESET' || code === 'UND_ERR_SOCKET') return fetch(url, init);
+      throw error;
+    });
     const text = await response.text();
     const json = /json/.test(response.headers.get('content-type') ?? '');
     const parsed = text && json ? JSON.parse(text) : undefined;
