@@ -5,9 +5,10 @@
  */
 
 import { describeJsonError } from '@gspec/server-kit';
-import { type Refusal, refusal, refuse } from './errors.js';
+import { type Refusal, refuse } from './errors.js';
 import { jsonChunks } from './json.js';
 import type { QuotaMeter } from './quota.js';
+import { ownRefusal } from './refusals.js';
 import { type Seed, SeedError, seedScopeMap, seedUserMap } from './seed.js';
 import type { Services } from './services.js';
 import type { State } from './state.js';
@@ -46,18 +47,8 @@ export interface ControlAnswer {
   chunks?: string[];
 }
 
-/** A control-plane refusal (domain `emulator`): the emulator's own endpoints, evidence in decision 0054. */
 const control = (id: string, status: number, reason: string, when: string): Refusal =>
-  refusal({
-    id: `control.${id}`,
-    scope: 'control plane',
-    operations: [],
-    status,
-    reason,
-    domain: 'emulator',
-    when,
-    evidence: ['decision:0054'],
-  });
+  ownRefusal('control', id, status, reason, when);
 
 export const CONTROL_NOT_JSON = control(
   'notJson',

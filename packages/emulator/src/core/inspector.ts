@@ -18,11 +18,12 @@ import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:
 import { INDEX_HTML, STYLE_CSS } from '../ui/page.js';
 import type { AdminGate } from './admin.js';
 import type { Answer } from './answers.js';
-import { type Refusal, refusal, refuse } from './errors.js';
+import { type Refusal, refuse } from './errors.js';
 import type { Journal, JournalOptions } from './journal.js';
 import type { Notifier } from './notifier.js';
 import type { InvokeInput, InvokeResult } from './operations.js';
 import { own } from './own.js';
+import { ownRefusal } from './refusals.js';
 import type { Services } from './services.js';
 import type { Store } from './store.js';
 
@@ -67,18 +68,8 @@ export interface InspectorDeps {
   streamBacklogBytes?: number;
 }
 
-/** An inspector refusal (domain `emulator`): the emulator's own page and endpoints, evidence in decision 0054. */
 const inspector = (id: string, status: number, reason: string, when: string): Refusal =>
-  refusal({
-    id: `inspector.${id}`,
-    scope: 'control plane',
-    operations: [],
-    status,
-    reason,
-    domain: 'emulator',
-    when,
-    evidence: ['decision:0054'],
-  });
+  ownRefusal('inspector', id, status, reason, when);
 
 export const INSPECTOR_PAGE_METHOD = inspector(
   'pageMethod',

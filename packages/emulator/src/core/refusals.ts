@@ -93,3 +93,26 @@ export function refusal(entry: RefusalEntry): Refusal {
 export function declaredRefusals(): Refusal[] {
   return [...registry.values()].sort((a, b) => a.entry.id.localeCompare(b.entry.id));
 }
+
+/**
+ * A refusal of the emulator's own surfaces (the control plane, the inspector; domain
+ * `emulator`), `<surface>.<name>`: Google has no counterpart, so the evidence is decision 0054,
+ * which names each.
+ */
+export const ownRefusal = (
+  surface: string,
+  name: string,
+  status: number,
+  reason: string,
+  when: string,
+): Refusal =>
+  refusal({
+    id: `${surface}.${name}`,
+    scope: 'control plane',
+    operations: [],
+    status,
+    reason,
+    domain: 'emulator',
+    when,
+    evidence: ['decision:0054'],
+  });
