@@ -39,7 +39,7 @@ export class ApiError extends Error {
 
 /** The ApiError of one occurrence of `refusal`. */
 export const refuse = (refusal: Refusal, message: string, options: ErrorOptions = {}): ApiError =>
-  new ApiError(refusal, [refusal.item(message, options)], options.summary ?? message, options.headers);
+  new ApiError(refusal, [refusal.item(message, options)], message, options.headers);
 
 export { MISSING_CREDENTIAL, WWW_AUTHENTICATE } from '@gspec/server-kit';
 

@@ -49,8 +49,6 @@ export interface ErrorOptions {
   readonly locationType?: 'parameter' | 'header';
   /** Response headers (`Allow`, `Retry-After`, `WWW-Authenticate`). */
   readonly headers?: Record<string, string>;
-  /** The envelope's message, when it differs from the item's. */
-  readonly summary?: string;
 }
 
 /** One entry of the registry; makes the error items and ApiErrors of its refusal. */

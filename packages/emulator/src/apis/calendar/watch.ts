@@ -430,7 +430,6 @@ const calendarPath = (context: OnCalendar) =>
 export const watchHandlers: CalendarHandlers = {
   'events.watch'(context) {
     const calendar = context.store.calendar(context.user, context.request.path.calendarId, 'freeBusyReader');
-    channelFilters(context);
     return {
       body: watch(context, `events:${calendar.id}`, `${calendarPath(context)}/events`, () =>
         eventsFilter(context, calendar),
@@ -444,7 +443,6 @@ export const watchHandlers: CalendarHandlers = {
   },
 
   'calendarList.watch'(context) {
-    channelFilters(context);
     return {
       body: watch(context, `calendarList:${context.user.email}`, '/users/me/calendarList', () =>
         listFilter(context),
