@@ -1,5 +1,14 @@
 export { createAjv } from './ajv.js';
 export {
+  AnswerChecker,
+  type AnswerFinding,
+  type CheckedAnswer,
+  describeErrors,
+  pointerToken,
+  shortJson,
+  strictDocument,
+} from './answers.js';
+export {
   BATCH_LIMIT,
   type BatchCall,
   batchPath,
@@ -36,6 +45,23 @@ export {
   type GoogleErrorItem,
   googleError,
 } from './google-errors.js';
+export {
+  type Exchange,
+  type Har,
+  type HarContent,
+  type HarEntry,
+  HarError,
+  type HarNameValue,
+  type HarPostData,
+  type HarRequest,
+  type HarResponse,
+  HarWriter,
+  harContentBody,
+  harEntry,
+  harHeader,
+  parseHar,
+  readHarFile,
+} from './har.js';
 export {
   authRefusal,
   corsHeaders,
