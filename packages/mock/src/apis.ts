@@ -12,6 +12,10 @@ export interface MockApi {
   title: string;
   /** The live base path, such as `/calendar/v3`; requests under it go to this API. */
   basePath: string;
+  /** The spec's server URL (`https://www.googleapis.com/calendar/v3`), when apis.json names it. */
+  server?: string;
+  /** The bundled document, for the checks Prism does not make (the proxy's answer checks). */
+  document: unknown;
   operations: IHttpOperation[];
 }
 
@@ -148,7 +152,15 @@ export async function loadApis(specDir = defaultSpecDir()): Promise<MockApi[]> {
       // Prism would call a watch operation's callback URL (an address from the request or
       // the spec's example) after answering; a local mock must never reach out to the network.
       for (const operation of operations) delete operation.callbacks;
-      return { name: entry.name, title: entry.title, basePath: entry.basePath, operations };
+      const server = (entry as { server?: unknown }).server;
+      return {
+        name: entry.name,
+        title: entry.title,
+        basePath: entry.basePath,
+        ...(typeof server === 'string' && URL.canParse(server) ? { server } : {}),
+        document,
+        operations,
+      };
     }),
   );
 }

@@ -18,6 +18,7 @@
  */
 import type { ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
 import { createAjv } from './ajv.js';
+import { describeJsonError } from './redact.js';
 
 type Json = Record<string, unknown>;
 
@@ -373,7 +374,7 @@ export class AnswerChecker {
         kind: 'notJson',
         pointer: '',
         expected: 'a JSON body',
-        got: `${shortJson(text.slice(0, 80))} (${(error as Error).message})`,
+        got: `${shortJson(text.slice(0, 80))} (${describeJsonError(error)})`,
         specPointer: `${pointer}/content/${pointerToken(media)}`,
       });
       return findings;

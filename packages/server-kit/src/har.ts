@@ -14,7 +14,7 @@
  */
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import type { IncomingHttpHeaders } from 'node:http';
-import { REDACTED, redactBody, redactHeaders, redactTarget } from './redact.js';
+import { describeJsonError, REDACTED, redactBody, redactHeaders, redactTarget } from './redact.js';
 
 export interface HarNameValue {
   name: string;
@@ -214,7 +214,8 @@ export function parseHar(text: string, source: string): HarEntry[] {
   try {
     document = JSON.parse(text);
   } catch (error) {
-    fail('the file', `is not JSON (${(error as Error).message})`);
+    // Not the parser's own message: it quotes the text, which may hold a credential.
+    fail('the file', `is not JSON (${describeJsonError(error)})`);
   }
   if (!isObject(document) || !isObject(document.log))
     fail('log', 'missing: a HAR file is a JSON object with a "log" object');

@@ -19,7 +19,8 @@ export function stopOnSignals(
     if (stopping) return;
     stopping = true;
     process.stdout.write(`\n${reason}: stopping ${what}\n`);
-    const done = () => process.exit(0);
+    // The stop may set process.exitCode (a proxy that found violations, with --fail-on-violation).
+    const done = () => process.exit(Number(process.exitCode ?? 0));
     const running = stop();
     if (running) running().then(done, done);
     else done();
