@@ -21,7 +21,8 @@ const meta = { timeout: 120_000 };
 
 async function call(path: string, init: RequestInit = {}) {
   const target = currentTarget();
-  const response = await fetch(`${target.origin}${path}`, {
+  // The server itself, not the validating proxy before the emulator: these are the server's own answers.
+  const response = await fetch(`${target.directOrigin}${path}`, {
     ...init,
     headers: { authorization: `Bearer ${target.token}`, ...(init.headers as Record<string, string>) },
   });

@@ -1,12 +1,13 @@
 /**
  * Resolves the target of the contract tests (`test/support/target.ts`) before any test runs.
  * For the mock, the default, and for the emulator (`CONTRACT_TARGET=emulator`) it starts the
- * server as a user starts it (its CLI, on a free port) and stops it afterwards. For the shared
+ * server as a user starts it (its CLI, on a free port) and stops it afterwards; the emulator is
+ * reached through the mock's validating proxy, which fails the run when it finds a violation. For the shared
  * emulator (`CONTRACT_TARGET=emulator-shared`) it starts a PostgreSQL server, three emulator
  * CLIs on one database of it (`--store`) and a round-robin front before them, and stops them
  * all (and removes the server's folder) afterwards. The live services are only pointed at.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -19,6 +20,8 @@ import { SHARED_INSTANCES, targetFromEnv } from './target.ts';
 declare module 'vitest' {
   export interface ProvidedContext {
     targetOrigin: string;
+    /** The server itself when the suite reaches it through the validating proxy; else targetOrigin. */
+    targetDirectOrigin: string;
     /** Why the target could not be started (then targetOrigin is empty). */
     targetError: string;
   }
@@ -122,10 +125,51 @@ export async function startSharedEmulators(
   }
 }
 
+/**
+ * The mock's validating proxy (`gspec-mock --proxy`) before a running server: the suite then
+ * talks to the proxy, which checks every request and answer against the specs with checkers of
+ * its own (Prism's request validation, server-kit's strict answer checker) and writes what it
+ * found to reports/proxy-<name>.json and .md. Stopping it fails when it found any violation:
+ * a request the specs call invalid that the server accepted, or an answer that breaks them.
+ */
+export async function startProxyBefore(
+  name: string,
+  server: { origin: string; stop: () => Promise<void> },
+): Promise<{ origin: string; direct: string; stop: () => Promise<void> }> {
+  const report = path.join(packageDir, 'reports', `proxy-${name}.json`);
+  let proxy: ChildRun & { origin: string };
+  try {
+    proxy = await startServer(
+      `the validating proxy before the ${name} (gspec-mock --proxy ${server.origin})`,
+      [mockCli(), '--proxy', server.origin, '--port', '0', '--report', report, '--fail-on-violation'],
+    );
+  } catch (error) {
+    await server.stop();
+    throw error;
+  }
+  return {
+    origin: proxy.origin,
+    direct: server.origin,
+    stop: async () => {
+      const code = await proxy.stop();
+      await server.stop();
+      if (code !== 0) {
+        const summary = existsSync(report.replace(/\.json$/, '.md'))
+          ? readFileSync(report.replace(/\.json$/, '.md'), 'utf8')
+          : proxy.output().err;
+        throw new Error(
+          `the validating proxy before the ${name} found violations (exit ${code}):\n${summary}`,
+        );
+      }
+    },
+  };
+}
+
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const target = targetFromEnv();
   if (target.kind === 'live') {
     project.provide('targetOrigin', target.origin as string);
+    project.provide('targetDirectOrigin', target.origin as string);
     project.provide('targetError', '');
     return async () => {};
   }
@@ -135,14 +179,16 @@ export default async function setup(project: TestProject): Promise<() => Promise
         ? await startCli('mock', mockCli())
         : target.shared
           ? await startSharedEmulators()
-          : await startCli('emulator', emulatorCli());
+          : await startProxyBefore('emulator', await startCli('emulator', emulatorCli()));
     project.provide('targetOrigin', server.origin);
+    project.provide('targetDirectOrigin', (server as { direct?: string }).direct ?? server.origin);
     project.provide('targetError', '');
     return server.stop;
   } catch (error) {
     // Thrown here, vitest would first say "No test files found" and only then why. Handed to
     // the tests instead, every test that needs the target fails with the reason.
     project.provide('targetOrigin', '');
+    project.provide('targetDirectOrigin', '');
     project.provide('targetError', (error as Error).message);
     return async () => {};
   }

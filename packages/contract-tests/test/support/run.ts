@@ -39,7 +39,12 @@ let resolved: Required<Target> | undefined;
 export function currentTarget(): Required<Target> {
   const error = inject('targetError');
   if (error) throw new Error(`the contract tests have no target: ${error}`);
-  if (!resolved) resolved = { ...targetFromEnv(), origin: inject('targetOrigin') } as Required<Target>;
+  if (!resolved)
+    resolved = {
+      ...targetFromEnv(),
+      origin: inject('targetOrigin'),
+      directOrigin: inject('targetDirectOrigin'),
+    } as Required<Target>;
   return resolved;
 }
 

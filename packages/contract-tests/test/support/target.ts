@@ -23,6 +23,12 @@ export interface Target {
   token: string;
   /** Whether the run may write (live: only inside its own secondary calendar). */
   allowWrites: boolean;
+  /**
+   * The server itself, when the suite reaches it through the mock's validating proxy (the
+   * emulator's run): the cases about the local servers' own HTTP layer (413, 415) go there, as
+   * they test the server, not the specs. Else the same as `origin`.
+   */
+  directOrigin?: string;
   /** The emulator only: served by several processes on one shared store (`emulator-shared`). */
   shared?: boolean;
 }

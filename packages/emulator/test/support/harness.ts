@@ -11,6 +11,7 @@
  * `notifier.idle()` waits for the deliveries of all three (a change is told by the process that
  * committed it).
  */
+import type { ValidatingProxy, ViolationReport } from '@gspec/mock';
 import { type RoundRobin, startRoundRobin } from '@gspec/scripts/round-robin';
 import { afterAll, afterEach, beforeAll, expect } from 'vitest';
 import { loadCalendarSpec } from '../../src/apis/calendar/spec.ts';
@@ -65,7 +66,24 @@ export const spec = loadCalendarSpec();
  */
 export const TEST_ADMIN_TOKEN = 'admin-credential-of-the-tests';
 
+/**
+ * Set by `throughProxy()` before a file's flow is loaded: that file's emulator is then reached
+ * through the mock's validating proxy (`gspec-mock --proxy`), and `report` tells what it found.
+ */
+let proxied: { report?: ViolationReport } | undefined;
+
+/**
+ * Puts the mock's validating proxy before the emulators `useEmulator` makes from now on in this
+ * file: every API call of the tests goes through it (the control plane, `/__emulator`, does
+ * not: the proxy relays only the APIs). The returned object's `report` is the proxy's.
+ */
+export function throughProxy(): { report?: ViolationReport } {
+  proxied = {};
+  return proxied;
+}
+
 export function useEmulator(options: EmulatorOptions = {}): Harness {
+  const proxy = proxied;
   const violations: string[] = [];
   const harness = { violations } as Harness;
   // EMULATOR_TEST_STORE=postgres: the same tests on a shared store, in a database of the file's own.
@@ -76,6 +94,9 @@ export function useEmulator(options: EmulatorOptions = {}): Harness {
     (checks.find((c) => exchange.path.startsWith(`${c.basePath}/`)) ?? (checks[0] as (typeof checks)[number]))
       .check;
   let front: RoundRobin | undefined;
+  /** The emulator's own origin (the front's, on a shared store), and the proxy before it if any. */
+  let direct = '';
+  let validating: ValidatingProxy | undefined;
   beforeAll(async () => {
     const make = () =>
       createEmulator({
@@ -101,10 +122,18 @@ export function useEmulator(options: EmulatorOptions = {}): Harness {
       front = await startRoundRobin(origins);
       harness.emulator = withSharedNotifier(first, harness.instances);
     }
-    harness.origin = front?.origin ?? (origins[0] as string);
+    direct = front?.origin ?? (origins[0] as string);
+    harness.origin = direct;
+    if (proxy) {
+      const mock = await import('@gspec/mock');
+      proxy.report = new mock.ViolationReport(direct, () => undefined);
+      validating = mock.createProxy({ apis: await mock.loadApis(), upstream: direct, report: proxy.report });
+      harness.origin = await validating.listen(0);
+    }
     harness.base = `${harness.origin}${spec.basePath}`;
   });
   afterAll(async () => {
+    await validating?.close();
     await front?.close();
     await Promise.all((harness.instances ?? []).map((instance) => instance.close()));
   });
@@ -115,7 +144,7 @@ export function useEmulator(options: EmulatorOptions = {}): Harness {
   harness.call = async (method, path, callOptions = {}) => {
     const api = harness.emulator.services.list.find((s) => s.name === callOptions.api);
     const base = api ? `${harness.origin}${api.spec.basePath}` : harness.base;
-    const url = new URL(path.startsWith('/__') ? `${harness.origin}${path}` : `${base}${path}`);
+    const url = new URL(path.startsWith('/__') ? `${direct}${path}` : `${base}${path}`);
     for (const [key, value] of Object.entries(callOptions.query ?? {})) {
       for (const one of Array.isArray(value) ? value : [value]) url.searchParams.append(key, String(one));
     }
