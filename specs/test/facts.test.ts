@@ -1,112 +1,104 @@
 /**
- * The specs against the reference facts of the real services (test/fixtures/<stem>.facts.json,
- * copies of shared/reference/). For each API:
+ * Each bundled spec against the reference facts of its service (test/fixtures/<stem>.facts.json,
+ * copies of shared/reference): the facts are turned back into a Discovery document
+ * (test/support/facts-discovery.ts) and compared with the spec by the drift comparison that
+ * `gspec-specs drift` runs against Google's own document (src/drift.ts). So both use one
+ * comparison and one list of deliberate differences, drift-allowed.json
+ * (docs/decisions/0058-drift-against-discovery.md, which replaced the deviations files of 0025).
  *
- * - operations: every facts operation is in the bundled spec with the same operationId,
- *   method and path, and the spec has no operation the facts lack;
- * - parameters: every facts parameter is in the spec operation (path-level and
- *   operation-level parameters merged, $refs resolved) with the same name, `in`, required
- *   flag, type and enum (for arrays: the items' type and enum), and the format, bounds and
- *   default wherever the facts give one;
- * - property paths: every property path of every facts schema (`Event.attendees[].email`,
- *   `[]` for array items, `{}` for additionalProperties, facts $refs followed, cycles cut)
- *   is in the spec component of the same name with the same type and format;
- * - constraints: every narrowing keyword the spec adds to what the facts state (an enum,
- *   pattern, length, bound, item count, `not`, a format on a parameter, a `required` list
- *   on an object or a request body) is recorded with the reason the live service has it.
- *   A constraint the live service does not have makes the spec stricter than the service:
- *   remove it instead of recording it.
- *
- * Where the spec differs on purpose, the difference is recorded with its reason in
- * test/fixtures/<stem>.deviations.json (a missing file counts as empty). Its shape, also
- * described in test/fixtures/DEVIATIONS.md:
- *
- *   {
- *     "parameters": [{ "operation": "events.list", "name": "eventTypes", "in": "query", "reason": "..." }],
- *     "properties": [{ "path": "Event.eventType", "reason": "..." }],
- *     "schemas":    [{ "schema": "IdMappingFile", "reason": "..." }]
- *   }
- *
- * `in` is optional (it narrows the match); every array is optional; every entry needs a
- * reason. An entry under `schemas` covers a facts schema that has no spec component of
- * that name, and with it all of that schema's property paths. The test fails on an unequal
- * item that is not recorded, and on a recorded deviation that is no longer a difference.
+ * - every difference from the facts is recorded in drift-allowed.json, with the decision
+ *   record behind it;
+ * - no entry is stale against the facts (entries marked `only: "google"` show only against
+ *   Google's own document, which has what the facts left out: they are checked in drift.test.ts);
+ * - most of the facts agree with the spec outright: at least 98 % of the facts' parameters
+ *   for Calendar and 99 % for Search Ads 360 have the same location, required flag, type,
+ *   enum, repetition (and format, default and bounds where the facts give them), and at least
+ *   99 % of the properties of the facts' schemas have the same type, format and structure
+ *   (reference, items, map values). Recorded differences are for the few intended ones, not
+ *   for unfinished work.
  */
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import type { OpenApiDocument } from '@gspec/scripts/apis';
 import { beforeAll, describe, expect, it } from 'vitest';
-import {
-  type ConstraintResult,
-  compareConstraints,
-  compareParameters,
-  compareProperties,
-  type Facts,
-  fixturesDir,
-  loadDeviations,
-  type ParameterDeviation,
-  type ParameterResult,
-  type PropertyResult,
-  readJson,
-} from './facts-compare.ts';
-import { loadSpec, operationsOf } from './support.ts';
+import { type AllowedFile, applyAllowed, readAllowed, type Sorted } from '../src/allowed.ts';
+import { checkDiscovery, discoveryModel } from '../src/discovery.ts';
+import { compareApis, type Difference, describeDifference } from '../src/drift.ts';
+import type { Shape } from '../src/model.ts';
+import { openApiModel } from '../src/openapi.ts';
+import { discoveryFromFacts, type FactsApi, readFacts } from './support/facts-discovery.ts';
 
-// ---------------------------------------------------------------------------------------
-// The tests
+const specsDir = path.resolve(import.meta.dirname, '..');
 
 const APIS = [
-  // Calendar's property share is 98 %: the seven paths of EventDateTime.dateTime differ on purpose (0036).
-  { api: 'calendar@v3', stem: 'calendar-v3', operations: 37, parameterShare: 0.98, propertyShare: 0.98 },
-  {
-    api: 'searchads360@v2',
-    stem: 'searchads360-v2',
-    operations: 7,
-    parameterShare: 0.99,
-    propertyShare: 0.99,
-  },
-] as const;
+  { api: 'calendar', operations: 37, parameterShare: 0.98, propertyShare: 0.99 },
+  { api: 'searchads360', operations: 7, parameterShare: 0.99, propertyShare: 0.99 },
+] as const satisfies readonly { api: FactsApi; [key: string]: unknown }[];
+
+/** Aspects of a parameter the facts state; a difference in one of them makes it unequal. */
+const PARAMETER_ASPECTS = new Set(['location', 'required', 'repeated', 'type', 'enum']);
+/** Stated only where the facts give one. */
+const STATED_PARAMETER_ASPECTS = new Set(['format', 'default', 'minimum', 'maximum']);
+/** Enums and the other narrowing keywords the spec adds are recorded constraints (0039), not counted here. */
+const PROPERTY_ASPECTS = new Set(['type', 'format', '$ref', 'items', 'additionalProperties']);
+
+/** Every property place of a Discovery schema: nested objects, array items and map values. */
+function propertyPlaces(at: string, shape: Shape, out: string[] = []): string[] {
+  for (const [name, child] of Object.entries(shape.properties ?? {})) {
+    out.push(`${at}/properties/${name}`);
+    propertyPlaces(`${at}/properties/${name}`, child, out);
+  }
+  for (const key of ['items', 'additionalProperties'] as const) {
+    const child = shape[key];
+    if (child) {
+      out.push(`${at}/${key}`);
+      propertyPlaces(`${at}/${key}`, child, out);
+    }
+  }
+  return out;
+}
 
 const percent = (equal: number, total: number) => (total === 0 ? 100 : (100 * equal) / total);
-const describeItem = (r: { why: string }, key: string) => `${key}: ${r.why}`;
+
+const allowedFile: AllowedFile = readAllowed(path.join(specsDir, 'drift-allowed.json'));
 
 for (const cfg of APIS) {
-  describe(`${cfg.api} against its facts`, () => {
-    const facts = readJson<Facts>(path.join(fixturesDir, `${cfg.stem}.facts.json`));
-    const deviations = loadDeviations(cfg.stem);
-    let doc: OpenApiDocument;
-    let parameters: ParameterResult[] = [];
-    let properties: PropertyResult[] = [];
-    let missingSchemas: string[] = [];
-    let constraints: ConstraintResult[] = [];
-    const constraintRecorded = (r: ConstraintResult) =>
-      (deviations.constraints ?? []).some((d) => d.keyword === r.keyword && d.at.includes(r.at));
+  describe(`${cfg.api} against its reference facts`, () => {
+    const facts = readFacts(cfg.api);
+    const discovery = discoveryFromFacts(cfg.api, facts);
+    let differences: Difference[] = [];
+    let sorted: Sorted;
+    let parameterPlaces: string[] = [];
+    let properties: string[] = [];
 
-    const paramMatches = (d: ParameterDeviation, r: ParameterResult) =>
-      d.operation === r.operation && d.name === r.name && (d.in === undefined || d.in === r.in);
-    const coveredSchemas = new Set((deviations.schemas ?? []).map((d) => d.schema));
+    const unequalAt = (place: string, counts: (d: Difference) => boolean) =>
+      differences.some((d) => d.at === place && counts(d));
+    const parameterUnequal = (d: Difference) =>
+      d.kind === 'parameter added' ||
+      (d.kind === 'parameter changed' &&
+        (PARAMETER_ASPECTS.has(d.aspect ?? '') ||
+          (STATED_PARAMETER_ASPECTS.has(d.aspect ?? '') && d.expected !== null)));
+    const propertyUnequal = (d: Difference) =>
+      d.kind === 'property added' || (d.kind === 'property changed' && PROPERTY_ASPECTS.has(d.aspect ?? ''));
 
-    beforeAll(async () => {
-      doc = await loadSpec(cfg.api);
-      parameters = compareParameters(doc, cfg.api, facts);
-      properties = compareProperties(doc, facts);
-      constraints = compareConstraints(doc, cfg.api, facts);
-      missingSchemas = Object.keys(facts.schemas).filter((name) => !doc.components?.schemas?.[name]);
-      const specOps = operationsOf(cfg.api, doc);
-      const paramsEqual = parameters.filter((r) => r.equal).length;
-      const propsEqual = properties.filter((r) => r.equal).length;
-      const recorded =
-        (deviations.parameters?.length ?? 0) +
-        (deviations.properties?.length ?? 0) +
-        (deviations.schemas?.length ?? 0) +
-        (deviations.constraints?.length ?? 0);
+    beforeAll(() => {
+      checkDiscovery(discovery, `${cfg.api} facts`);
+      const google = discoveryModel(discovery);
+      const ours = openApiModel(
+        JSON.parse(readFileSync(path.join(specsDir, 'dist', `${cfg.api}.json`), 'utf8')),
+      );
+      differences = compareApis(google, ours);
+      sorted = applyAllowed(differences, allowedFile[cfg.api] ?? [], (entry) => entry.only !== 'google');
+      parameterPlaces = [...google.operations.values()].flatMap((op) =>
+        [...op.parameters.keys()].map((name) => `/operations/${op.id}/parameters/${name}`),
+      );
+      properties = [...google.schemas].flatMap(([name, shape]) => propertyPlaces(`/schemas/${name}`, shape));
+      const equalParameters = parameterPlaces.filter((p) => !unequalAt(p, parameterUnequal)).length;
+      const equalProperties = properties.filter((p) => !unequalAt(p, propertyUnequal)).length;
       console.log(
         [
-          `${cfg.api} vs ${cfg.stem}.facts.json`,
-          `  operations: facts ${facts.operations.length}, spec ${specOps.length}`,
-          `  parameters equal: ${paramsEqual}/${parameters.length} (${percent(paramsEqual, parameters.length).toFixed(1)} %)`,
-          `  property paths equal: ${propsEqual}/${properties.length} (${percent(propsEqual, properties.length).toFixed(1)} %)`,
-          `  facts schemas without a spec component: ${missingSchemas.join(', ') || 'none'}`,
-          `  constraints the spec adds: ${constraints.length}`,
-          `  deviations recorded: ${recorded} (parameters ${deviations.parameters?.length ?? 0}, properties ${deviations.properties?.length ?? 0}, schemas ${deviations.schemas?.length ?? 0})`,
+          `${cfg.api} against its facts: ${differences.length} differences, ${sorted.allowed.length} recorded in drift-allowed.json`,
+          `  parameters equal: ${equalParameters}/${parameterPlaces.length} (${percent(equalParameters, parameterPlaces.length).toFixed(1)} %)`,
+          `  properties equal: ${equalProperties}/${properties.length} (${percent(equalProperties, properties.length).toFixed(1)} %)`,
         ].join('\n'),
       );
     });
@@ -115,96 +107,27 @@ for (const cfg of APIS) {
       expect(facts.operations).toHaveLength(cfg.operations);
     });
 
-    it('has every facts operation with the same operationId, method and path', () => {
-      const specOps = new Map(operationsOf(cfg.api, doc).map((op) => [op.operationId, op]));
-      const wrong = facts.operations.flatMap((f) => {
-        const s = specOps.get(f.operation);
-        if (!s) return [`${f.operation}: missing (facts ${f.method} ${f.path})`];
-        if (s.method !== f.method.toLowerCase() || s.path !== f.path) {
-          return [`${f.operation}: facts ${f.method} ${f.path}, spec ${s.method.toUpperCase()} ${s.path}`];
-        }
-        return [];
-      });
-      expect(wrong).toEqual([]);
+    it('has every operation of the facts with its method and path, and no other but recorded ones', () => {
+      const operations = sorted.reported.filter((d) => d.kind.startsWith('operation'));
+      expect(operations.map(describeDifference)).toEqual([]);
     });
 
-    it('has no operation the facts lack', () => {
-      const known = new Set(facts.operations.map((f) => f.operation));
-      const extra = operationsOf(cfg.api, doc)
-        .filter((op) => !known.has(op.operationId))
-        .map((op) => `${op.operationId} (${op.method.toUpperCase()} ${op.path})`);
-      expect(extra).toEqual([]);
+    it('records every difference from the facts in drift-allowed.json', () => {
+      expect(sorted.reported.map((d) => `${d.kind}: ${describeDifference(d)}`)).toEqual([]);
     });
 
-    it(`matches at least ${cfg.parameterShare * 100} % of the facts' parameters`, () => {
-      const equal = parameters.filter((r) => r.equal).length;
-      expect(percent(equal, parameters.length)).toBeGreaterThanOrEqual(cfg.parameterShare * 100);
+    it('has no entry in drift-allowed.json that the facts no longer show', () => {
+      expect(sorted.stale.map((s) => `${s.kind} ${s.at}${s.aspect ? ` (${s.aspect})` : ''}`)).toEqual([]);
     });
 
-    it('records every unequal parameter as a deviation', () => {
-      const unrecorded = parameters
-        .filter((r) => !r.equal && !(deviations.parameters ?? []).some((d) => paramMatches(d, r)))
-        .map((r) => describeItem(r, `${r.operation} ${r.in} ${r.name}`));
-      expect(unrecorded).toEqual([]);
+    it(`agrees with at least ${cfg.parameterShare * 100} % of the facts' parameters`, () => {
+      const equal = parameterPlaces.filter((p) => !unequalAt(p, parameterUnequal)).length;
+      expect(percent(equal, parameterPlaces.length)).toBeGreaterThanOrEqual(cfg.parameterShare * 100);
     });
 
-    it('has no stale parameter deviation', () => {
-      const stale = (deviations.parameters ?? [])
-        .filter((d) => !parameters.some((r) => !r.equal && paramMatches(d, r)))
-        .map((d) => `${d.operation} ${d.in ?? '*'} ${d.name}`);
-      expect(stale).toEqual([]);
-    });
-
-    it(`matches at least ${cfg.propertyShare * 100} % of the facts' property paths`, () => {
-      const equal = properties.filter((r) => r.equal).length;
+    it(`agrees with at least ${cfg.propertyShare * 100} % of the facts' schema properties`, () => {
+      const equal = properties.filter((p) => !unequalAt(p, propertyUnequal)).length;
       expect(percent(equal, properties.length)).toBeGreaterThanOrEqual(cfg.propertyShare * 100);
-    });
-
-    it('records every unequal property path as a deviation', () => {
-      const recorded = new Set((deviations.properties ?? []).map((d) => d.path));
-      const unrecorded = properties
-        .filter((r) => !r.equal && !recorded.has(r.path) && !coveredSchemas.has(r.schema))
-        .map((r) => describeItem(r, r.path));
-      expect(unrecorded).toEqual([]);
-    });
-
-    it('has no stale property deviation', () => {
-      const unequal = new Set(properties.filter((r) => !r.equal).map((r) => r.path));
-      const stale = (deviations.properties ?? []).filter((d) => !unequal.has(d.path)).map((d) => d.path);
-      expect(stale).toEqual([]);
-    });
-
-    it('records every facts schema the spec does not have, and no other', () => {
-      expect(missingSchemas.filter((name) => !coveredSchemas.has(name))).toEqual([]);
-      const stale = [...coveredSchemas].filter((name) => !missingSchemas.includes(name));
-      expect(stale).toEqual([]);
-    });
-
-    it('records every constraint the spec adds to the facts, with why the live service has it', () => {
-      const unrecorded = constraints
-        .filter((r) => !constraintRecorded(r))
-        .map((r) => `${r.at}: ${r.keyword} ${JSON.stringify(r.value)}`);
-      expect(unrecorded).toEqual([]);
-    });
-
-    it('has no stale constraint deviation', () => {
-      const stale = (deviations.constraints ?? []).flatMap((d) =>
-        d.at
-          .filter((at) => !constraints.some((r) => r.keyword === d.keyword && r.at === at))
-          .map((at) => `${at}: ${d.keyword}`),
-      );
-      expect(stale).toEqual([]);
-    });
-
-    it('gives every deviation a reason', () => {
-      const all = [
-        ...(deviations.parameters ?? []),
-        ...(deviations.properties ?? []),
-        ...(deviations.schemas ?? []),
-        ...(deviations.constraints ?? []),
-      ];
-      const without = all.filter((d) => typeof d.reason !== 'string' || d.reason.trim() === '');
-      expect(without).toEqual([]);
     });
   });
 }
