@@ -7,16 +7,32 @@
  */
 import { answerOf, HOSTILE_REQUESTS } from '@gspec/scripts/hostile-requests';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createGateway, type Gateway, loadApis } from '../src/index.ts';
+import {
+  createGateway,
+  createProxy,
+  type Gateway,
+  loadApis,
+  type ValidatingProxy,
+  ViolationReport,
+} from '../src/index.ts';
 
 let gateway: Gateway;
 let origin: string;
+/** The validating proxy (`--proxy`) before the mock: it must pass every answer on as it came. */
+let proxy: ValidatingProxy;
+let proxied: string;
 
 beforeAll(async () => {
-  gateway = createGateway({ apis: await loadApis() });
+  const apis = await loadApis();
+  gateway = createGateway({ apis });
   origin = await gateway.listen(0);
+  proxy = createProxy({ apis, upstream: origin, report: new ViolationReport(origin, () => undefined) });
+  proxied = await proxy.listen(0);
 });
-afterAll(() => gateway.close());
+afterAll(async () => {
+  await proxy.close();
+  await gateway.close();
+});
 
 describe('hostile requests', () => {
   it.each(HOSTILE_REQUESTS)(
@@ -31,6 +47,19 @@ describe('hostile requests', () => {
         if (expected.message !== undefined) expect(answer.message).toMatch(expected.message);
       }
       expect((await fetch(`${origin}/healthz`)).status).toBe(200);
+    },
+  );
+});
+
+describe('hostile requests through the validating proxy', () => {
+  it.each(HOSTILE_REQUESTS)(
+    'answers %s as the mock behind it does, and still answers after',
+    async (_, request, expected) => {
+      const answer = await answerOf(proxied, request, 'test-token');
+      expect(answer.status).toBe(expected.status);
+      if (expected.part !== undefined) expect(answer.part).toBe(expected.part);
+      if (expected.reason !== undefined) expect(answer.reason).toBe(expected.reason);
+      expect((await fetch(`${proxied}/healthz`)).status).toBe(200);
     },
   );
 });
