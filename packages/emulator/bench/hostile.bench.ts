@@ -1,8 +1,8 @@
 /**
  * What an attacker can send before any credential is checked, timed against a normal request
- * of the same size, over HTTP on 127.0.0.1: the emulator (in-process, `createEmulator`) and the
+ * of the same size, over HTTP on 127.0.0.1: the emulator (in-process, `createEmulator`), the
  * mock (in-process, `createGateway`, its source run through tsx so that no build of it is
- * needed). A batch body of 60 KB of line breaks once held the emulator's event loop for 15 s (a
+ * needed) and the mock's validating proxy before an emulator (`createProxy`). A batch body of 60 KB of line breaks once held the emulator's event loop for 15 s (a
  * backtracking regular expression), and a `fields` mask of 7,000 nested `a(` was a 500; each
  * input here is one of those or of their kind, and its goal is to take at most 5× the time of
  * the normal request beside it (most take less: they are refused early).
@@ -174,19 +174,41 @@ interface Target {
 }
 
 /** What this bench takes of the mock's source (typed here: the mock is no dependency of the emulator). */
+interface Listening {
+  listen(port: number): Promise<string>;
+  close(): Promise<void>;
+}
 interface MockModule {
   loadApis(): Promise<unknown[]>;
-  createGateway(options: { apis: unknown[] }): {
-    listen(port: number): Promise<string>;
-    close(): Promise<void>;
-  };
+  createGateway(options: { apis: unknown[] }): Listening;
+  createProxy(options: { apis: unknown[]; upstream: string; report: unknown }): Listening;
+  ViolationReport: new (upstream: string, log: (line: string) => void) => unknown;
 }
 
+const mockModule = async () =>
+  (await import(new URL('../../mock/src/index.ts', import.meta.url).href)) as MockModule;
+
 async function startMock(): Promise<Target> {
-  const entry = new URL('../../mock/src/index.ts', import.meta.url).href;
-  const mock = (await import(entry)) as MockModule;
+  const mock = await mockModule();
   const gateway = mock.createGateway({ apis: await mock.loadApis() });
   return { name: 'mock', origin: await gateway.listen(0), close: () => gateway.close() };
+}
+
+/** The mock's validating proxy (`gspec-mock --proxy URL`) before an emulator: what it adds to each answer. */
+async function startProxy(): Promise<Target> {
+  const mock = await mockModule();
+  const emulator = createEmulator();
+  const upstream = await emulator.listen(0);
+  const report = new mock.ViolationReport(upstream, () => undefined);
+  const proxy = mock.createProxy({ apis: await mock.loadApis(), upstream, report });
+  return {
+    name: 'proxy → emulator',
+    origin: await proxy.listen(0),
+    close: async () => {
+      await proxy.close();
+      await emulator.close();
+    },
+  };
 }
 
 async function startEmulator(): Promise<Target> {
@@ -261,7 +283,7 @@ const ms = (value: number) => `${value.toFixed(value < 10 ? 2 : 1)} ms`;
 
 async function main(): Promise<void> {
   const figures: Figure[] = [];
-  for (const start of [startEmulator, startMock]) {
+  for (const start of [startEmulator, startMock, startProxy]) {
     const target = await start();
     // One connection, kept alive: what is timed is the answer, not a connection's set-up.
     const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
@@ -293,8 +315,10 @@ async function main(): Promise<void> {
 
 \`npm run bench -w @gspec/emulator\` (\`packages/emulator/bench/hostile.bench.ts\`). What an attacker can
 send before any credential is checked, each against a normal request of about the same size,
-over one keep-alive connection on 127.0.0.1 to the emulator (in-process \`createEmulator\`) and
-to the mock (in-process \`createGateway\`); the time is from sending to the last byte of the
+over one keep-alive connection on 127.0.0.1 to the emulator (in-process \`createEmulator\`), to
+the mock (in-process \`createGateway\`) and to the mock's validating proxy before an emulator
+(\`createProxy\`, what \`gspec-mock --proxy URL\` runs: it reads, forwards and checks each request
+and answer, so both its own parsing and the emulator's are in its figures); the time is from sending to the last byte of the
 answer, the median of ${ROUNDS} alternating pairs after ${WARM_UP} to warm up, and every answer's status is
 checked. Goal: each hostile input takes at most **${GOAL}×** its normal request.
 

@@ -18,6 +18,7 @@
  */
 import type { ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
 import { createAjv } from './ajv.js';
+import { jsonNestingPastLimit, MAX_JSON_DEPTH } from './http.js';
 import { describeJsonError } from './redact.js';
 
 type Json = Record<string, unknown>;
@@ -125,6 +126,7 @@ export interface AnswerFinding {
     | 'missingBody'
     | 'contentType'
     | 'notJson'
+    | 'tooDeep'
     | 'missingHeader'
     | 'header'
     | 'schema';
@@ -366,6 +368,17 @@ export class AnswerChecker {
       return findings;
     }
     if (media !== 'application/json' && !media.endsWith('+json')) return findings;
+    // Past the servers' nesting limit, the schema walk would recurse as deep; no schema nests so far.
+    if (jsonNestingPastLimit(text) !== undefined) {
+      findings.push({
+        kind: 'tooDeep',
+        pointer: '',
+        expected: `a body nested at most ${MAX_JSON_DEPTH} levels deep, as every schema of the spec is`,
+        got: 'deeper',
+        specPointer: `${pointer}/content/${pointerToken(media)}/schema`,
+      });
+      return findings;
+    }
     let body: unknown;
     try {
       body = JSON.parse(text);
