@@ -67,23 +67,17 @@ export const spec = loadCalendarSpec();
 export const TEST_ADMIN_TOKEN = 'admin-credential-of-the-tests';
 
 /**
- * Set by `throughProxy()` before a file's flow is loaded: that file's emulator is then reached
- * through the mock's validating proxy (`gspec-mock --proxy`), and `report` tells what it found.
+ * What `useEmulator` puts before the emulator. `throughProxy`: the mock's validating proxy
+ * (`gspec-mock --proxy`), through which every API call of the tests then goes (the control
+ * plane, `/__emulator`, does not: the proxy relays only the APIs); the object's `report` is set
+ * to the proxy's report.
  */
-let proxied: { report?: ViolationReport } | undefined;
-
-/**
- * Puts the mock's validating proxy before the emulators `useEmulator` makes from now on in this
- * file: every API call of the tests goes through it (the control plane, `/__emulator`, does
- * not: the proxy relays only the APIs). The returned object's `report` is the proxy's.
- */
-export function throughProxy(): { report?: ViolationReport } {
-  proxied = {};
-  return proxied;
+export interface HarnessOptions {
+  throughProxy?: { report?: ViolationReport };
 }
 
-export function useEmulator(options: EmulatorOptions = {}): Harness {
-  const proxy = proxied;
+export function useEmulator(options: EmulatorOptions = {}, harnessOptions: HarnessOptions = {}): Harness {
+  const proxy = harnessOptions.throughProxy;
   const violations: string[] = [];
   const harness = { violations } as Harness;
   // EMULATOR_TEST_STORE=postgres: the same tests on a shared store, in a database of the file's own.
