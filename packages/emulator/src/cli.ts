@@ -2,7 +2,7 @@
 /**
  * gspec-emulator: stateful Google Calendar API v3 and Search Ads 360 API v2 on this machine.
  *
- *   gspec-emulator [--port N] [--host HOST] [--seed FILE] [--users FILE] [--state FILE]
+ *   gspec-emulator [--port N] [--host HOST] [--seed FILE | --seed-from FILE.har] [--users FILE] [--state FILE]
  *                  [--persist FILE [--persist-sync normal|full] | --store postgres://…]
  *                  [--strict] [--rate-limit N [--rate-limit-status 403|429]] [--admin-token-file FILE]
  *                  [--allowed-hosts NAMES] [--notify-allow TARGETS]... [--notify-max-channels N]
@@ -10,11 +10,14 @@
  *
  * `gspec-emulator --help` lists the options (OPTIONS below).
  * The port comes from --port, else PORT, else 4011; 0 picks a free port.
+ * `gspec-emulator credentials ...` and `gspec-emulator seed-from FILE.har` are subcommands
+ * (credentials-cli.ts, seed-from-cli.ts).
  */
 import { readFileSync } from 'node:fs';
 import {
   AllowedHosts,
   commandHelp,
+  HarError,
   readCommandLine,
   serverOptions,
   startedByNpm,
@@ -34,6 +37,7 @@ import {
 import type { OAuthOptions } from './core/oauth.js';
 import { TOKEN_PATH } from './core/oauth.js';
 import { SharedStoreError } from './core/postgres.js';
+import { RecordingError, type RecordingReport, reportLines } from './core/recording.js';
 import { applySeed, type Seed, SeedError, seedOAuth, seedScopeMap, seedUserMap } from './core/seed.js';
 import type { Emulator } from './core/server.js';
 import { SpecError } from './core/spec.js';
@@ -46,7 +50,7 @@ import {
   unusedScopes,
 } from './core/strict.js';
 import { readUsersFile, type ScopeMap, type UserMap, UsersFileError } from './core/users.js';
-import { createEmulator, readSeedFile } from './emulator.js';
+import { createEmulator, readRecordingSeed, readSeedFile } from './emulator.js';
 
 const { port, host, 'allowed-hosts': allowedHosts, verbose, 'outlive-npm': outliveNpm } = serverOptions(4011);
 const OPTIONS = {
@@ -57,6 +61,12 @@ const OPTIONS = {
     type: 'string',
     value: 'FILE',
     description: 'Start with the users, calendars, events and conversions of this seed file (JSON).',
+  },
+  'seed-from': {
+    type: 'string',
+    value: 'FILE',
+    description:
+      'Start with the seed a recording makes (a HAR file, as gspec-mock --proxy URL --record FILE writes): what its answers show. Not with --seed.',
   },
   users: {
     type: 'string',
@@ -135,6 +145,7 @@ const HELP = commandHelp(
     'It prints its URLs when it is ready; GET /__emulator/health answers 200 from then on.',
     'It stops on Ctrl-C (SIGINT) or SIGTERM.',
     'gspec-emulator credentials service-account|user --help: write credentials for its token endpoint.',
+    'gspec-emulator seed-from FILE.har [--out FILE]: write the seed a recording makes, without starting.',
   ],
 );
 
@@ -326,17 +337,27 @@ async function main(): Promise<void> {
   const adminToken = adminTokenOption(values['admin-token-file']);
   // Where the control plane asks for the credential (core/admin.ts), and whether it can be had.
   const adminRequired = adminToken !== undefined || values.strict === true || !isLoopback(host);
+  // A recording's seed (--seed-from) is a seed file in all but where it comes from.
+  if (values.seed !== undefined && values['seed-from'] !== undefined)
+    fail(
+      "--seed and --seed-from are two seeds: give one (gspec-emulator seed-from FILE.har --out FILE writes the recording's, to merge by hand)",
+    );
+  if (values['seed-from'] === '') fail('--seed-from needs a file name (see gspec-emulator --help)');
+  const seedFile = values.seed || values['seed-from'];
+  const seedOption = values['seed-from'] !== undefined ? '--seed-from' : '--seed';
+  let recording: RecordingReport | undefined;
   let users: UserMap = {};
   let scopes: ScopeMap = {};
   let oauth: OAuthOptions = {};
   try {
     if (values.users) ({ users, scopes } = readUsersFile(values.users));
     let seed: Seed | undefined;
-    if (values.seed) {
-      seed = readSeedFile(values.seed);
-      users = seedUserMap(seed, users, values.seed);
-      scopes = seedScopeMap(seed, scopes, values.seed);
-      oauth = seedOAuth(seed, values.seed);
+    if (values.seed) seed = readSeedFile(values.seed);
+    else if (values['seed-from']) ({ seed, report: recording } = readRecordingSeed(values['seed-from']));
+    if (seed && seedFile) {
+      users = seedUserMap(seed, users, seedFile);
+      scopes = seedScopeMap(seed, scopes, seedFile);
+      oauth = seedOAuth(seed, seedFile);
     }
     const grants = (oauth.serviceAccounts?.length ?? 0) + (oauth.refreshTokens?.length ?? 0);
     if (values.strict && Object.keys(users).length === 0 && grants === 0)
@@ -378,7 +399,7 @@ async function main(): Promise<void> {
       const running = emulator;
       await shared.open(() => {
         if (values.state) running.store.state = readStateFile(running, values.state);
-        if (seed && values.seed) applySeed(running, seed, values.seed);
+        if (seed && seedFile) applySeed(running, seed, seedFile);
       });
     }
     const restored = emulator.persistence?.restored ?? false;
@@ -388,7 +409,7 @@ async function main(): Promise<void> {
       );
     if (values.state && !shared) emulator.store.state = readStateFile(emulator, values.state);
     // The seed goes on top of the loaded state, if any; a restored state had it applied when it began.
-    if (seed && values.seed && !restored && !shared) applySeed(emulator, seed, values.seed);
+    if (seed && seedFile && !restored && !shared) applySeed(emulator, seed, seedFile);
     // The starting state is saved before listening: a restart then never seeds twice.
     try {
       emulator.persistence?.commit();
@@ -400,7 +421,9 @@ async function main(): Promise<void> {
     if (error instanceof StateFileError) fail(`invalid --state file: ${error.message}`);
     if (error instanceof PersistError) fail(`invalid --persist file: ${error.message} (left as it is)`);
     if (error instanceof SharedStoreError) fail(`--store: ${error.message}`);
-    if (error instanceof SeedError) fail(`invalid --seed file: ${error.message}`);
+    if (error instanceof SeedError) fail(`invalid ${seedOption} file: ${error.message}`);
+    if (error instanceof HarError || error instanceof RecordingError)
+      fail(`invalid --seed-from file: ${error.message}`);
     if (error instanceof SpecError) fail(`invalid spec: ${error.message}`);
     if (error instanceof AccessConfigError && error.option === 'rateLimit.units')
       fail(`invalid --rate-limit ${values['rate-limit']}: ${error.detail}`);
@@ -441,15 +464,20 @@ async function main(): Promise<void> {
     ...(rateLimit ? [rateLimitLine(rateLimit)] : []),
     notifyLine(emulator.notifier),
     ...(values.state ? [`State loaded from ${values.state}`] : []),
-    ...(values.seed && !persistence?.restored && !emulator.shared?.restored
-      ? [`Seeded from ${values.seed}`]
+    ...(seedFile && !persistence?.restored && !emulator.shared?.restored
+      ? recording
+        ? [
+            `Seeded from ${seedFile} (a recording): ${reportLines(recording)[0]}`,
+            `  ${reportLines(recording)[1]}`,
+          ]
+        : [`Seeded from ${seedFile}`]
       : []),
     ...(emulator.shared
       ? [
           emulator.shared.restored
             ? `State loaded from ${emulator.shared.where} (revision ${emulator.store.state.revision})${
-                values.seed || values.state
-                  ? '; it held a state already, --seed and --state not written again'
+                seedFile || values.state
+                  ? `; it held a state already, ${seedOption} and --state not written again`
                   : ''
               }`
             : `State saved to ${emulator.shared.where} (new database)`,
@@ -460,7 +488,7 @@ async function main(): Promise<void> {
       ? [
           persistence.restored
             ? `State restored from ${persistence.file} (revision ${emulator.store.state.revision})${
-                values.seed ? `; seed ${values.seed} not written again, its tokens apply` : ''
+                seedFile ? `; seed ${seedFile} not written again, its tokens apply` : ''
               }`
             : `State saved to ${persistence.file} (new database)`,
           `Every change is committed there before it is answered (--persist-sync ${persistence.sync}); watch channels are not kept`,
@@ -476,7 +504,10 @@ async function main(): Promise<void> {
   process.stdout.write(`${lines.join('\n')}\n`);
 }
 
-// `gspec-emulator credentials ...` writes credentials instead of starting the emulator.
+// `gspec-emulator credentials ...` writes credentials, `gspec-emulator seed-from ...` a
+// recording's seed, instead of starting the emulator.
 if (process.argv[2] === 'credentials')
   import('./credentials-cli.js').then(({ runCredentials }) => runCredentials(process.argv.slice(3)));
+else if (process.argv[2] === 'seed-from')
+  import('./seed-from-cli.js').then(({ runSeedFrom }) => runSeedFrom(process.argv.slice(3)));
 else main().catch((error: unknown) => fail((error as Error).stack ?? String(error)));

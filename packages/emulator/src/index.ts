@@ -16,7 +16,13 @@ export type {
   SeedEntity,
 } from './apis/searchads360/seed.js';
 export type { SearchAds360State } from './apis/searchads360/state.js';
-export type { AnyApiModule, ApiModule } from './core/api-module.js';
+export type {
+  AnyApiModule,
+  ApiModule,
+  RecordedExchange,
+  RecordingInput,
+  RecordingPart,
+} from './core/api-module.js';
 export { CONTROL_PREFIX } from './core/control.js';
 export {
   DeliveryPolicyError,
@@ -47,6 +53,13 @@ export {
   type SharedStoreOptions,
 } from './core/postgres.js';
 export { QUOTA_COST_HEADER, QUOTA_USED_HEADER, type QuotaReport } from './core/quota.js';
+export {
+  isRecordedHost,
+  type RecordedSeed,
+  RecordingError,
+  type RecordingReport,
+  reportLines,
+} from './core/recording.js';
 export {
   applySeed,
   type Seed,
@@ -99,4 +112,11 @@ export {
   writeServiceAccount,
   writeUserCredentials,
 } from './credentials.js';
-export { createEmulator, parseSeed, readSeedFile } from './emulator.js';
+export {
+  checkSeed,
+  createEmulator,
+  parseSeed,
+  readRecordingSeed,
+  readSeedFile,
+  recordingSeedOf,
+} from './emulator.js';

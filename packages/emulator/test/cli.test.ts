@@ -105,6 +105,7 @@ describe('gspec-emulator CLI', () => {
       'host',
       'allowed-hosts',
       'seed',
+      'seed-from',
       'users',
       'state',
       'persist',

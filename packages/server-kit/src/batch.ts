@@ -19,6 +19,7 @@ import {
   type EncodedBatch,
   encodeBatchResponse,
   parseBatchRequest,
+  parseBatchResponse,
 } from '@gspec/runtime/multipart';
 import { HttpRefusal } from './http.js';
 import { redactText } from './redact.js';
@@ -120,4 +121,16 @@ export function writeBatch(calls: readonly BatchCall[], answers: readonly CallAn
     };
   });
   return encodeBatchResponse(parts);
+}
+
+/**
+ * The answers of a batch's answer (multipart/mixed), in the order they came, each with its
+ * `Content-ID` (`response-<id>`) when it has one. Throws the reader's BatchFormatError for a
+ * body that is none. Tools that read recorded traffic (a recording's batches) use it.
+ */
+export function readBatchAnswer(
+  contentType: string | undefined,
+  body: string,
+): (CallAnswer & { contentId?: string })[] {
+  return parseBatchResponse(contentType, body);
 }

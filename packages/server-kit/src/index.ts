@@ -14,6 +14,7 @@ export {
   batchPath,
   type CallAnswer,
   readBatch,
+  readBatchAnswer,
   writeBatch,
 } from './batch.js';
 export {

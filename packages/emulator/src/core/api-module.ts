@@ -5,6 +5,7 @@
  */
 import type { Handler, InvokeInput, InvokeResult } from './context.js';
 import type { OAuthClientConfig, RefreshTokenConfig, ServiceAccountConfig } from './oauth.js';
+import type { SchemaTools } from './schemas.js';
 import { type ApiName, type ApiSpec, SpecError } from './spec.js';
 import type { State, UserRecord } from './state.js';
 import type { StorageSlice } from './storage.js';
@@ -114,6 +115,14 @@ export interface ApiModule<S = unknown, Seed extends SeedDocument = SeedDocument
   storage(store: S): StorageSlice;
   readonly state: ApiStateShape;
   readonly seed?: ApiSeedShape<S, Seed>;
+  /**
+   * Turns what the answers of a recording (a HAR file, `--seed-from`) show into its part of a
+   * seed document: its keys, and the users it saw with what it reads of a user. It is given
+   * the recording's exchanges under its base path that were answered 2xx, matched to their
+   * operations, in the order of the recording (a later answer says what is true now). Without
+   * it, the API's exchanges are skipped.
+   */
+  seedFromRecording?(exchanges: readonly RecordedExchange[], input: RecordingInput): RecordingPart;
   /** How its live service answers a user over the rate limit. */
   readonly rateLimitStatus: RateLimitStatus;
   /**
@@ -122,6 +131,40 @@ export interface ApiModule<S = unknown, Seed extends SeedDocument = SeedDocument
    * Without it the API has none.
    */
   readonly inspect?: Readonly<Record<string, InspectView<S>>>;
+}
+
+/**
+ * One exchange of a recording, answered 2xx, under an API's base path and matched to one of
+ * its operations. Credentials in it read `[redacted]` (the recorder redacts them).
+ */
+export interface RecordedExchange {
+  /** Where it is in the recording (`log.entries[12]`), for messages. */
+  at: string;
+  operationId: string;
+  /** The path parameters, decoded (`calendarId: "primary"`). */
+  path: Readonly<Record<string, string>>;
+  query: URLSearchParams;
+  status: number;
+  /** The request's body read as JSON, when it was JSON. */
+  requestBody?: unknown;
+  /** The answer's body read as JSON; undefined for an empty answer or one that is not JSON. */
+  body?: unknown;
+}
+
+/** What an API is given besides the exchanges: its spec, and the tools on its schemas. */
+export interface RecordingInput {
+  spec: ApiSpec;
+  tools: SchemaTools;
+}
+
+/** An API's part of the seed made from a recording, and what it took and left out, by kind. */
+export interface RecordingPart {
+  /** Its keys of the seed document, and `users` it saw (email, and what it reads of a user). */
+  seed: SeedDocument;
+  /** What the seed holds, by kind (`events: 12`), for the report. */
+  taken: Readonly<Record<string, number>>;
+  /** What it left out, by kind with the reason (`colors.get (nothing to seed): 2`). */
+  skipped: Readonly<Record<string, number>>;
 }
 
 /** What an inspector view is given: the API's store and spec, and the request's query. */

@@ -7,6 +7,7 @@ import type { Services } from '../../core/services.js';
 import { readDefaults } from './defaults.js';
 import { withGroupsSeed, withGroupsState } from './groups.js';
 import { HANDLERS } from './handlers.js';
+import { calendarSeedFromRecording } from './recording.js';
 import { type CalendarSeed, calendarSeedShape } from './seed.js';
 import { calendarStateShape } from './state-schema.js';
 import { calendarStorage } from './storage.js';
@@ -25,6 +26,8 @@ export const calendarApi: ApiModule<Store, CalendarSeed> = {
   // Users keep the groups they are members of (groups.ts); the seed names them in `groups`.
   state: withGroupsState(calendarStateShape),
   seed: withGroupsSeed(calendarSeedShape),
+  // --seed-from: what a recording's answers show, as seed entries (recording.ts).
+  seedFromRecording: calendarSeedFromRecording,
   // The live service answers 403 rateLimitExceeded (decision 0032).
   rateLimitStatus: 403,
 };

@@ -1,15 +1,25 @@
 /**
  * Calendar's part of a seed file: users' `settings`, and `calendars` with their sharing rules,
  * the users who list them and their events. Everything but the settings is written through
- * the operation a client would call (calendars.insert/patch, acl.insert, calendarList.insert,
- * events.insert), so it is checked as a client's request would be.
+ * the operation a client would call (calendars.insert/patch, acl.insert, calendarList.insert
+ * or patch, events.insert, events.import for an event organized elsewhere, events.update or
+ * delete of an instance for an exception of a recurring event), so it is checked as a
+ * client's request would be.
  */
-import type { ApiSeedShape, SeedDocument, SeedUser } from '../../core/api-module.js';
+import type { ApiSeedShape, SeedDocument, SeedTarget, SeedUser } from '../../core/api-module.js';
 import { own } from '../../core/own.js';
 import { SEED_EMAIL, SeedError } from '../../core/seed.js';
-import type { JsonObject } from '../../core/spec.js';
+import { isObject, type JsonObject } from '../../core/spec.js';
 import { nextRevision } from '../../core/state.js';
+import { parseInstanceId } from './recurrence.js';
 import type { Store } from './store.js';
+
+/** A user who lists a calendar, with their own settings of its entry (as calendarList.insert takes them). */
+export interface SeedListing {
+  email: string;
+  /** `colorId`, `hidden`, `selected`, `summaryOverride`, `defaultReminders`, `notificationSettings`. */
+  entry?: JsonObject;
+}
 
 export interface SeedCalendar {
   /** `primary` (or the owner's email) for the owner's primary calendar; else a new secondary calendar, with this id if given. */
@@ -19,11 +29,20 @@ export interface SeedCalendar {
   description?: string;
   location?: string;
   timeZone?: string;
+  conferenceProperties?: JsonObject;
+  autoAcceptInvitations?: boolean;
   /** Sharing rules, as acl.insert takes them: `{role, scope: {type, value}}`. */
   acl?: JsonObject[];
-  /** Users who have the calendar on their calendar list (besides the owner). */
-  listedBy?: string[];
-  /** Event bodies, as events.insert takes them. */
+  /**
+   * Users who have the calendar on their calendar list, by email or with their entry's
+   * settings; the owner lists it anyway, and is named only to give their entry settings.
+   */
+  listedBy?: (string | SeedListing)[];
+  /**
+   * Event bodies, as events.insert takes them; one with `recurringEventId` is an exception of
+   * that recurring event (listed before it): its instance changed, or deleted with
+   * `status: "cancelled"`.
+   */
   events?: JsonObject[];
 }
 
@@ -53,8 +72,24 @@ const CALENDAR_SEED_SCHEMA = {
       description: { type: 'string' },
       location: { type: 'string' },
       timeZone: { type: 'string' },
+      conferenceProperties: { type: 'object' },
+      autoAcceptInvitations: { type: 'boolean' },
       acl: { type: 'array', items: { type: 'object' } },
-      listedBy: { type: 'array', items: SEED_EMAIL },
+      listedBy: {
+        type: 'array',
+        // An email, or the email with the user's settings of the entry.
+        items: {
+          if: { type: 'string' },
+          // biome-ignore lint/suspicious/noThenProperty: JSON Schema's if/then/else (one error for the branch that applies), not a promise.
+          then: SEED_EMAIL,
+          else: {
+            type: 'object',
+            required: ['email'],
+            additionalProperties: false,
+            properties: { email: SEED_EMAIL, entry: { type: 'object' } },
+          },
+        },
+      },
       events: { type: 'array', items: { type: 'object' } },
     },
   },
@@ -77,6 +112,41 @@ function renameCalendar(store: Store, from: string, to: string, owner: string): 
     delete list[from];
     list[to] = { ...entry, calendarId: to };
   }
+}
+
+/** The Calendar fields a seed calendar may give (applied by calendars.insert or patch). */
+const CALENDAR_FIELDS = [
+  'summary',
+  'description',
+  'location',
+  'timeZone',
+  'conferenceProperties',
+  'autoAcceptInvitations',
+] as const;
+
+type Invoke = SeedTarget<Store>['invoke'];
+
+/**
+ * Writes one event of a seed calendar: an exception (`recurringEventId`) through its instance
+ * (events.update, or events.delete when cancelled), an event another calendar organizes
+ * through events.import (which keeps the organizer), any other through events.insert.
+ */
+function writeEvent(invoke: Invoke, owner: string, calendarId: string, event: JsonObject): void {
+  const { recurringEventId, ...body } = event;
+  if (recurringEventId !== undefined) {
+    const instance = typeof event.id === 'string' ? parseInstanceId(event.id) : undefined;
+    if (typeof recurringEventId !== 'string' || instance?.parentId !== recurringEventId)
+      throw new SeedError(
+        `id: an exception of ${JSON.stringify(recurringEventId)} has the id <recurringEventId>_<its original start> (such as abc123_20260302T090000Z, or abc123_20260302 all day)`,
+      );
+    const path = { calendarId, eventId: `${event.id}` };
+    if (event.status === 'cancelled') invoke(owner, 'events.delete', { path });
+    else invoke(owner, 'events.update', { path, body });
+    return;
+  }
+  const organizer = isObject(event.organizer) ? event.organizer.email : undefined;
+  const elsewhere = typeof organizer === 'string' && organizer.toLowerCase() !== calendarId.toLowerCase();
+  invoke(owner, elsewhere ? 'events.import' : 'events.insert', { path: { calendarId }, body });
 }
 
 export const calendarSeedShape: ApiSeedShape<Store, CalendarSeed> = {
@@ -117,8 +187,7 @@ export const calendarSeedShape: ApiSeedShape<Store, CalendarSeed> = {
       const owner = entry.owner.toLowerCase();
       store.user(owner);
       const fields: JsonObject = {};
-      for (const key of ['summary', 'description', 'location', 'timeZone'] as const)
-        if (entry[key] !== undefined) fields[key] = entry[key];
+      for (const key of CALENDAR_FIELDS) if (entry[key] !== undefined) fields[key] = entry[key];
       const wanted = entry.id === 'primary' ? owner : entry.id;
       let id: string;
       if (wanted?.toLowerCase() === owner) {
@@ -146,15 +215,17 @@ export const calendarSeedShape: ApiSeedShape<Store, CalendarSeed> = {
         at(`calendars[${i}].acl[${j}]`);
         invoke(owner, 'acl.insert', { path: { calendarId: id }, body: rule });
       });
-      (entry.listedBy ?? []).forEach((email, j) => {
+      (entry.listedBy ?? []).forEach((listing, j) => {
         at(`calendars[${i}].listedBy[${j}]`);
-        if (email.toLowerCase() === owner) return;
-        invoke(email.toLowerCase(), 'calendarList.insert', { body: { id } });
+        const email = (typeof listing === 'string' ? listing : listing.email).toLowerCase();
+        const settings = typeof listing === 'string' ? undefined : listing.entry;
+        if (email !== owner) invoke(email, 'calendarList.insert', { body: { ...settings, id } });
+        else if (settings) invoke(owner, 'calendarList.patch', { path: { calendarId: id }, body: settings });
       });
       (entry.events ?? []).forEach((event, j) => {
         const summary = typeof event.summary === 'string' ? ` (${JSON.stringify(event.summary)})` : '';
         at(`calendars[${i}].events[${j}]${summary}`);
-        invoke(owner, 'events.insert', { path: { calendarId: id }, body: event });
+        writeEvent(invoke, owner, id, event);
       });
     });
   },

@@ -7,6 +7,7 @@ import type { ApiModule } from '../../core/api-module.js';
 import type { Store } from '../../core/store.js';
 import { searchAds360Handlers } from './handlers.js';
 import { searchAds360Inspect } from './inspect.js';
+import { searchAds360SeedFromRecording } from './recording.js';
 import { type SearchAds360SeedDocument, searchAds360SeedShape } from './seed.js';
 import { searchAds360StateShape } from './state-schema.js';
 import { searchAds360Storage } from './storage.js';
@@ -19,6 +20,8 @@ export const searchAds360Api: ApiModule<Store, SearchAds360SeedDocument> = {
   storage: () => searchAds360Storage(),
   state: searchAds360StateShape,
   seed: searchAds360SeedShape,
+  // --seed-from: the conversions, availabilities and saved columns a recording's answers show (recording.ts).
+  seedFromRecording: searchAds360SeedFromRecording,
   // The live service answers 429 RESOURCE_EXHAUSTED (decision 0032).
   rateLimitStatus: 429,
   inspect: searchAds360Inspect,

@@ -2,8 +2,9 @@
  * The `searchads360` section of a seed file: agencies > advertisers > engine accounts with
  * their entities, clicks, Floodlight activities, saved columns and customer ids, added to the
  * entities the emulator knows (the spec examples', unless `exampleEntities: false`), then
- * conversions inserted through conversion.insert, so they are checked as a client's would be.
- * Every refusal names the entry at fault (`searchads360.agencies[0].advertisers[1].id`).
+ * conversions inserted through conversion.insert and availabilities recorded through
+ * conversion.updateAvailability, so they are checked as a client's would be. Every refusal
+ * names the entry at fault (`searchads360.agencies[0].advertisers[1].id`).
  */
 
 import type { ApiSeedShape, SeedDocument, SeedTarget } from '../../core/api-module.js';
@@ -12,11 +13,12 @@ import { own, setOwn } from '../../core/own.js';
 import type { JsonObject } from '../../core/spec.js';
 import { nextRevision } from '../../core/state.js';
 import type { Store } from '../../core/store.js';
-import { CURRENCIES, ID_SCHEMA } from './batch.js';
+import { CURRENCIES, ID_SCHEMA, isCount } from './batch.js';
 import { canonicalTimeZone, DEFAULT_TIME_ZONE } from './days.js';
 import {
   type AdvertiserRecord,
   type ClickRecord,
+  conversionKey,
   type EngineAccountRecord,
   type EntityRecord,
   type EntityType,
@@ -78,7 +80,8 @@ export interface SeedAdvertiser {
    * left out, the emulator's default, UTC (days.ts).
    */
   timeZone?: string;
-  floodlightActivities?: { id: string; name: string }[];
+  /** The activities; one known by its id alone (a recording that never answered its name) has no name. */
+  floodlightActivities?: { id: string; name?: string }[];
   savedColumns?: { savedColumnName: string; type: string }[];
   engineAccounts?: SeedEngineAccount[];
 }
@@ -93,8 +96,14 @@ export interface SearchAds360Seed {
   /** false: start Search Ads 360 empty instead of with the spec examples' entities. */
   exampleEntities?: boolean;
   agencies?: SeedAgency[];
-  /** Conversions as conversion.insert takes them, inserted as one batch after the entities. */
+  /**
+   * Conversions as conversion.insert takes them, inserted after the entities (in one batch,
+   * or more when a conversionId comes again for an advertiser at another time). A
+   * `dsConversionId` given is kept (digits, unique), the others are numbered after it.
+   */
   conversions?: JsonObject[];
+  /** Availabilities as conversion.updateAvailability takes them, recorded after the conversions. */
+  availabilities?: JsonObject[];
 }
 
 /** A refusal of the section; its message is the problem, the place is told separately. */
@@ -143,7 +152,7 @@ export const SEARCHADS360_SEED_SCHEMA = {
             },
             floodlightActivities: list({
               type: 'object',
-              required: ['id', 'name'],
+              required: ['id'],
               additionalProperties: false,
               properties: { id: ID, name: NAME },
             }),
@@ -195,6 +204,7 @@ export const SEARCHADS360_SEED_SCHEMA = {
       },
     }),
     conversions: list({ type: 'object' }),
+    availabilities: list({ type: 'object' }),
   },
 };
 
@@ -318,14 +328,17 @@ export function addSeedEntities(world: SearchAds360State, seed: SearchAds360Seed
         if (seedAdvertiser[key] !== undefined) advertiser[key] = seedAdvertiser[key];
       (seedAdvertiser.floodlightActivities ?? []).forEach((activity, k) => {
         const same = advertiser.floodlightActivities.find(
-          (x) => x.id === activity.id || x.name === activity.name,
+          (x) => x.id === activity.id || (activity.name !== undefined && x.name === activity.name),
         );
         if (same)
           fail(
             `${at}.floodlightActivities[${k}]`,
-            `the advertiser has an activity ${same.id} "${same.name}" already`,
+            `the advertiser has an activity ${same.id}${same.name === undefined ? '' : ` "${same.name}"`} already`,
           );
-        advertiser.floodlightActivities.push({ id: activity.id, name: activity.name });
+        advertiser.floodlightActivities.push({
+          id: activity.id,
+          ...(activity.name !== undefined ? { name: activity.name } : {}),
+        });
       });
       (seedAdvertiser.savedColumns ?? []).forEach((column, k) => {
         if (advertiser.savedColumns.some((x) => x.savedColumnName === column.savedColumnName))
@@ -360,26 +373,116 @@ export function addSeedEntities(world: SearchAds360State, seed: SearchAds360Seed
   });
 }
 
-/** `conversion[2].clickId` of an insert's refusal as the seed's place, `searchads360.conversions[2].clickId`. */
-const seedPlace = (location: string | undefined): string =>
-  location?.startsWith('conversion')
-    ? `searchads360.conversions${location.slice('conversion'.length)}`
-    : `searchads360.conversions${location ? `.${location}` : ''}`;
+/**
+ * A batch refusal's location as the seed's place: `conversion[2].clickId` of the batch whose
+ * rows are the seed's `rows` is `searchads360.conversions[5].clickId` (`key` is the seed's
+ * list, `list` the request's).
+ */
+function seedPlace(location: string | undefined, key: string, list: string, rows: readonly number[]): string {
+  const match = location === undefined ? null : new RegExp(`^${list}\\[(\\d+)\\](.*)$`).exec(location);
+  if (!match) return `searchads360.${key}${location ? `.${location}` : ''}`;
+  const row = rows[Number(match[1])] ?? Number(match[1]);
+  return `searchads360.${key}[${row}]${match[2] ?? ''}`;
+}
 
-/** Inserts the seed's conversions with conversion.insert, validated as a client's request is. */
-function insertConversions(target: SeedTarget<Store>, conversions: JsonObject[], fail: Fail): void {
+/**
+ * Runs one batch of the seed's rows (`rows`: their indexes in the seed's list) as the seed, a
+ * refusal named at the seed's place of the first row at fault.
+ */
+function seedBatch(
+  target: SeedTarget<Store>,
+  operationId: string,
+  list: string,
+  key: string,
+  rows: readonly number[],
+  body: JsonObject[],
+  fail: Fail,
+): void {
   try {
-    target.invokeAsSeed('conversion.insert', { body: { conversion: conversions } });
+    target.invokeAsSeed(operationId, { body: { [list]: body } });
   } catch (error) {
     if (!(error instanceof ApiError)) throw error;
     const [first, ...rest] = error.body.error.errors;
     const more = rest
-      .map((item) => `; ${seedPlace(item.location)}: ${item.reason}: ${item.message}`)
+      .map((item) => `; ${seedPlace(item.location, key, list, rows)}: ${item.reason}: ${item.message}`)
       .join('');
     fail(
-      seedPlace(first?.location),
+      seedPlace(first?.location, key, list, rows),
       `${first?.reason ?? error.status}: ${first?.message ?? error.message}${more}`,
     );
+  }
+}
+
+/**
+ * The seed's conversions in batches that conversion.insert takes: a conversionId comes once
+ * per advertiser in a batch, so a later one with the same id (at another time) opens the next.
+ * Each batch lists the seed's indexes of its rows.
+ */
+function conversionBatches(conversions: readonly JsonObject[]): number[][] {
+  const batches: { rows: number[]; ids: Set<string> }[] = [];
+  conversions.forEach((row, i) => {
+    const key = JSON.stringify([row.advertiserId ?? row.customerId ?? null, row.conversionId ?? null]);
+    let batch = batches.find((b) => !b.ids.has(key));
+    if (!batch) {
+      batch = { rows: [], ids: new Set() };
+      batches.push(batch);
+    }
+    batch.rows.push(i);
+    batch.ids.add(key);
+  });
+  return batches.map((b) => b.rows);
+}
+
+/** The advertiser a seed conversion is for: its `advertiserId`, or the one of its `customerId`. */
+function advertiserOfConversion(world: SearchAds360State, row: JsonObject): string | undefined {
+  if (typeof row.advertiserId === 'string') return row.advertiserId;
+  return typeof row.customerId === 'string' ? findCustomer(world, row.customerId)?.advertiser.id : undefined;
+}
+
+/**
+ * Inserts the seed's conversions with conversion.insert, validated as a client's request is,
+ * then gives those that name a `dsConversionId` theirs (checked first: digits, not given
+ * twice, not one a stored conversion has), and numbers later inserts past the highest.
+ */
+function insertConversions(target: SeedTarget<Store>, conversions: JsonObject[], fail: Fail): void {
+  const world = writableWorld(target.store, target.spec);
+  const taken = new Set<string>();
+  for (const stored of Object.values(world.conversions))
+    for (const conversion of Object.values(stored))
+      if (typeof conversion.dsConversionId === 'string') taken.add(conversion.dsConversionId);
+  const given = new Map<string, number>();
+  conversions.forEach((row, i) => {
+    const id = row.dsConversionId;
+    if (id === undefined) return;
+    const at = `searchads360.conversions[${i}].dsConversionId`;
+    if (typeof id !== 'string' || !isCount(id))
+      fail(at, `expected a dsConversionId in digits, found ${JSON.stringify(id)}`);
+    const first = given.get(id);
+    if (first !== undefined) fail(at, `${id} is already searchads360.conversions[${first}]'s`);
+    if (taken.has(id)) fail(at, `${id} is a stored conversion's already`);
+    given.set(id, i);
+  });
+  // The others are numbered past the highest given, so that no two conversions share one.
+  let highest = BigInt(world.nextDsConversionId) - 1n;
+  for (const id of given.keys()) if (BigInt(id) > highest) highest = BigInt(id);
+  world.nextDsConversionId = `${highest + 1n}`;
+  for (const rows of conversionBatches(conversions))
+    seedBatch(
+      target,
+      'conversion.insert',
+      'conversion',
+      'conversions',
+      rows,
+      rows.map((i) => conversions[i] ?? {}),
+      fail,
+    );
+  for (const [id, i] of given) {
+    const row = conversions[i] ?? {};
+    const stored = own(world.conversions, advertiserOfConversion(world, row) ?? '');
+    const key = conversionKey(`${row.conversionTimestamp}`, `${row.conversionId}`);
+    const conversion = own(stored, key);
+    // Stored conversions are replaced, never changed in place (their JSON is kept, json.ts).
+    if (stored && conversion) stored[key] = { ...conversion, dsConversionId: id };
   }
 }
 
@@ -405,6 +508,20 @@ export function applySearchAds360Seed(
   if (seed.conversions && seed.conversions.length > 0) {
     at('searchads360.conversions');
     insertConversions(target, seed.conversions, fail);
+  }
+  const { availabilities } = seed;
+  if (availabilities && availabilities.length > 0) {
+    at('searchads360.availabilities');
+    const rows = availabilities.map((_row, i) => i);
+    seedBatch(
+      target,
+      'conversion.updateAvailability',
+      'availabilities',
+      'availabilities',
+      rows,
+      availabilities,
+      fail,
+    );
   }
 }
 
