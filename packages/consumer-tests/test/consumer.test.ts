@@ -636,6 +636,113 @@ describe('the README examples', () => {
 });
 
 // Each test of this group starts commands of its own and writes no file: they run side by side.
+/** Resolves to a file's text once it exists (a stopped server writes it on its way out). */
+async function whenWritten(file: string): Promise<string> {
+  for (;;) {
+    try {
+      return readFileSync(file, 'utf8');
+    } catch {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  }
+}
+
+// The guide docs/guides/checking-against-the-live-service.md, with the emulator standing in for
+// Google (the tests have no network): each step's command as the guide gives it.
+describe('checking against the live service: the guide, with the emulator as the upstream', () => {
+  let through: unknown;
+
+  it('gspec-mock --proxy checks the program against the emulator, records it, and reports no violation', async () => {
+    const emulator = npx('gspec-emulator', ['--port', '0']);
+    const upstream = await emulator.ready;
+    const proxy = npx('gspec-mock', [
+      '--proxy',
+      upstream,
+      '--port',
+      '0',
+      '--record',
+      'session.har',
+      '--report',
+      'proxy-report.json',
+      '--fail-on-violation',
+    ]);
+    const origin = await proxy.ready;
+    through = JSON.parse((await run('node', ['dist/src/app.js', origin], project)).stdout);
+    expect(through).toMatchObject({ calendar: 'Release planning', missing: '404 notFound' });
+    await stopServer(proxy, origin);
+    await stopServer(emulator, upstream);
+    const report = JSON.parse(await whenWritten(path.join(project, 'proxy-report.json')));
+    expect(report.violations).toEqual([]);
+    expect(report.exchanges).toMatchObject({
+      'calendars.insert': 1,
+      'events.insert': 2,
+      'conversion.insert': 1,
+    });
+    const har = JSON.parse(readFileSync(path.join(project, 'session.har'), 'utf8'));
+    expect(har.log.entries.length).toBeGreaterThan(5);
+    // The token (here the user's email, as the emulator takes it) is in no request's headers.
+    const authorizations = har.log.entries.map(
+      (entry: { request: { headers: { name: string; value: string }[] } }) =>
+        entry.request.headers.find((header) => header.name === 'authorization')?.value,
+    );
+    expect(new Set(authorizations)).toEqual(new Set(['[redacted]']));
+  });
+
+  it('gspec-mock --replay answers the same program the same, with no upstream', async () => {
+    const replay = npx('gspec-mock', ['--replay', 'session.har', '--port', '0']);
+    const origin = await replay.ready;
+    const again = JSON.parse((await run('node', ['dist/src/app.js', origin], project)).stdout);
+    expect(again).toEqual(through);
+    await stopServer(replay, origin);
+  });
+
+  it("gspec-emulator --seed-from starts with the recording's calendar and its events, the batched one included", async () => {
+    const emulator = npx('gspec-emulator', ['--seed-from', 'session.har', '--port', '0']);
+    const origin = await emulator.ready;
+    const get = async (pathAndQuery: string) =>
+      (
+        await fetch(`${origin}${pathAndQuery}`, { headers: { authorization: 'Bearer ana@example.com' } })
+      ).json();
+    const list = await get('/calendar/v3/users/me/calendarList');
+    const planning = list.items.find((entry: { summary: string }) => entry.summary === 'Release planning');
+    expect(planning).toBeDefined();
+    const events = await get(`/calendar/v3/calendars/${encodeURIComponent(planning.id)}/events`);
+    expect(events.items.map((e: { summary: string }) => e.summary).sort()).toEqual([
+      'Batched',
+      'Release review',
+    ]);
+    await stopServer(emulator, origin);
+  });
+
+  it('gspec-specs drift: nothing left against a Discovery document of the facts; a new method is reported', async () => {
+    const { discoveryFromFacts } = await import('../../../specs/test/support/facts-discovery.ts');
+    const document = discoveryFromFacts('calendar') as {
+      resources: Record<string, { methods: Record<string, unknown> }>;
+    };
+    writeFileSync(path.join(project, 'calendar-rest.json'), JSON.stringify(document));
+    const same = await attempt(
+      'npx',
+      ['--no-install', 'gspec-specs', 'drift', '--discovery', 'calendar-rest.json'],
+      project,
+    );
+    expect(same.code, same.report).toBe(0);
+    const events = document.resources.events as { methods: Record<string, unknown> };
+    events.methods.summarize = {
+      ...(events.methods.get as object),
+      id: 'calendar.events.summarize',
+      path: 'calendars/{calendarId}/summary',
+    };
+    writeFileSync(path.join(project, 'calendar-rest.json'), JSON.stringify(document));
+    const changed = await attempt(
+      'npx',
+      ['--no-install', 'gspec-specs', 'drift', '--discovery', 'calendar-rest.json'],
+      project,
+    );
+    expect(changed.code, changed.report).toBe(1);
+    expect(changed.stdout).toMatch(/operation added[\s\S]*events\.summarize/);
+  });
+});
+
 describe.concurrent('the commands', () => {
   it.each([
     ['gspec-mock', '@gspec/mock', '--faults'],

@@ -216,7 +216,8 @@ async function replay(
     failToListen(error, String(port), host);
   }
   const lines = [
-    `gspec mock replaying ${file} (${entries.length} exchange${entries.length === 1 ? '' : 's'}) on ${origin}`,
+    `gspec mock listening on ${origin}`,
+    `Replaying ${file} (${entries.length} exchange${entries.length === 1 ? '' : 's'}) with no upstream`,
     ...(values.docs ? [`  API reference  ${origin}/`] : []),
     `  Health         ${origin}/healthz`,
     `Answers requests addressed to ${hosts.describe()}; a request not in the recording gets 404`,
