@@ -15,7 +15,10 @@
  * - `@gspec/specs` is imported and each of its documents validated as OpenAPI 3.1;
  * - vitest runs a test file with the emulator started in-process by the global setup of the
  *   emulator's README;
- * - both commands answer `--help` and refuse a mistake with one line and status 1.
+ * - both commands answer `--help` and refuse a mistake with one line and status 1;
+ * - the guide "Checking against the live service", with the emulator standing in for Google:
+ *   the program through `gspec-mock --proxy` (recorded, reported), the recording replayed
+ *   (`--replay`), an emulator seeded from it (`--seed-from`), and `gspec-specs drift`.
  */
 import { execFile } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
