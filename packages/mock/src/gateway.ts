@@ -62,6 +62,7 @@ import {
   simpleError,
 } from './google-errors.js';
 import { resolveStaticFile, sendStaticFile } from './static.js';
+import { targetUrl } from './target.js';
 
 const PASS: FaultStep = { kind: 'pass' };
 
@@ -197,22 +198,6 @@ function serialize(body: unknown, contentType: string | undefined): string | und
 
 function setCors(request: IncomingMessage, response: ServerResponse, headers = corsHeaders(request)): void {
   for (const [name, value] of Object.entries(headers)) response.setHeader(name, value);
-}
-
-/**
- * A request's target as a URL. One the URL parser refuses (`//[`, which it reads as a host) keeps
- * its path as sent, which routes nowhere: a 404, not a failure of the mock.
- */
-function targetUrl(raw: string): URL {
-  try {
-    return new URL(raw, 'http://localhost');
-  } catch {
-    const url = new URL('http://localhost/');
-    const query = raw.indexOf('?');
-    url.pathname = query < 0 ? raw : raw.slice(0, query);
-    if (query >= 0) url.search = raw.slice(query);
-    return url;
-  }
 }
 
 /** The mock's own endpoints (`/__mock/faults`, `/__mock/reset`), and paths that look like them. */

@@ -53,6 +53,7 @@ import type { IHttpOperation } from '@stoplight/types';
 import type { MockApi } from './apis.js';
 import { simpleError } from './google-errors.js';
 import { validateRequest } from './prism-validation.js';
+import { targetUrl } from './target.js';
 import type { Violation, ViolationReport } from './violations.js';
 
 /** Google's token endpoint, where the live proxy sends `/token`, `/revoke` and `/tokeninfo`. */
@@ -123,15 +124,6 @@ function decoded(body: Buffer, encoding: string | undefined): Buffer | undefined
     return undefined;
   }
   return undefined;
-}
-
-/** A request target as a URL (the proxy forwards the target as sent; this is only to read it). */
-function targetUrl(raw: string): URL {
-  try {
-    return new URL(raw, 'http://proxy.invalid');
-  } catch {
-    return new URL('http://proxy.invalid/');
-  }
 }
 
 interface UpstreamAnswer {

@@ -66,6 +66,7 @@ import {
   redactText,
 } from '@gspec/server-kit';
 import { resolveStaticFile, sendStaticFile } from './static.js';
+import { targetUrl } from './target.js';
 
 export interface ReplayOptions {
   /** The entries of the recording, as `readHarFile` reads them. */
@@ -146,19 +147,6 @@ interface Recorded {
   entry: HarEntry;
   call: Call;
   used: boolean;
-}
-
-/** A target as a URL; one the parser refuses keeps its path as written, so that it matches nothing. */
-function targetUrl(raw: string): URL {
-  try {
-    return new URL(raw, 'http://localhost');
-  } catch {
-    const url = new URL('http://localhost/');
-    const mark = raw.indexOf('?');
-    url.pathname = mark < 0 ? raw : raw.slice(0, mark);
-    if (mark >= 0) url.search = raw.slice(mark);
-    return url;
-  }
 }
 
 /** A path with every segment in one spelling: decoded (when its escapes are valid), then encoded. */
