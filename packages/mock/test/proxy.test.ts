@@ -75,6 +75,10 @@ const CANNED: Record<string, Canned> = {
     headers: { 'content-type': 'application/json; charset=UTF-8', 'content-encoding': 'gzip' },
     body: gzipSync(JSON.stringify({ kind: 'calendar#event', id: 'abc', summary: 'Gzipped' })),
   },
+  // An event whose reminder lacks its required `minutes`: wrong whole, fine trimmed by `fields`.
+  'GET /calendar/v3/calendars/primary/events/trimmed': json(200, {
+    reminders: { useDefault: false, overrides: [{ method: 'popup' }] },
+  }),
   // Accepts anything: a request the specs call invalid gets a 200 here.
   'GET /calendar/v3/calendars/primary/events': json(200, { kind: 'calendar#events', items: [] }),
   // Refuses: the request the specs call invalid is refused here too.
@@ -223,6 +227,13 @@ describe('answers that break the specs', () => {
     expect(response.headers.get('content-encoding')).toBe('gzip');
     expect(await response.json()).toMatchObject({ summary: 'Gzipped' });
     expect(kindsOf('events.get')).toEqual([]);
+  });
+
+  it('lets an answer trimmed by fields leave out required properties, and only then', async () => {
+    await through('/calendar/v3/calendars/primary/events/trimmed?fields=reminders');
+    expect(kindsOf('events.get')).toEqual([]);
+    await through('/calendar/v3/calendars/primary/events/trimmed');
+    expect(kindsOf('events.get')).toEqual([['answer', 'schema', '/reminders/overrides/0/minutes']]);
   });
 
   it('logs one line per kind, however often it comes', async () => {
