@@ -715,6 +715,15 @@ describe('checking against the live service: the guide, with the emulator as the
       'Release review',
     ]);
     await stopServer(emulator, origin);
+    // The guide's other way: the seed written to a file first, to look at or edit.
+    const written = await attempt(
+      'npx',
+      ['--no-install', 'gspec-emulator', 'seed-from', 'session.har', '--out', 'seed-from-session.json'],
+      project,
+    );
+    expect(written.code, written.report).toBe(0);
+    const seed = JSON.parse(readFileSync(path.join(project, 'seed-from-session.json'), 'utf8'));
+    expect(seed.calendars.map((c: { summary: string }) => c.summary)).toContain('Release planning');
   });
 
   it('gspec-specs drift: nothing left against a Discovery document of the facts; a new method is reported', async () => {
