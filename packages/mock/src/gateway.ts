@@ -61,6 +61,7 @@ import {
   type PrismProblem,
   simpleError,
 } from './google-errors.js';
+import { sendJson } from './send-json.js';
 import { resolveStaticFile, sendStaticFile } from './static.js';
 import { targetUrl } from './target.js';
 
@@ -180,14 +181,6 @@ function queryRecord(params: URLSearchParams): Record<string, string | string[]>
     out[key] = all.length === 1 ? (all[0] as string) : all;
   }
   return out;
-}
-
-function sendJson(response: ServerResponse, status: number, body: unknown): void {
-  const text = JSON.stringify(body);
-  response.statusCode = status;
-  response.setHeader('content-type', 'application/json; charset=UTF-8');
-  response.setHeader('content-length', Buffer.byteLength(text));
-  response.end(text);
 }
 
 function serialize(body: unknown, contentType: string | undefined): string | undefined {

@@ -53,6 +53,7 @@ import type { IHttpOperation } from '@stoplight/types';
 import type { MockApi } from './apis.js';
 import { simpleError } from './google-errors.js';
 import { validateRequest } from './prism-validation.js';
+import { sendJson } from './send-json.js';
 import { targetUrl } from './target.js';
 import type { Violation, ViolationReport } from './violations.js';
 
@@ -422,29 +423,20 @@ export function createProxy(options: ProxyOptions): ValidatingProxy {
     });
   }
 
-  function reply(response: ServerResponse, status: number, body: unknown): void {
-    const text = JSON.stringify(body);
-    response.writeHead(status, {
-      'content-type': 'application/json; charset=UTF-8',
-      'content-length': Buffer.byteLength(text),
-    });
-    response.end(text);
-  }
-
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const misaddressed = hostRefusal(request, allowedHosts, '--allowed-hosts');
     if (misaddressed) throw misaddressed;
     const target = request.url ?? '/';
     const url = targetUrl(target);
     if (url.pathname === '/healthz') {
-      reply(response, 200, { status: 'ok', proxy: base ? base.href : 'live', violations: report.size });
+      sendJson(response, 200, { status: 'ok', proxy: base ? base.href : 'live', violations: report.size });
       return;
     }
     const body = await readBody(request);
     const contentType = request.headers['content-type'];
     const upstreamUrl = destination(url.pathname, target, body, contentType);
     if (!upstreamUrl) {
-      reply(
+      sendJson(
         response,
         404,
         simpleError(
@@ -479,7 +471,7 @@ export function createProxy(options: ProxyOptions): ValidatingProxy {
         expected: 'an answer',
         got: error.message,
       });
-      reply(
+      sendJson(
         response,
         error.status,
         simpleError(error.status, 'backendError', `The proxy's upstream failed: ${error.message}`),
@@ -555,7 +547,7 @@ export function createProxy(options: ProxyOptions): ValidatingProxy {
       if (error instanceof HttpRefusal) {
         if (!response.headersSent) {
           for (const [name, value] of Object.entries(error.headers)) response.setHeader(name, value);
-          reply(response, error.status, error.body);
+          sendJson(response, error.status, error.body);
         }
         return;
       }
@@ -563,7 +555,7 @@ export function createProxy(options: ProxyOptions): ValidatingProxy {
         `proxy: internal error on ${request.method} ${redactTarget(request.url ?? '/')}: ${redactText((error as Error).stack ?? String(error))}`,
       );
       if (!response.headersSent)
-        reply(response, 500, simpleError(500, 'backendError', 'The proxy failed; see its log'));
+        sendJson(response, 500, simpleError(500, 'backendError', 'The proxy failed; see its log'));
       else response.destroy();
     });
   });

@@ -65,6 +65,7 @@ import {
   redactTarget,
   redactText,
 } from '@gspec/server-kit';
+import { sendJson } from './send-json.js';
 import { resolveStaticFile, sendStaticFile } from './static.js';
 import { targetUrl } from './target.js';
 
@@ -596,14 +597,6 @@ function answerOf(entry: HarEntry): ReadyAnswer {
     }
   }
   return { status: response.status, headers, body: body && body.length > 0 ? body : undefined };
-}
-
-function sendJson(response: ServerResponse, status: number, body: unknown): void {
-  const text = JSON.stringify(body);
-  response.statusCode = status;
-  response.setHeader('content-type', 'application/json; charset=UTF-8');
-  response.setHeader('content-length', Buffer.byteLength(text));
-  response.end(text);
 }
 
 function setHeaders(response: ServerResponse, headers: Record<string, string>): void {
