@@ -87,3 +87,42 @@ describe('the browser bundle of a program', () => {
     }
   });
 });
+
+/**
+ * What a program loads at start when its bundler splits code (Vite, Rollup, webpack; esbuild
+ * with `splitting`): the glue of the `auth` option and the walks of `pages`, `items` and
+ * `sync` are chunks of `import()`, loaded only by a program that uses them.
+ */
+describe('the code split bundle of a program', () => {
+  // A text of google-auth.js, and one of paging.js.
+  const glue = 'gave no headers to send';
+  const walks = 'the service sent the page token';
+
+  it.each([
+    ['an access token and one page', `const calendar = createCalendar({ accessToken: 't' }); ${listEvents}`],
+    [
+      'an auth client and every page',
+      "const calendar = createCalendar({ auth: { getRequestHeaders: async () => ({}) } }); for await (const page of calendar.events.list.pages({ calendarId: 'primary' })) console.log(page);",
+    ],
+  ])('%s: the glue and the walks are chunks of their own, not in the entry', async (_title, code) => {
+    const { outputFiles } = await build({
+      stdin: {
+        contents: `import { createCalendar } from '@gspec/calendar'; ${code}`,
+        resolveDir: path.join(import.meta.dirname, '..'),
+        loader: 'ts',
+      },
+      bundle: true,
+      splitting: true,
+      write: false,
+      outdir: 'out',
+      format: 'esm',
+      platform: 'browser',
+      logLevel: 'silent',
+    });
+    const entry = outputFiles.find((file) => file.path.endsWith('stdin.js'));
+    const chunks = outputFiles.filter((file) => file !== entry).map((file) => file.text);
+    expect(entry?.text).not.toContain(glue);
+    expect(entry?.text).not.toContain(walks);
+    expect(chunks.filter((text) => text.includes(glue) || text.includes(walks))).toHaveLength(2);
+  });
+});

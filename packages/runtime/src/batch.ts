@@ -386,17 +386,21 @@ export function createBatch(
       answer = await attempt(context, 'batch', batchUrl, init, timeoutMs, signal);
     } catch (error) {
       signal?.throwIfAborted();
-      return chunk.map(({ call }) =>
+      return chunk.map((entry) =>
         fail(
           error instanceof TimeoutError
-            ? new TimeoutError(call.operationId, error.timeoutMs)
-            : new NetworkError(call.operationId, { cause: error }),
+            ? new TimeoutError(entry.call.operationId, error.timeoutMs)
+            : new NetworkError(entry.call.operationId, {
+                cause: error,
+                url: batchUrl,
+                attempts: entry.attempts,
+              }),
         ),
       );
     }
     const now = clock.now();
     if (answer.status < 200 || answer.status >= 300)
-      return chunk.map(({ call }) => fail(errorOf(call.operationId, answer, now)));
+      return chunk.map(({ call }) => fail(errorOf(call.operationId, answer, now, context.notFoundHint)));
     let answered: (BatchPartResponse | undefined)[] | string;
     let cause: unknown;
     try {
@@ -433,7 +437,7 @@ export function createBatch(
         text: part.body ?? '',
       };
       try {
-        return outcomeOf(call.operationId, call.op, entry.init, partAnswer, now);
+        return outcomeOf(call.operationId, call.op, entry.init, partAnswer, now, context.notFoundHint);
       } catch (error) {
         return fail(
           new BatchResponseError(

@@ -94,6 +94,8 @@ export interface CallContext {
   retry: RetryOptions | false;
   timeoutMs: number | undefined;
   clock: Clock;
+  /** Said with a 404 when the baseUrl lacks the API's base path: the baseUrl that was probably meant. */
+  notFoundHint?: string | undefined;
 }
 
 /** Methods whose repetition is harmless; a POST or PATCH is repeated only when the call says so. */
@@ -199,16 +201,23 @@ export function outcomeOf(
   init: CallInit,
   answer: Answer,
   now: number,
+  notFoundHint?: string,
 ): { ok: true; value: unknown } | { ok: false; error: GoogleApiError } {
   if (answer.status >= 200 && answer.status < 300) return { ok: true, value: parse(op, answer) };
   // A conditional read whose tag is current: the caller keeps its copy (no body).
   const ifNoneMatch = init.headers['If-None-Match'];
   if (answer.status === 304 && ifNoneMatch !== undefined)
     return { ok: true, value: notModified(answer.headers.get('etag'), ifNoneMatch) };
-  return { ok: false, error: errorOf(operationId, answer, now) };
+  return { ok: false, error: errorOf(operationId, answer, now, notFoundHint) };
 }
 
-export function errorOf(operationId: string, answer: Answer, now: number): GoogleApiError {
+/** The GoogleApiError of an error answer; `notFoundHint` is said with a 404. */
+export function errorOf(
+  operationId: string,
+  answer: Answer,
+  now: number,
+  notFoundHint?: string,
+): GoogleApiError {
   let body: unknown = answer.text;
   try {
     body = JSON.parse(answer.text);
@@ -220,6 +229,7 @@ export function errorOf(operationId: string, answer: Answer, now: number): Googl
     answer.status,
     body,
     parseRetryAfter(answer.headers.get('retry-after'), now),
+    { hint: answer.status === 404 ? notFoundHint : undefined },
   );
 }
 
@@ -256,12 +266,15 @@ export async function callOperation(
         timeoutMs,
         signal,
       );
-      const outcome = outcomeOf(operationId, op, init, answer, clock.now());
+      const outcome = outcomeOf(operationId, op, init, answer, clock.now(), context.notFoundHint);
       if (outcome.ok) return outcome.value;
       failure = outcome.error;
     } catch (error) {
       signal?.throwIfAborted();
-      failure = error instanceof TimeoutError ? error : new NetworkError(operationId, { cause: error });
+      failure =
+        error instanceof TimeoutError
+          ? error
+          : new NetworkError(operationId, { cause: error, url, attempts });
     }
     // Refused credentials are refreshed once, whatever the method: nothing was done with the
     // request. The attempt with the new ones does not count. When the refresh fails, the 401

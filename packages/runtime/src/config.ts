@@ -5,7 +5,7 @@
  */
 import { type AccessToken, credentialsFrom, type GoogleAuthLike } from './auth.js';
 import type { CallContext, CallFetch, FetchLike } from './call.js';
-import { ClientConfigError } from './errors.js';
+import { ClientConfigError, shownUrl } from './errors.js';
 import { type Clock, defaultRetry, type RetryOptions, systemClock } from './retry.js';
 import { serializeQuery } from './url.js';
 
@@ -59,14 +59,14 @@ export interface GoogleClientOptions extends ResourceClientOptions {
 }
 
 function checkBaseUrl(baseUrl: string): string {
-  let url: URL;
+  let url: URL | undefined;
   try {
     url = new URL(baseUrl);
-  } catch {
-    throw new ClientConfigError(`baseUrl must be an absolute http(s) URL; got ${JSON.stringify(baseUrl)}`);
-  }
-  if (!/^https?:$/.test(url.protocol)) {
-    throw new ClientConfigError(`baseUrl must use http or https; got ${JSON.stringify(url.protocol)}`);
+  } catch {}
+  if (!url || !/^https?:$/.test(url.protocol)) {
+    throw new ClientConfigError(
+      `baseUrl must be an http or https URL such as http://${String(baseUrl).replace(/^[a-z]+:\/\//i, '')}; got ${JSON.stringify(baseUrl)}`,
+    );
   }
   if (url.search || url.hash) {
     throw new ClientConfigError('baseUrl must not carry a query or a fragment');
@@ -96,8 +96,14 @@ export function resolve(defaultBaseUrl: string, options: ResourceClientOptions):
   if (timeoutMs !== undefined && !(timeoutMs > 0)) {
     throw new ClientConfigError(`timeoutMs must be a positive number of milliseconds; got ${timeoutMs}`);
   }
+  const baseUrl = checkBaseUrl(options.baseUrl ?? defaultBaseUrl);
+  // The API's base path, such as /calendar/v3: a 404 to a baseUrl without it says so.
+  const basePath = defaultBaseUrl.replace(/^[^:]+:\/\/[^/]*/, '');
   return {
-    baseUrl: checkBaseUrl(options.baseUrl ?? defaultBaseUrl),
+    baseUrl,
+    notFoundHint: baseUrl.endsWith(basePath)
+      ? undefined
+      : `baseUrl ${shownUrl(baseUrl)} lacks the API's base path: did you mean ${shownUrl(baseUrl)}${basePath}?`,
     // Looked up at call time, so a fetch patched in after the client was made is used.
     fetch: options.fetch ?? ((url, init) => globalThis.fetch(url, init)),
     headers: options.headers,

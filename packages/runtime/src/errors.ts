@@ -18,10 +18,26 @@ export class ClientConfigError extends TypeError {
   override name = 'ClientConfigError';
 }
 
+/** What to do about an error status, from what Google said; '' when nothing general helps. */
+function adviceOf(status: number, reasons: string[]): string {
+  const has = (list: string[]) => reasons.some((r) => list.includes(r));
+  return has(QUOTA_REASONS)
+    ? 'quota used up: retrying will not help before it resets'
+    : status === 429 || has(RATE_LIMIT_REASONS)
+      ? 'too many requests: slow down, or let the retry option wait'
+      : status === 401
+        ? 'check accessToken or auth: missing, expired or not for this API'
+        : status === 403
+          ? "check the token's scopes and the account's access"
+          : '';
+}
+
 /**
  * The service answered with an error status. Carries what Google said: `status`, the
  * `reasons` of `error.errors` (branch on these: they are stable, messages are not), the
  * message, the operation that failed and the raw body. Never the request's credentials.
+ * The message also says the first problems of `error.errors` (field and message) and what to
+ * do, when the status tells.
  */
 export class GoogleApiError extends Error {
   override name = 'GoogleApiError';
@@ -42,13 +58,15 @@ export class GoogleApiError extends Error {
   /**
    * `options.cause`: what went wrong besides the answer, such as the failed refresh of the
    * credentials after a 401. It is kept as the cause only, never put into the message.
+   * `options.hint`: what to do, when the caller knows better than the status (a 404 to a
+   * baseUrl without the API's base path).
    */
   constructor(
     operationId: string,
     status: number,
     body: unknown,
     retryAfterMs?: number,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; hint?: string | undefined },
   ) {
     const envelope = (body as { error?: { message?: unknown; errors?: unknown } } | null)?.error;
     const details = Array.isArray(envelope?.errors) ? (envelope.errors as GoogleErrorDetail[]) : [];
@@ -59,9 +77,17 @@ export class GoogleApiError extends Error {
           ? body.slice(0, 200)
           : 'no message';
     const reasons = details.flatMap((d) => (typeof d.reason === 'string' ? [d.reason] : []));
+    // The first three problems, `field: message`, or `at field` when the message says it all.
+    const problems = details.slice(0, 3).flatMap(({ location, message: said }) => {
+      const where = typeof location === 'string' && location ? location : '';
+      const text = typeof said === 'string' && said && said !== message ? said : '';
+      return text ? [where ? `${where}: ${text}` : text] : where ? [`at ${where}`] : [];
+    });
+    if (details.length > 3) problems.push(`${details.length - 3} more in error.details`);
+    const advice = options?.hint || adviceOf(status, reasons);
     super(
-      `${operationId} failed with ${status}${reasons.length ? ` (${reasons.join(', ')})` : ''}: ${message}`,
-      options,
+      `${operationId} failed with ${status}${reasons.length ? ` (${reasons.join(', ')})` : ''}: ${message}${problems.length ? ` (${problems.join('; ')})` : ''}${advice ? `; ${advice}` : ''}`,
+      options?.cause === undefined ? undefined : { cause: options.cause },
     );
     this.status = status;
     this.operationId = operationId;
@@ -77,14 +103,39 @@ export class GoogleApiError extends Error {
   }
 }
 
+/**
+ * A URL as it may be shown: without the user and password of its authority, and without the
+ * values of the `key` and `access_token` query parameters.
+ */
+export const shownUrl = (url: string): string =>
+  url.replace(/\/\/[^/@]*@/, '//').replace(/([?&](?:key|access_token)=)[^&#]*/gi, '$1…');
+
+/** What an error says, with the messages (or codes) of its causes: `fetch failed: connect ECONNREFUSED 127.0.0.1:4011`. */
+function reasonOf(error: unknown): string {
+  const said: string[] = [];
+  for (let at = error, depth = 0; at != null && depth < 4; at = (at as Error).cause, depth++) {
+    const { message, code } = at as { message?: unknown; code?: unknown };
+    said.push(String((typeof message === 'string' && message) || code || at));
+  }
+  return said.join(': ');
+}
+
 /** fetch itself failed (no answer): DNS, connection refused, reset. */
 export class NetworkError extends Error {
   override name = 'NetworkError';
   declare readonly operationId: string;
-  constructor(operationId: string, options: { cause: unknown }) {
+  /**
+   * `options.url`: the URL the call went to (shown without credentials); `options.attempts`:
+   * how many attempts got no answer.
+   */
+  constructor(operationId: string, options: { cause: unknown; url?: string; attempts?: number }) {
+    const { cause, url, attempts = 1 } = options;
+    const shown = url && shownUrl(url);
     super(
-      `${operationId}: no answer from the service (${options.cause instanceof Error ? options.cause.message : String(options.cause)})`,
-      options,
+      shown
+        ? `${operationId}: no answer from ${shown} after ${attempts} attempt${attempts > 1 ? 's' : ''} (${reasonOf(cause)}); is a server running at ${/^[^:]+:\/\/[^/?#]*/.exec(shown)?.[0]}?`
+        : `${operationId}: no answer from the service (${reasonOf(cause)})`,
+      { cause },
     );
     this.operationId = operationId;
   }

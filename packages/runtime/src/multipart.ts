@@ -194,7 +194,8 @@ interface Delimiter {
 /**
  * The first delimiter line that starts at `from` or after: `--boundary` at the start of the
  * body or after a line break (`\r\n` or `\n`, counted in the delimiter), then `--` for the
- * closing one, spaces or tabs, and a line break or the end of the body.
+ * closing one, spaces or tabs, and a line break or the end of the body (after the closing
+ * one, a CR alone counts as a line break: what follows it is the epilogue).
  */
 function nextDelimiter(body: string, dashBoundary: string, from: number): Delimiter | undefined {
   for (let at = body.indexOf(dashBoundary, from); at >= 0; at = body.indexOf(dashBoundary, at + 1)) {
@@ -210,7 +211,10 @@ function nextDelimiter(body: string, dashBoundary: string, from: number): Delimi
     const closing = body.startsWith('--', end);
     if (closing) end += 2;
     while (body.charCodeAt(end) === SPACE || body.charCodeAt(end) === TAB) end++;
-    if (end < body.length && lineBreakAt(body, end) < 0) continue;
+    // RFC 2046: close-delimiter transport-padding [CRLF epilogue]. The epilogue is dropped, so
+    // after the closing line a CR alone ends it as well as CRLF or LF.
+    if (end < body.length && lineBreakAt(body, end) < 0 && !(closing && body.charCodeAt(end) === CR))
+      continue;
     return { start, end, closing };
   }
   return undefined;

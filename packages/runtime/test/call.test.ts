@@ -131,7 +131,7 @@ describe('a resource method answers', () => {
       reasons: ['notFound'],
       reason: 'notFound',
       operationId: 'things.get',
-      message: 'things.get failed with 404 (notFound): problem 404',
+      message: 'things.get failed with 404 (notFound): problem 404 (notFound)',
       body: { error: { code: 404, message: 'problem 404' } },
     });
   });
@@ -432,6 +432,8 @@ describe('timeouts and cancellation', () => {
       .colors.get()
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(NetworkError);
-    expect((error as Error).message).toBe('colors.get: no answer from the service (getaddrinfo ENOTFOUND)');
+    expect((error as Error).message).toBe(
+      'colors.get: no answer from https://example.test/api/v1/colors after 1 attempt (getaddrinfo ENOTFOUND); is a server running at https://example.test?',
+    );
   });
 });

@@ -74,7 +74,8 @@ describe('GoogleApiError', () => {
           { error: { message: 'Rate Limit Exceeded', errors: [{ reason: 'rateLimitExceeded' }] } },
         ],
         want: {
-          message: 'events.list failed with 403 (rateLimitExceeded): Rate Limit Exceeded',
+          message:
+            'events.list failed with 403 (rateLimitExceeded): Rate Limit Exceeded; too many requests: slow down, or let the retry option wait',
           reasons: ['rateLimitExceeded'],
         },
       },
@@ -106,7 +107,8 @@ describe('GoogleApiError', () => {
     expect({ has: 'cause' in e, cause: e.cause, message: e.message }).toEqual({
       has: want,
       cause: given?.cause,
-      message: 'events.list failed with 401: Unauthorized',
+      message:
+        'events.list failed with 401: Unauthorized; check accessToken or auth: missing, expired or not for this API',
     });
     expect(JSON.stringify(e)).not.toContain('refresh-secret');
   });

@@ -164,6 +164,31 @@ describe('parseBatchRequest', () => {
     expect((refusal as BatchLimitError).limit).toBe(2);
   });
 
+  // RFC 2046: close-delimiter transport-padding [CRLF epilogue]. The padding is spaces and tabs;
+  // the line may also end in LF alone or CR alone, as the rest of the reader takes them.
+  it.each([
+    ['nothing', ''],
+    ['CRLF', '\r\n'],
+    ['LF', '\n'],
+    ['a lone CR', '\r'],
+    ['padding and a lone CR', ' \t \r'],
+    ['padding, CRLF and an epilogue', ' \t\r\nan epilogue\r\n--abc\r\n'],
+    ['a lone CR and an epilogue', '\ran epilogue'],
+    ['LF and an epilogue of line breaks', '\n\r\r\n\n'],
+  ])('takes a closing line followed by %s', (_name, after) => {
+    const body = `--abc\r\nContent-Type: application/http\r\n\r\nGET /x HTTP/1.1\r\n--abc--${after}`;
+    expect(parseBatchRequest(TYPE, body)).toEqual([{ method: 'GET', target: '/x', headers: {} }]);
+  });
+
+  it.each([
+    ['a closing line with text after it', '--abc--x\r\n'],
+    ['a delimiter cut before its second dash', '--abc-\r'],
+    ['a delimiter followed by a lone CR', '--abc\r'],
+  ])('still refuses %s as no closing line', (_name, last) => {
+    const body = `--abc\r\nContent-Type: application/http\r\n\r\nGET /x HTTP/1.1\r\n${last}`;
+    expect(() => parseBatchRequest(TYPE, body)).toThrow('the body ends before its closing line --abc--');
+  });
+
   it('does not take a line that only begins with the boundary for one', () => {
     const body = crlf(
       '--abc\nContent-Type: application/http\n\nPOST /x HTTP/1.1\n\n--abcdef is text\n--abc--',
