@@ -344,13 +344,33 @@ function methodsFile(
     const stem = operationTypeStem(facts.id);
     for (const name of [`${stem}Args`, `${stem}Body`]) claimName(taken, name, `${api.name}: ${facts.id}`);
     let body = 'never';
+    /** What the argument extends: the body type, or for a replace, the schema's input type (below). */
+    let argsBase = '';
+    let readBack: { inputName: string; required: string[] } | undefined;
     let required = facts.parameters.some((p) => p.required);
     if (facts.body) {
       const schema = deref(doc, facts.op.requestBody).content['application/json'].schema as Node;
       const made = named.bodyOf(schema, `${stem}Body`, `${facts.id} request body`);
       body = made.typeName;
+      argsBase = made.typeName;
       required ||= made.required;
       if (made.declaration) declarations.push(made.declaration);
+      // A replace (PUT) whose answer is the schema of its body takes the resource as it was read
+      // back (decision 0060): the fields the body requires beyond the schema are optional in the
+      // answer type, so its argument requires only the schema's own. The body type keeps them
+      // required, for bodies built by hand; the service refuses a body without them (400).
+      const answerRef = facts.success.media
+        ? deref(doc, facts.op.responses[facts.success.status]).content[facts.success.media].schema?.$ref
+        : undefined;
+      if (
+        facts.method === 'PUT' &&
+        made.base &&
+        typeof answerRef === 'string' &&
+        answerRef.endsWith(`/${made.base.schema}`)
+      ) {
+        argsBase = made.base.inputName;
+        readBack = made.base;
+      }
     }
     const masked = facts.parameters.some((p) => p.in === 'query' && p.name === 'fields');
     const conditional = facts.parameters.some(
@@ -369,16 +389,20 @@ function methodsFile(
       return `${jsdoc(lines, '  ')}  ${name}${parameter.required ? '' : '?'}: ${type};`;
     });
     const summary = facts.op.summary ?? facts.id;
-    const argsDoc = jsdoc(
-      [
-        `The argument of \`${facts.id}\` (${summary.replace(/\.$/, '')}): its path, query and header parameters${
-          facts.body ? ', next to the fields of its body' : ''
-        }.`,
-      ],
-      '',
-    );
+    const argsLines = [
+      `The argument of \`${facts.id}\` (${summary.replace(/\.$/, '')}): its path, query and header parameters${
+        facts.body ? ', next to the fields of its body' : ''
+      }.`,
+    ];
+    if (readBack) {
+      const fields = readBack.required.map((name) => `\`${name}\``).join(' and ');
+      argsLines.push(
+        `It takes a resource as it was read back, as it is: ${fields} ${readBack.required.length > 1 ? 'are' : 'is'} optional here, as in the answer, though the service refuses a body without ${readBack.required.length > 1 ? 'them' : 'it'} (400). \`${body}\` is the body with ${fields} required, for a body built by hand.`,
+      );
+    }
+    const argsDoc = jsdoc(argsLines, '');
     declarations.push(
-      `${argsDoc}export interface ${stem}Args${facts.body ? ` extends ${body}` : ''} {\n${members.join('\n')}\n}\n`,
+      `${argsDoc}export interface ${stem}Args${facts.body ? ` extends ${argsBase}` : ''} {\n${members.join('\n')}\n}\n`,
     );
     const { status, media } = facts.success;
     const answer = media

@@ -278,7 +278,13 @@ export class NamedTypes {
     schema: Node,
     bodyName: string,
     where: string,
-  ): { typeName: string; declaration?: string; required: boolean } {
+  ): {
+    typeName: string;
+    declaration?: string;
+    required: boolean;
+    /** For a body that is a schema with more fields required (`allOf`): the schema and its input type. */
+    base?: { schema: string; inputName: string; required: string[] };
+  } {
     const lifted = structuredClone(schema);
     liftAllOfRequired(lifted);
     /** Whether a body of this schema must have some property. */
@@ -324,6 +330,7 @@ export class NamedTypes {
         typeName: bodyName,
         declaration: `${doc}export interface ${bodyName} extends ${inputName} {\n${members.join('\n')}\n}\n`,
         required: true,
+        base: { schema: schemaName, inputName, required },
       };
     }
     // An inline body: an interface of its own.

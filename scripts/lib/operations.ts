@@ -196,3 +196,25 @@ export function requiredArguments(doc: OpenApiDocument, op: SpecOperation): stri
   visit(schema);
   return [...names, ...[...required].filter((name) => !resolve(doc, properties[name] ?? {}).readOnly)];
 }
+
+/**
+ * The members a replace requires of its body that its argument leaves optional (decision
+ * 0060): for a PUT whose body is its answer's schema with more members required (`allOf`),
+ * those members, since the resource read back may lack them and is sent back as it is. The
+ * body type (`BodyOf<op>`) still requires them.
+ */
+export function readBackOptional(doc: OpenApiDocument, op: SpecOperation): string[] {
+  if (op.method.toLowerCase() !== 'put' || !op.operation.requestBody) return [];
+  const body = resolve(doc, op.operation.requestBody).content?.['application/json']?.schema ?? {};
+  const base = body.allOf?.[0]?.$ref;
+  const success = Object.keys(op.operation.responses ?? {}).find((status) => /^2\d\d$/.test(status));
+  const answer = success
+    ? resolve(doc, op.operation.responses[success]).content?.['application/json']?.schema?.$ref
+    : undefined;
+  if (typeof base !== 'string' || base !== answer) return [];
+  const own = new Set<string>(resolve(doc, { $ref: base }).required ?? []);
+  const extra = new Set<string>();
+  for (const member of body.allOf.slice(1))
+    for (const name of resolve(doc, member).required ?? []) extra.add(name);
+  return [...extra].filter((name) => !own.has(name));
+}

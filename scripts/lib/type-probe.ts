@@ -122,6 +122,8 @@ export interface ArgumentCheck {
   operationId: string;
   /** The required member left out; undefined for the call with the whole argument. */
   without?: string;
+  /** Where `without` is required: the argument (`ArgsOf`), or only the body type (`BodyOf`, decision 0060). */
+  of?: 'ArgsOf' | 'BodyOf';
   /** The errors on that check's line. */
   errors: string[];
 }
@@ -135,22 +137,26 @@ export interface ArgumentCheck {
 export function argumentChecks(
   probe: TypeProbe,
   client: { module: string; create: string },
-  required: { operationId: string; members: string[] }[],
+  required: { operationId: string; members: string[]; bodyMembers?: string[] }[],
 ): ArgumentCheck[] {
   const lines = [
-    `import { type ArgsOf, ${client.create} } from '${client.module}';`,
+    `import { type ArgsOf, type BodyOf, ${client.create} } from '${client.module}';`,
     `const client = ${client.create}({ accessToken: 't' });`,
     'export async function run(): Promise<void> {',
   ];
   const checks: (Omit<ArgumentCheck, 'errors'> & { line: number })[] = [];
-  for (const { operationId, members } of required) {
+  for (const { operationId, members, bodyMembers = [] } of required) {
     const q = JSON.stringify(operationId);
     checks.push({ operationId, line: lines.length + 1 });
     lines.push(`  { const args = {} as ArgsOf<${q}>; await client.${operationId}(args); }`);
-    for (const member of members) {
-      checks.push({ operationId, without: member, line: lines.length + 1 });
+    const each = [
+      ...members.filter((m) => !bodyMembers.includes(m)).map((m) => [m, 'ArgsOf'] as const),
+      ...bodyMembers.map((m) => [m, 'BodyOf'] as const),
+    ];
+    for (const [member, of] of each) {
+      checks.push({ operationId, without: member, of, line: lines.length + 1 });
       lines.push(
-        `  { const part = {} as Omit<ArgsOf<${q}>, ${JSON.stringify(member)}>; const whole: ArgsOf<${q}> = part; void whole; }`,
+        `  { const part = {} as Omit<${of}<${q}>, ${JSON.stringify(member)}>; const whole: ${of}<${q}> = part; void whole; }`,
       );
     }
   }

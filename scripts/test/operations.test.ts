@@ -1,7 +1,8 @@
 /** operations.ts: what an operation's argument must have, read from a small document. */
 import { describe, expect, it } from 'vitest';
-import { listOperations, requiredArguments } from '../lib/operations.ts';
+import { listOperations, readBackOptional, requiredArguments } from '../lib/operations.ts';
 
+const thing = { $ref: '#/components/schemas/Thing' };
 const doc = {
   openapi: '3.1.0',
   paths: {
@@ -20,9 +21,18 @@ const doc = {
             },
           },
         },
-        responses: { '200': { description: 'ok' } },
+        responses: { '200': { description: 'ok', content: { 'application/json': { schema: thing } } } },
       },
       get: { operationId: 'things.get', responses: { '200': { description: 'ok' } } },
+    },
+    '/things': {
+      post: {
+        operationId: 'things.insert',
+        requestBody: {
+          content: { 'application/json': { schema: { allOf: [thing, { required: ['color'] }] } } },
+        },
+        responses: { '200': { description: 'ok', content: { 'application/json': { schema: thing } } } },
+      },
     },
   },
   components: {
@@ -49,5 +59,18 @@ describe('requiredArguments', () => {
   ])('%s must have %j', (operationId, expected) => {
     const op = listOperations(doc).find((o) => o.operationId === operationId);
     expect(op && requiredArguments(doc, op)).toEqual(expected);
+  });
+});
+
+describe('readBackOptional', () => {
+  it.each([
+    // A replace whose answer is its body's schema: what the allOf member adds (decision 0060).
+    ['things.update', ['color']],
+    // An insert takes no resource read back; an operation without a body has nothing.
+    ['things.insert', []],
+    ['things.get', []],
+  ])('%s leaves %j optional in its argument', (operationId, expected) => {
+    const op = listOperations(doc).find((o) => o.operationId === operationId);
+    expect(op && readBackOptional(doc, op)).toEqual(expected);
   });
 });

@@ -1,10 +1,14 @@
 import { type CallOptions, updateWithEtag, withoutReadOnly } from '@gspec/runtime';
 import { readOnlyFields } from './generated/api.js';
-import type { AnswerOf, ArgsOf, BodyOf, Resources } from './generated/methods.js';
+import type { AnswerOf, ArgsOf, Resources } from './generated/methods.js';
+import type { EventInput } from './generated/types.js';
 
 type EventIds = Pick<ArgsOf<'events.get'>, 'calendarId' | 'eventId'>;
-/** The event as `events.update` takes it: what was read, without the read-only fields. */
-export type WritableEvent = BodyOf<'events.update'>;
+/**
+ * The event as `events.update` takes it: what was read, without the read-only fields. Its
+ * `start` and `end` are optional, as in what was read (decision 0060).
+ */
+export type WritableEvent = EventInput;
 
 export interface ModifyEventOptions {
   /** Attempts in all when other writers keep changing the event (412). Default 3. */

@@ -319,14 +319,18 @@ describe('partial responses and conditional reads in the types', () => {
   const calendar = createCalendar({ accessToken: 't', fetch: scriptedFetch(Response.json({})).fetch });
   const ids = { calendarId: 'primary', eventId: 'e1' };
 
-  it('answers a trimmed event for a mask and the whole event without one', () => {
+  it('answers what a literal mask selects, a trimmed event for any other, and the whole event without one', () => {
     expectTypeOf(calendar.events.get(ids)).resolves.toEqualTypeOf<AnswerOf<'events.get'>>();
-    expectTypeOf(calendar.events.get({ ...ids, fields: 'start/dateTime' })).resolves.toEqualTypeOf<
-      Trimmed<AnswerOf<'events.get'>>
-    >();
+    expectTypeOf(calendar.events.get({ ...ids, fields: 'start/dateTime' })).resolves.toEqualTypeOf<{
+      start?: { dateTime?: string };
+    }>();
     expectTypeOf(
       calendar.events.list({ calendarId: 'primary', fields: 'items(id),nextPageToken' }),
-    ).resolves.toEqualTypeOf<Trimmed<AnswerOf<'events.list'>>>();
+    ).resolves.toEqualTypeOf<{ items?: { id?: string }[]; nextPageToken?: string }>();
+    const mask: string = ids.eventId;
+    expectTypeOf(calendar.events.get({ ...ids, fields: mask })).resolves.toEqualTypeOf<
+      Trimmed<AnswerOf<'events.get'>>
+    >();
   });
 
   it('may answer NotModified where the spec documents 304, and only there', () => {

@@ -67,6 +67,6 @@ export type {
   SyncOptions,
   SyncResult,
 } from './methods.js';
-export { isNotModified, type NotModified, type Trimmed } from './partial.js';
+export { isNotModified, type NotModified, type Selected, type Trimmed } from './partial.js';
 export { createResourceClient } from './resources.js';
 export { type Clock, defaultRetry, type RetryOptions, systemClock } from './retry.js';

@@ -6,7 +6,7 @@
  */
 import type { CallOptions, OperationDescriptor, OperationTable } from './call.js';
 import { type GoogleApiError, isFullSyncRequired } from './errors.js';
-import type { NotModified, Trimmed } from './partial.js';
+import type { NotModified, Selected, Trimmed } from './partial.js';
 
 /** Neither a mask nor a tag. */
 export type Plain = { fields?: undefined; ifNoneMatch?: undefined };
@@ -16,14 +16,20 @@ export type Masked = { fields: string; ifNoneMatch?: undefined };
 export type Tagged = { fields?: undefined; ifNoneMatch: string };
 /** Both. */
 export type MaskedAndTagged = { fields: string; ifNoneMatch: string };
+/** The mask `Mask` (a string literal, or `string`) and no tag. */
+export type MaskedWith<Mask extends string> = { fields: Mask; ifNoneMatch?: undefined };
+/** The mask `Mask` and a tag, or a tag that may be undefined. */
+export type MaskedWithAndTagged<Mask extends string> = { fields: Mask; ifNoneMatch?: string | undefined };
 
 /*
  * The method types below are plain interfaces with overloads, chosen for each operation by the
- * generator, and computed once per operation rather than at every call: no conditional type
- * is evaluated when a call is checked. Their answer follows what the call asks for: with a
- * `fields` mask the answer is `Trimmed` (every field optional, at any depth), with
+ * generator, and computed once per operation rather than at every call: a call without a
+ * mask evaluates no conditional type. Their answer follows what the call asks for: with a
+ * `fields` mask written as a literal the answer is `Selected` (exactly the selected
+ * properties; the one place where a call evaluates conditional types, to read the mask), with
+ * a mask of type `string` it is `Trimmed` (every field optional, at any depth), with
  * `ifNoneMatch` it may be `NotModified` (304), and with neither it is the whole resource.
- * Arguments whose `fields` or `ifNoneMatch` are only known at run time match none of the
+ * Arguments whose `fields` or `ifNoneMatch` may be undefined at run time match none of the
  * specific overloads, which exclude one another, and get the union from the catch-all ones at
  * the end. The most common call, with neither a mask nor a tag, is resolved by the first
  * overload tried.
@@ -38,23 +44,35 @@ export type MethodOptionalArgs<Args, Answer> = (args?: Args, options?: CallOptio
 /** A resource method that takes a `fields` mask, whose argument has required members. */
 export interface MaskedMethod<Args, Answer> {
   (args: Args & Plain, options?: CallOptions): Promise<Answer>;
-  (args: Args & Masked, options?: CallOptions): Promise<Trimmed<Answer>>;
+  <const Mask extends string>(
+    args: Args & MaskedWith<Mask>,
+    options?: CallOptions,
+  ): Promise<Selected<Answer, Mask>>;
   (args: Args & { ifNoneMatch?: undefined }, options?: CallOptions): Promise<Trimmed<Answer>>;
 }
 
 /** {@link MaskedMethod} whose argument may be left out: the operation needs nothing. */
 export interface MaskedMethodOptionalArgs<Args, Answer> {
   (args?: Args & Plain, options?: CallOptions): Promise<Answer>;
-  (args?: Args & Masked, options?: CallOptions): Promise<Trimmed<Answer>>;
+  <const Mask extends string>(
+    args: Args & MaskedWith<Mask>,
+    options?: CallOptions,
+  ): Promise<Selected<Answer, Mask>>;
   (args?: Args & { ifNoneMatch?: undefined }, options?: CallOptions): Promise<Trimmed<Answer>>;
 }
 
 /** A read that takes a `fields` mask and can answer 304 to `ifNoneMatch`, whose argument has required members. */
 export interface ConditionalMethod<Args, Answer> {
   (args: Args & Plain, options?: CallOptions): Promise<Answer>;
-  (args: Args & Masked, options?: CallOptions): Promise<Trimmed<Answer>>;
+  <const Mask extends string>(
+    args: Args & MaskedWith<Mask>,
+    options?: CallOptions,
+  ): Promise<Selected<Answer, Mask>>;
   (args: Args & Tagged, options?: CallOptions): Promise<Answer | NotModified>;
-  (args: Args & MaskedAndTagged, options?: CallOptions): Promise<Trimmed<Answer> | NotModified>;
+  <const Mask extends string>(
+    args: Args & MaskedWithAndTagged<Mask>,
+    options?: CallOptions,
+  ): Promise<Selected<Answer, Mask> | NotModified>;
   (args: Args & { fields?: undefined }, options?: CallOptions): Promise<Answer | NotModified>;
   (args: Args, options?: CallOptions): Promise<Trimmed<Answer> | NotModified>;
 }
@@ -62,23 +80,72 @@ export interface ConditionalMethod<Args, Answer> {
 /** {@link ConditionalMethod} whose argument may be left out. */
 export interface ConditionalMethodOptionalArgs<Args, Answer> {
   (args?: Args & Plain, options?: CallOptions): Promise<Answer>;
-  (args?: Args & Masked, options?: CallOptions): Promise<Trimmed<Answer>>;
+  <const Mask extends string>(
+    args: Args & MaskedWith<Mask>,
+    options?: CallOptions,
+  ): Promise<Selected<Answer, Mask>>;
   (args?: Args & Tagged, options?: CallOptions): Promise<Answer | NotModified>;
-  (args?: Args & MaskedAndTagged, options?: CallOptions): Promise<Trimmed<Answer> | NotModified>;
+  <const Mask extends string>(
+    args: Args & MaskedWithAndTagged<Mask>,
+    options?: CallOptions,
+  ): Promise<Selected<Answer, Mask> | NotModified>;
   (args?: Args & { fields?: undefined }, options?: CallOptions): Promise<Answer | NotModified>;
   (args?: Args, options?: CallOptions): Promise<Trimmed<Answer> | NotModified>;
 }
 
-/** Pages or items of a list operation: trimmed with a `fields` mask; never conditional. */
+/** Pages of a list operation: as a `fields` mask selects; never conditional. */
 export interface PagesMethod<Args, Out> {
   (args: Args & Plain, options?: CallOptions): PageIterator<Out>;
+  <const Mask extends string>(
+    args: Args & MaskedWith<Mask>,
+    options?: CallOptions,
+  ): PageIterator<Selected<Out, Mask>>;
   (args: Args & { ifNoneMatch?: undefined }, options?: CallOptions): PageIterator<Trimmed<Out>>;
 }
 
 /** {@link PagesMethod} of an operation whose argument may be left out. */
 export interface PagesMethodOptionalArgs<Args, Out> {
   (args?: Args & Plain, options?: CallOptions): PageIterator<Out>;
+  <const Mask extends string>(
+    args: Args & MaskedWith<Mask>,
+    options?: CallOptions,
+  ): PageIterator<Selected<Out, Mask>>;
   (args?: Args & { ifNoneMatch?: undefined }, options?: CallOptions): PageIterator<Trimmed<Out>>;
+}
+
+/** The member of a list page that holds its items (`items`): the one typed `Item[]`. */
+type ItemsKey<Page, Item> = {
+  [Key in keyof Page]-?: NonNullable<Page[Key]> extends readonly Item[] ? Key : never;
+}[keyof Page];
+
+/** The items of a page as a mask leaves it: none when the mask does not select the items. */
+export type ItemsOf<Page, Key extends PropertyKey> = Key extends keyof Page
+  ? NonNullable<Page[Key]> extends readonly (infer Item)[]
+    ? Item
+    : never
+  : never;
+
+/**
+ * Items of a list operation. The mask applies to the page (`items(id,summary),nextPageToken`),
+ * so with a literal mask an item is what the mask leaves of the page's items.
+ */
+export interface ItemsMethod<Args, Page, Item> {
+  (args: Args & Plain, options?: CallOptions): PageIterator<Item>;
+  <const Mask extends string>(
+    args: Args & MaskedWith<Mask>,
+    options?: CallOptions,
+  ): PageIterator<ItemsOf<Selected<Page, Mask>, ItemsKey<Page, Item>>>;
+  (args: Args & { ifNoneMatch?: undefined }, options?: CallOptions): PageIterator<Trimmed<Item>>;
+}
+
+/** {@link ItemsMethod} of an operation whose argument may be left out. */
+export interface ItemsMethodOptionalArgs<Args, Page, Item> {
+  (args?: Args & Plain, options?: CallOptions): PageIterator<Item>;
+  <const Mask extends string>(
+    args: Args & MaskedWith<Mask>,
+    options?: CallOptions,
+  ): PageIterator<ItemsOf<Selected<Page, Mask>, ItemsKey<Page, Item>>>;
+  (args?: Args & { ifNoneMatch?: undefined }, options?: CallOptions): PageIterator<Trimmed<Item>>;
 }
 
 /** An async iterable over pages or items that also reports the sync token of the last page. */
@@ -95,7 +162,7 @@ export interface Paged<Args, Page, Item> {
    */
   pages: PagesMethod<Args, Page>;
   /** Every item of every page, in order. */
-  items: PagesMethod<Args, Item>;
+  items: ItemsMethod<Args, Page, Item>;
 }
 
 /** {@link Paged} of a list operation whose argument may be left out. */
@@ -106,7 +173,7 @@ export interface PagedOptionalArgs<Args, Page, Item> {
    */
   pages: PagesMethodOptionalArgs<Args, Page>;
   /** Every item of every page, in order. */
-  items: PagesMethodOptionalArgs<Args, Item>;
+  items: ItemsMethodOptionalArgs<Args, Page, Item>;
 }
 
 export interface SyncOptions<Item> {
@@ -152,7 +219,6 @@ export type Caller = (
 ) => Promise<unknown>;
 
 type Args = Record<string, unknown>;
-type Page = Record<string, unknown>;
 
 function pageIterator<T>(walk: (report: (syncToken: unknown) => void) => AsyncIterator<T>): PageIterator<T> {
   const iterator = {
@@ -165,67 +231,17 @@ function pageIterator<T>(walk: (report: (syncToken: unknown) => void) => AsyncIt
   return iterator;
 }
 
-function pagesOf(call: Caller, id: string, op: OperationDescriptor, args: Args = {}, options?: CallOptions) {
-  const { pageTokenParameter, nextPageTokenField } = op.pagination as NonNullable<typeof op.pagination>;
-  return pageIterator<Page>(async function* (report) {
-    let token = args[pageTokenParameter];
-    const seen = new Set<unknown>();
-    do {
-      const page = (await call(id, op, { ...args, [pageTokenParameter]: token }, options)) as Page;
-      if (op.sync) report(page[op.sync.nextSyncTokenField]);
-      yield page;
-      token = page[nextPageTokenField];
-      // A service that hands out the same token twice would otherwise loop for ever.
-      if (seen.has(token)) throw new Error(`${id}: the service sent the page token "${token}" twice`);
-      seen.add(token);
-    } while (token);
+/**
+ * The walk of a page iterator, done by paging.ts. That module is loaded through import() on
+ * the first `pages`, `items` or `sync` call, so that a program that calls none of them does not
+ * load it, and a bundler that splits code puts it in a chunk of its own.
+ */
+function later<T>(
+  walk: (paging: typeof import('./paging.js'), report: (syncToken: unknown) => void) => AsyncIterable<T>,
+): PageIterator<T> {
+  return pageIterator(async function* (report) {
+    yield* walk(await import('./paging.js'), report);
   });
-}
-
-function itemsOf(call: Caller, id: string, op: OperationDescriptor, args?: Args, options?: CallOptions) {
-  const pages = pagesOf(call, id, op, args, options);
-  const { itemsField } = op.pagination as NonNullable<typeof op.pagination>;
-  const items = pageIterator<unknown>(async function* (report) {
-    for await (const page of pages) {
-      report(pages.nextSyncToken);
-      yield* (page[itemsField] as unknown[] | undefined) ?? [];
-    }
-  });
-  return items;
-}
-
-async function sync(
-  call: Caller,
-  id: string,
-  op: OperationDescriptor,
-  args: Args,
-  options: SyncOptions<unknown>,
-) {
-  const spec = op.sync as NonNullable<typeof op.sync>;
-  const { itemsField } = op.pagination as NonNullable<typeof op.pagination>;
-  let token = options.syncToken;
-  for (;;) {
-    const fullSync = !token;
-    let request = args;
-    if (token) {
-      request = { ...args, [spec.syncTokenParameter]: token };
-      for (const name of spec.incompatibleParameters) delete request[name];
-    }
-    const pages = pagesOf(call, id, op, request, options.call);
-    try {
-      for await (const page of pages) {
-        await options.onItems((page[itemsField] as unknown[] | undefined) ?? [], { fullSync });
-      }
-    } catch (error) {
-      if (!token || !isFullSyncRequired(error)) throw error;
-      await options.onFullSyncRequired?.(error);
-      token = undefined;
-      continue;
-    }
-    if (!pages.nextSyncToken) throw new Error(`${id}: the last page of the sync carried no nextSyncToken`);
-    // A full sync that was given a token is one that restarted.
-    return { nextSyncToken: pages.nextSyncToken, fullSync, restarted: fullSync && !!options.syncToken };
-  }
 }
 
 /** A resource method, with the iteration helpers of list operations as properties. */
@@ -243,10 +259,13 @@ export function bindMethods(call: Caller, table: OperationTable): Record<string,
     const dot = id.indexOf('.');
     const method: BoundMethod = (args, options) => call(id, op, args, options);
     if (op.pagination) {
-      method.pages = (args?: Args, options?: CallOptions) => pagesOf(call, id, op, args, options);
-      method.items = (args?: Args, options?: CallOptions) => itemsOf(call, id, op, args, options);
+      method.pages = (args?: Args, options?: CallOptions) =>
+        later((paging, report) => paging.pages(call, id, op, args, options, report));
+      method.items = (args?: Args, options?: CallOptions) =>
+        later((paging, report) => paging.items(call, id, op, args, options, report));
       if (op.sync)
-        method.sync = (args: Args, options: SyncOptions<unknown>) => sync(call, id, op, args, options);
+        method.sync = async (args: Args, options: SyncOptions<unknown>) =>
+          (await import('./paging.js')).sync(call, id, op, args, options, isFullSyncRequired);
     }
     namespaces[id.slice(0, dot)] ??= {};
     (namespaces[id.slice(0, dot)] as Record<string, unknown>)[id.slice(dot + 1)] = method;

@@ -1,6 +1,12 @@
 /** Partial responses (`fields`) and conditional reads (`ifNoneMatch`, 304) in the resource methods. */
 import { describe, expect, expectTypeOf, it } from 'vitest';
-import { isNotModified, type NotModified, type Trimmed } from '../src/index.ts';
+import {
+  isNotModified,
+  type NotModified,
+  type PageIterator,
+  type Selected,
+  type Trimmed,
+} from '../src/index.ts';
 import { type Thing, testClient } from './fixture.ts';
 import { scriptedFetch } from './support.ts';
 
@@ -50,11 +56,64 @@ describe('the answer types follow what the call asks for', () => {
     expectTypeOf(client.things.get(ids)).resolves.toEqualTypeOf<Thing>();
   });
 
-  it('is Trimmed with a mask, every field optional at any depth', () => {
-    expectTypeOf(client.things.get({ ...ids, fields: 'owner/email' })).resolves.toEqualTypeOf<
-      Trimmed<Thing>
+  it('has exactly the properties a literal mask selects, at any depth', () => {
+    const get = <const Mask extends string>(fields: Mask) => client.things.get({ ...ids, fields });
+    expectTypeOf(get('name')).resolves.toEqualTypeOf<{ name?: string }>();
+    expectTypeOf(get('id,name')).resolves.toEqualTypeOf<{ id?: string; name?: string }>();
+    // A parent selected for what is inside it may be left out; what is selected whole keeps its type.
+    expectTypeOf(get('owner/email')).resolves.toEqualTypeOf<{ owner?: { email: string } }>();
+    expectTypeOf(get('id,owner(name)')).resolves.toEqualTypeOf<{ id?: string; owner?: { name?: string } }>();
+    expectTypeOf(get('owner/email,owner/name')).resolves.toEqualTypeOf<{
+      owner?: { email: string; name?: string };
+    }>();
+    expectTypeOf(get('owner,owner/email')).resolves.toEqualTypeOf<{
+      owner?: { email: string; name?: string };
+    }>();
+    expectTypeOf(get(' id , owner( email ) ')).resolves.toEqualTypeOf<{
+      id?: string;
+      owner?: { email: string };
+    }>();
+    expectTypeOf(get('tags')).resolves.toEqualTypeOf<{ tags?: string[] }>();
+    expectTypeOf(get('*')).resolves.toEqualTypeOf<Thing>();
+    expectTypeOf(get('owner(*)')).resolves.toEqualTypeOf<{ owner?: { email: string; name?: string } }>();
+    expectTypeOf(get('*/email')).resolves.toEqualTypeOf<{
+      id?: string;
+      etag?: string;
+      name?: string;
+      tags?: string[];
+      owner?: { email: string };
+    }>();
+  });
+
+  it('applies a mask to every element of an array, on a page and on the pages and items of a list', async () => {
+    const page = client.things.list({ ownerId: 'o', fields: 'nextPageToken,items(id,owner/name)' });
+    type Item = { id?: string; owner?: { name?: string } };
+    expectTypeOf(page).resolves.toEqualTypeOf<{ nextPageToken?: string; items?: Item[] }>();
+    expectTypeOf(client.things.list.pages({ ownerId: 'o', fields: 'items/id' })).toEqualTypeOf<
+      PageIterator<{ items?: { id?: string }[] }>
     >();
+    expectTypeOf(client.things.list.items({ ownerId: 'o', fields: 'nextPageToken,items/id' })).toEqualTypeOf<
+      PageIterator<{ id?: string }>
+    >();
+  });
+
+  it('makes a property the mask did not select a type error', async () => {
+    const slim = await client.things.get({ ...ids, fields: 'id,owner/email' });
+    expect(slim).toEqual({});
+    // @ts-expect-error name was not selected
+    void slim.name;
+    // @ts-expect-error owner/name was not selected
+    void slim.owner?.name;
+    void [slim.id, slim.owner?.email];
+  });
+
+  it('is Trimmed when the mask is known only at run time or does not parse; whole when it is empty', () => {
+    const mask: string = process.env.NO_SUCH_VARIABLE ?? 'id';
+    expectTypeOf(client.things.get({ ...ids, fields: mask })).resolves.toEqualTypeOf<Trimmed<Thing>>();
+    expectTypeOf(client.things.get({ ...ids, fields: 'id(((' })).resolves.toEqualTypeOf<Trimmed<Thing>>();
+    expectTypeOf(client.things.get({ ...ids, fields: '' })).resolves.toEqualTypeOf<Thing>();
     expectTypeOf<Trimmed<Thing>['owner']>().toEqualTypeOf<{ email?: string; name?: string } | undefined>();
+    expectTypeOf<Selected<Thing, 'id' | 'name'>>().toEqualTypeOf<{ id?: string } | { name?: string }>();
   });
 
   it('may be NotModified with a tag', () => {
@@ -62,7 +121,7 @@ describe('the answer types follow what the call asks for', () => {
       Thing | NotModified
     >();
     expectTypeOf(client.things.get({ ...ids, fields: 'id', ifNoneMatch: '"e1"' })).resolves.toEqualTypeOf<
-      Trimmed<Thing> | NotModified
+      { id?: string } | NotModified
     >();
   });
 
@@ -75,7 +134,7 @@ describe('the answer types follow what the call asks for', () => {
       Thing | NotModified
     >();
     expectTypeOf(client.things.get({ ...ids, fields: 'id', ifNoneMatch: maybe })).resolves.toEqualTypeOf<
-      Trimmed<Thing> | NotModified
+      { id?: string } | NotModified
     >();
   });
 

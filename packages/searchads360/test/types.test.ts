@@ -44,6 +44,12 @@ describe('programs that compile', () => {
   void stored[0]?.dsConversionId;`,
     ],
     [
+      // No trap of a resource read back (decision 0060): ConversionList requires nothing more on update.
+      'conversions read back and sent back to conversion.update as they are',
+      `const read = await searchAds.conversion.get({ agencyId: '1', advertiserId: '2', engineAccountId: '3', startDate: 20270101, endDate: 20270102, rowCount: 10, startRow: 0 });
+  await searchAds.conversion.update({ ...read });`,
+    ],
+    [
       'the ID-mapping file as text',
       `const csv: string = await searchAds.reports.getIdMappingFile({ agencyId: '1', advertiserId: '2' });
   void csv;`,

@@ -174,8 +174,11 @@ export interface AclUpdateBody extends AclRuleInput {
   };
 }
 
-/** The argument of `acl.update` (Replace a sharing rule): its path, query and header parameters, next to the fields of its body. */
-export interface AclUpdateArgs extends AclUpdateBody {
+/**
+ * The argument of `acl.update` (Replace a sharing rule): its path, query and header parameters, next to the fields of its body.
+ * It takes a resource as it was read back, as it is: `role` and `scope` are optional here, as in the answer, though the service refuses a body without them (400). `AclUpdateBody` is the body with `role` and `scope` required, for a body built by hand.
+ */
+export interface AclUpdateArgs extends AclRuleInput {
   /** The calendar's id, as returned by `calendarList.list`. Use `primary` for the primary calendar of the signed-in user. */
   calendarId: string;
   /**
@@ -564,8 +567,11 @@ export interface CalendarsUpdateBody extends CalendarInput {
   summary: string;
 }
 
-/** The argument of `calendars.update` (Replace a calendar's metadata): its path, query and header parameters, next to the fields of its body. */
-export interface CalendarsUpdateArgs extends CalendarsUpdateBody {
+/**
+ * The argument of `calendars.update` (Replace a calendar's metadata): its path, query and header parameters, next to the fields of its body.
+ * It takes a resource as it was read back, as it is: `summary` is optional here, as in the answer, though the service refuses a body without it (400). `CalendarsUpdateBody` is the body with `summary` required, for a body built by hand.
+ */
+export interface CalendarsUpdateArgs extends CalendarInput {
   /** The calendar's id, as returned by `calendarList.list`. Use `primary` for the primary calendar of the signed-in user. */
   calendarId: string;
   /** A field mask: the answer then carries only the fields it selects, which makes it smaller and cheaper to read. Selections are separated by commas. `a/b` selects `b` inside `a`; `a(b,c)` selects `b` and `c` inside `a`, and when `a` is an array, inside every element; `*` selects every child at its level (`extendedProperties/*\/room`). A nested selection brings its parents along, holding only what is selected inside them, and a selected field this answer does not carry is simply absent. A mask that does not parse (`id(((`) or that names a field the answer's schema does not have is refused with `400`, reason `invalidParameter`, location `fields`, and a message naming the selection. The mask trims only success answers with a JSON body (write answers too; what a write stores is never affected); error answers, `204` answers and file downloads such as the ID-mapping CSV are sent whole. An empty value is the same as no mask. */
@@ -1051,8 +1057,11 @@ export interface EventsUpdateBody extends EventInput {
   end: EventDateTime;
 }
 
-/** The argument of `events.update` (Replace an event): its path, query and header parameters, next to the fields of its body. */
-export interface EventsUpdateArgs extends EventsUpdateBody {
+/**
+ * The argument of `events.update` (Replace an event): its path, query and header parameters, next to the fields of its body.
+ * It takes a resource as it was read back, as it is: `start` and `end` are optional here, as in the answer, though the service refuses a body without them (400). `EventsUpdateBody` is the body with `start` and `end` required, for a body built by hand.
+ */
+export interface EventsUpdateArgs extends EventInput {
   /** The calendar's id, as returned by `calendarList.list`. Use `primary` for the primary calendar of the signed-in user. */
   calendarId: string;
   /**
