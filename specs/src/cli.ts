@@ -18,6 +18,7 @@ import { type DiscoveryDocument, discoveryModel, InputError, readDiscovery } fro
 import { compareApis, DIFFERENCE_KINDS, describeDifference } from './drift.js';
 import { isObject, type Json } from './model.js';
 import { openApiModel } from './openapi.js';
+import { didYouMean } from './suggest.js';
 
 const COMMAND = 'gspec-specs';
 
@@ -49,27 +50,27 @@ interface DriftOptions {
 
 function parseDriftArgs(argv: string[]): DriftOptions | undefined {
   const hint = `see ${COMMAND} drift --help`;
+  const options = {
+    discovery: { type: 'string' },
+    api: { type: 'string' },
+    json: { type: 'boolean' },
+    timeout: { type: 'string' },
+    help: { type: 'boolean', short: 'h' },
+  } as const;
+  const names = Object.keys(options);
   let values: Record<string, string | boolean | undefined>;
   try {
-    ({ values } = parseArgs({
-      args: argv,
-      options: {
-        discovery: { type: 'string' },
-        api: { type: 'string' },
-        json: { type: 'boolean' },
-        timeout: { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-      },
-      strict: true,
-      allowPositionals: false,
-    }));
+    ({ values } = parseArgs({ args: argv, options, strict: true, allowPositionals: false }));
   } catch (error) {
     const code = (error as { code?: string }).code;
     const quoted = /'([^']*)'/.exec((error as Error).message)?.[1] ?? '';
-    if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') throw new UsageError(`unknown option ${quoted} (${hint})`);
+    if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
+      const typed = quoted.startsWith('--') ? quoted.slice(2) : '';
+      throw new UsageError(`unknown option ${quoted}${didYouMean(typed, names, (n) => `--${n}`)} (${hint})`);
+    }
     if (code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL')
       throw new UsageError(
-        `unexpected argument ${JSON.stringify(quoted)}: every argument is an option (${hint})`,
+        `unexpected argument ${JSON.stringify(quoted)}: every argument is an option${didYouMean(quoted, names, (n) => `--${n}`)} (${hint})`,
       );
     const name = /--([\w-]+)/.exec((error as Error).message)?.[1];
     if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' && name)
@@ -173,7 +174,7 @@ async function main(argv: string[]): Promise<number> {
   }
   if (command !== 'drift') {
     process.stderr.write(
-      `${COMMAND}: unknown command ${JSON.stringify(command)}; the only command is drift\n`,
+      `${COMMAND}: unknown command ${JSON.stringify(command)}; the only command is drift${didYouMean(command, ['drift'])}\n`,
     );
     return 2;
   }

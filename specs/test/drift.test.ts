@@ -757,7 +757,16 @@ describe('the command, from its built file', () => {
     ],
     [['drift'], '--discovery FILE|URL is required'],
     [['drift', '--discovery'], '--discovery needs a value'],
-    [['drift', '--discovery', 'CALENDAR', '--verbose'], 'unknown option --verbose'],
+    [
+      ['drift', '--discovery', 'CALENDAR', '--verbose'],
+      'unknown option --verbose (see gspec-specs drift --help)',
+    ],
+    [
+      ['drift', '--discovery', 'CALENDAR', '--timout', '5'],
+      'unknown option --timout; did you mean --timeout? (see gspec-specs drift --help)',
+    ],
+    [['drift', '--discover', 'CALENDAR'], 'unknown option --discover; did you mean --discovery?'],
+    [['drfit'], 'gspec-specs: unknown command "drfit"; the only command is drift; did you mean drift?'],
     [
       ['drift', '--discovery', 'CALENDAR', '--timeout', 'soon'],
       '--timeout "soon" is not a number of seconds above 0',

@@ -297,7 +297,10 @@ function notifyLine(notifier: Notifier): string {
 
 let emulator: Emulator | undefined;
 async function main(): Promise<void> {
-  const values = readCommandLine('gspec-emulator', OPTIONS, HELP);
+  const values = readCommandLine('gspec-emulator', OPTIONS, HELP, process.argv.slice(2), [
+    'credentials',
+    'seed-from',
+  ]);
   if (!values) return;
   // Installed before anything that waits, so that a signal during start-up is handled like one after it.
   stopOnSignals(

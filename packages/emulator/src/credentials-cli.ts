@@ -7,7 +7,7 @@
  *   gspec-emulator-credentials user --email EMAIL --file FILE --seed FILE --scopes SCOPES
  *                              [--client-id ID] [--force]
  */
-import { commandHelp, readCommandLine } from '@gspec/server-kit';
+import { commandHelp, didYouMean, readCommandLine } from '@gspec/server-kit';
 import {
   CredentialsError,
   DEFAULT_EMULATOR_ORIGIN,
@@ -145,7 +145,9 @@ function main(args: string[]): void {
     );
     return;
   }
-  fail(`unknown kind ${JSON.stringify(kind)}: expected service-account or user (see ${COMMAND} --help)`);
+  fail(
+    `unknown kind ${JSON.stringify(kind)}: expected service-account or user${didYouMean(kind, ['service-account', 'user'])} (see ${COMMAND} --help)`,
+  );
 }
 
 /** Runs the subcommand with its arguments (those after `credentials`); exits 1 on a mistake. */

@@ -579,7 +579,9 @@ describe('a batch of calls', () => {
 
     const unknown = await batch(emu.origin, [insert('Nowhere')], { endpoint: '/batch/gmail/v1' });
     expect(unknown.status).toBe(404);
-    expect(unknown.body.error.message).toBe('Not Found: no operation at /batch/gmail/v1');
+    expect(unknown.body.error.message).toBe(
+      'Not Found: no operation at /batch/gmail/v1; the batch endpoints are /batch/calendar/v3, /batch/doubleclicksearch/v2 and /batch',
+    );
     expect(await summaries(emu)).toEqual(['Any API']);
   });
 

@@ -35,15 +35,25 @@ import {
   ifNoneMatchHits,
   isJsonContentType,
   jsonNestingRefusal,
+  LANDING_HEADERS,
+  type LandingInfo,
+  landingHtml,
+  landingJson,
   listen,
   nonJsonRefusal,
+  notFoundHint,
+  type PathRouter,
   preflightHeaders,
   readBatch,
   readBearer,
   readBody,
   redactTarget,
   redactText,
+  requestOrigin,
+  type ServedApi,
+  serveFavicon,
   unsupportedMediaType,
+  wantsHtml,
   writeBatch,
 } from '@gspec/server-kit';
 import { createLogger } from '@stoplight/prism-core';
@@ -196,12 +206,40 @@ function setCors(request: IncomingMessage, response: ServerResponse, headers = c
 /** The mock's own endpoints (`/__mock/faults`, `/__mock/reset`), and paths that look like them. */
 const CONTROL_PREFIX = '/__mock';
 
-function landingPage(apis: MockApi[]): string {
-  const items = apis
-    .map((api) => `<li><code>${api.basePath}</code> ${api.title} (${api.name})</li>`)
-    .join('');
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>gspec mock</title></head><body><h1>gspec mock</h1><ul>${items}</ul><p>Start with <code>--docs DIR</code> to serve a built API reference here.</p></body></html>`;
+/**
+ * The root without `--docs`: what the mock is and which base URL to give a client, as a page
+ * for a browser and as JSON for anything else (server-kit's front-door.ts, as the emulator's).
+ */
+function landing(request: IncomingMessage, response: ServerResponse, apis: readonly MockApi[]): void {
+  const origin = requestOrigin(request.headers.host);
+  const first = apis[0];
+  const info: LandingInfo = {
+    name: 'gspec mock',
+    description: `A contract mock of ${apis.map((api) => api.title).join(' and ')}: it checks each request against the spec and answers with the spec's examples. Any bearer token is accepted. Start it with --docs DIR to serve the API reference here.`,
+    origin,
+    apis,
+    links: { health: { path: '/healthz', text: 'Health: the APIs served' } },
+    example: `curl -H 'Authorization: Bearer any-token' ${origin}${first?.basePath ?? ''}${
+      first?.operations.find((o) => o.method === 'get' && !o.path.includes('{'))?.path ?? ''
+    }`,
+  };
+  for (const [name, value] of Object.entries(LANDING_HEADERS)) response.setHeader(name, value);
+  if (wantsHtml(request.headers.accept)) {
+    response.statusCode = 200;
+    response.setHeader('content-type', 'text/html; charset=utf-8');
+    response.end(request.method === 'HEAD' ? undefined : landingHtml(info));
+    return;
+  }
+  sendJson(response, 200, landingJson(info));
 }
+
+/** An API as server-kit's notFoundHint takes it. */
+const served = (api: MockApi, router: PathRouter<IHttpOperation>): ServedApi => ({
+  name: api.name,
+  title: api.title,
+  basePath: api.basePath,
+  router,
+});
 
 /** Every query, path and header parameter name of an API, by its lower-case spelling. */
 function parameterNames(api: MockApi): NameLookup {
@@ -435,8 +473,12 @@ export function createGateway(options: GatewayOptions): Gateway {
     const subPath = url.pathname.slice(api.basePath.length) || '/';
     const routed = router.route(method, subPath);
     if (routed.kind === 'noPath') {
+      const hint = notFoundHint(url.pathname, [served(api, router)]);
       return {
-        answer: jsonAnswer(404, simpleError(404, 'notFound', `Not Found: no operation at ${url.pathname}`)),
+        answer: jsonAnswer(
+          404,
+          simpleError(404, 'notFound', `Not Found: no operation at ${url.pathname}${hint}`),
+        ),
       };
     }
     if (routed.kind === 'noMethod') {
@@ -519,9 +561,24 @@ export function createGateway(options: GatewayOptions): Gateway {
     return routes.find((r) => pathname === r.api.basePath || pathname.startsWith(`${r.api.basePath}/`));
   }
 
-  const knownBasePaths = options.apis.map((a) => a.basePath).join(' or ');
-  const notServed = (pathname: string): Answer =>
-    jsonAnswer(404, simpleError(404, 'notFound', `Not Found: ${pathname} is not under ${knownBasePaths}`));
+  /** The APIs in the order given, for messages. */
+  const servedApis = options.apis.map((api) =>
+    served(api, (routes.find((r) => r.api === api) as Route).router),
+  );
+
+  /**
+   * The 404 of a path under no API's base path: the base path it lacks and the base URL to
+   * give a client, when an API has the path; else the base paths served.
+   */
+  const notServed = (pathname: string, host: string | undefined): Answer =>
+    jsonAnswer(
+      404,
+      simpleError(
+        404,
+        'notFound',
+        `Not Found: no operation at ${pathname}${notFoundHint(pathname, servedApis, requestOrigin(host))}`,
+      ),
+    );
 
   /**
    * One call, start to end: the answer it gets and the latency its fault rule draws. The HTTP
@@ -532,7 +589,7 @@ export function createGateway(options: GatewayOptions): Gateway {
   async function answerCall(call: Call): Promise<CallResult> {
     const url = targetUrl(call.target);
     const route = routeOf(url.pathname);
-    if (!route) return { answer: notServed(url.pathname), delayMs: 0 };
+    if (!route) return { answer: notServed(url.pathname, call.headers.host), delayMs: 0 };
     try {
       const { answer, operationId } = await answerApi(route, call, url);
       // Drawn right after the answer, as for a call alone, so that a seed gives the same draws.
@@ -683,6 +740,8 @@ export function createGateway(options: GatewayOptions): Gateway {
     // A Host that names no host of the mock: a page rebinding its own name to this machine.
     const misaddressed = hostRefusal(request, allowedHosts, '--allowed-hosts');
     if (misaddressed) throw misaddressed;
+    // The icon a browser asks for at every page and document it opens.
+    if (serveFavicon(request, response, url.pathname)) return;
     // The mock's own endpoints reset its faults: no CORS, no page of another origin, only JSON.
     if (url.pathname.startsWith(CONTROL_PREFIX)) {
       const refusal =
@@ -724,12 +783,11 @@ export function createGateway(options: GatewayOptions): Gateway {
           return;
         }
       } else if (url.pathname === '/') {
-        response.setHeader('content-type', 'text/html; charset=utf-8');
-        response.end(landingPage(options.apis));
+        landing(request, response, options.apis);
         return;
       }
     }
-    send(response, notServed(url.pathname));
+    send(response, notServed(url.pathname, request.headers.host));
   }
 
   const allowedHosts = AllowedHosts.parse(options.allowedHosts, 'allowedHosts');

@@ -258,6 +258,44 @@ const cases: [string, { path: string; init?: RequestInit }, Want][] = [
     { status: 200, contentType: /^text\/html/, body: (text) => expect(text).toContain('reference') },
   ],
   [
+    'serves its icon at /favicon.ico, even with --docs',
+    { path: '/favicon.ico' },
+    { status: 200, contentType: /^image\/x-icon$/, header: ['cache-control', 'public, max-age=604800'] },
+  ],
+  [
+    'names the base URL a client without the base path needs',
+    { path: '/users/me/calendarList', init: { headers: auth } },
+    {
+      status: 404,
+      reason: 'notFound',
+      body: (text) =>
+        expect(JSON.parse(text).error.message).toBe(
+          `Not Found: no operation at /users/me/calendarList; /calendar/v3/users/me/calendarList is an operation's path of the Google Calendar API: give the client the base URL ${origin}/calendar/v3`,
+        ),
+    },
+  ],
+  [
+    'names the batch endpoint of a batch sent under the base path',
+    { path: '/calendar/v3/batch', init: { method: 'POST', headers: auth } },
+    {
+      status: 404,
+      reason: 'notFound',
+      body: (text) => expect(JSON.parse(text).error.message).toMatch(/is sent to \/batch\/calendar\/v3$/),
+    },
+  ],
+  [
+    'names the base paths served for a path of no API',
+    { path: '/nothing', init: { headers: auth } },
+    {
+      status: 404,
+      reason: 'notFound',
+      body: (text) =>
+        expect(JSON.parse(text).error.message).toBe(
+          'Not Found: no operation at /nothing; the APIs here are under /calendar/v3 and /doubleclicksearch/v2',
+        ),
+    },
+  ],
+  [
     'does not serve files outside the reference folder',
     { path: '/..%2f..%2fetc%2fpasswd' },
     { status: 404, reason: 'notFound' },
@@ -280,6 +318,42 @@ describe('the gateway', () => {
       if (want.locationType) expect(body.error.errors[0].locationType).toBe(want.locationType);
     }
     want.body?.(text);
+  });
+});
+
+describe('the root without --docs', () => {
+  let bare: Gateway;
+  let bareOrigin: string;
+  beforeAll(async () => {
+    bare = createGateway({ apis });
+    bareOrigin = await bare.listen(0);
+  });
+  afterAll(() => bare.close());
+
+  it('answers JSON with the base URL of each API', async () => {
+    const response = await fetch(`${bareOrigin}/`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toMatch(/^application\/json/);
+    const body = (await response.json()) as { name: string; apis: { baseUrl: string }[]; example: string };
+    expect(body.name).toBe('gspec mock');
+    expect(body.apis.map((api) => api.baseUrl)).toEqual([
+      `${bareOrigin}/calendar/v3`,
+      `${bareOrigin}/doubleclicksearch/v2`,
+    ]);
+    expect(body.example).toMatch(
+      new RegExp(`^curl -H 'Authorization: Bearer any-token' ${bareOrigin}/calendar/v3/`),
+    );
+  });
+
+  it('answers a browser with a page under a strict policy', async () => {
+    const response = await fetch(`${bareOrigin}/`, { headers: { accept: 'text/html,*/*;q=0.8' } });
+    const html = await response.text();
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(response.headers.get('content-security-policy')).toMatch(/^default-src 'none'/);
+    expect(html).toContain(`<code>${bareOrigin}/calendar/v3</code>`);
+    expect(html).toContain('<link rel="icon" type="image/svg+xml" href="/favicon.svg">');
+    expect(html).toContain('--docs DIR');
   });
 });
 

@@ -243,6 +243,45 @@ describe.skipIf(!haveBrowser)('the portal in a browser', () => {
     await finish(v);
   });
 
+  // A browser asks for /favicon.ico at any document it opens, a JSON spec file included: the
+  // mock serves the icon (server-kit's favicon.ts), an image Chromium decodes, so nothing fails.
+  it.each(['/calendar/openapi.json', '/'])(
+    'opens %s with no failed request, no answer of 400 or more, and its icon',
+    async (where) => {
+      const page = await context.newPage();
+      page.setDefaultTimeout(PATIENCE);
+      const problems: string[] = [];
+      page.on('requestfailed', (r) => problems.push(`${r.url()}: ${r.failure()?.errorText}`));
+      page.on('response', (r) => {
+        if (r.status() >= 400) problems.push(`${r.url()}: HTTP ${r.status()}`);
+      });
+      page.on('console', (m) => {
+        if (m.type() === 'error') problems.push(m.text());
+      });
+      const response = await page.goto(`${origin}${where}`, { waitUntil: 'load' });
+      expect(response?.status()).toBe(200);
+      const widths = await page.evaluate(
+        (sources) =>
+          Promise.all(
+            sources.map(
+              (src) =>
+                new Promise<number>((resolve) => {
+                  const image = new Image();
+                  image.onload = () => resolve(image.naturalWidth);
+                  image.onerror = () => resolve(-1);
+                  image.src = src;
+                }),
+            ),
+          ),
+        ['/favicon.ico', '/favicon.svg'],
+      );
+      expect(widths).toEqual([32, expect.any(Number)]);
+      expect(widths[1]).toBeGreaterThan(0);
+      await page.close();
+      expect(problems).toEqual([]);
+    },
+  );
+
   // Every same-origin link of every page (and its icon): fetched directly as a crawler does
   // (200, a body), and an HTML target opened in the browser, where it must render what its
   // address asks for. A link already checked from an earlier page is not checked again.

@@ -3,6 +3,7 @@
  * parser and the `--help` text, and every mistake becomes one line that names it.
  */
 import { parseArgs } from 'node:util';
+import { didYouMean } from './suggest.js';
 
 export interface CommandOption {
   type: 'string' | 'boolean';
@@ -53,11 +54,14 @@ export function commandHelp(
 /**
  * Parses `argv` against `options` (plus `--help`). Throws a CommandLineError for an unknown
  * option, a missing value, a value given to a switch, or an argument that is not an option.
+ * An unknown option, or an argument, close to a known option (or to one of `subcommands`, the
+ * command's subcommands, if it has any) names it: `unknown option --fault; did you mean --faults?`.
  */
 export function parseCommandLine<O extends Record<string, CommandOption>>(
   command: string,
   options: O,
   argv: string[] = process.argv.slice(2),
+  subcommands: readonly string[] = [],
 ): { values: CommandValues<O>; help: boolean } {
   const config: Record<string, { type: 'string' | 'boolean'; short?: string }> = {
     help: { type: 'boolean', short: 'h' },
@@ -72,12 +76,22 @@ export function parseCommandLine<O extends Record<string, CommandOption>>(
     const code = (error as { code?: string }).code;
     const message = (error as Error).message;
     const quoted = /'([^']*)'/.exec(message)?.[1] ?? '';
-    if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION')
-      throw new CommandLineError(`unknown option ${quoted} (${hint})`);
-    if (code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL')
+    const names = Object.keys(config);
+    if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
+      const typed = quoted.startsWith('--') ? quoted.slice(2) : '';
       throw new CommandLineError(
-        `unexpected argument ${JSON.stringify(quoted)}: every argument is an option (${hint})`,
+        `unknown option ${quoted}${didYouMean(typed, names, (n) => `--${n}`)} (${hint})`,
       );
+    }
+    if (code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL') {
+      // A misspelt subcommand first, then an option written without its dashes.
+      const suggestion =
+        didYouMean(quoted, subcommands, (n) => `the command ${n}`) ||
+        didYouMean(quoted, names, (n) => `--${n}`);
+      throw new CommandLineError(
+        `unexpected argument ${JSON.stringify(quoted)}: every argument is an option${subcommands.length > 0 ? ` or, first, a command (${subcommands.join(', ')})` : ''}${suggestion} (${hint})`,
+      );
+    }
     const name = /--([\w-]+)/.exec(message)?.[1];
     const o = name === undefined ? undefined : options[name];
     if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' && o)
@@ -131,9 +145,10 @@ export function readCommandLine<O extends Record<string, CommandOption>>(
   options: O,
   help: string,
   argv: string[] = process.argv.slice(2),
+  subcommands: readonly string[] = [],
 ): CommandValues<O> | undefined {
   try {
-    const parsed = parseCommandLine(command, options, argv);
+    const parsed = parseCommandLine(command, options, argv, subcommands);
     if (!parsed.help) return parsed.values;
     process.stdout.write(help);
     return undefined;

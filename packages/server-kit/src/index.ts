@@ -27,6 +27,7 @@ export {
   serverOptions,
 } from './command-line.js';
 export { ifNoneMatchHits } from './conditional.js';
+export { FAVICON_ICO, FAVICON_SVG, isFaviconPath, serveFavicon } from './favicon.js';
 export {
   applyFieldMask,
   CheckedMasks,
@@ -39,6 +40,18 @@ export {
   parseFieldMask,
   pointerResolver,
 } from './fields.js';
+export {
+  batchEndpoints,
+  LANDING_HEADERS,
+  type LandingInfo,
+  landingHtml,
+  landingJson,
+  notFoundHint,
+  pathUnderApi,
+  requestOrigin,
+  type ServedApi,
+  wantsHtml,
+} from './front-door.js';
 export {
   CANONICAL_STATUS,
   DATE_TIME_NEEDS_OFFSET,
@@ -108,3 +121,4 @@ export {
   redactText,
 } from './redact.js';
 export { startedByNpm, stopOnSignals } from './signals.js';
+export { closestNames, didYouMean, editDistance } from './suggest.js';

@@ -25,6 +25,18 @@ describe('parseCommandLine', () => {
     [['-p'], '--port needs a value (N) (see tool --help)'],
     [['--verbose=1'], '--verbose takes no value (see tool --help)'],
     [['serve'], 'unexpected argument "serve": every argument is an option (see tool --help)'],
+    // Did you mean: a close option, by edits, a swap or its start; nothing for a far one.
+    [['--prot', '1'], 'unknown option --prot; did you mean --port? (see tool --help)'],
+    [['--ratelimit=5'], 'unknown option --ratelimit; did you mean --rate-limit? (see tool --help)'],
+    [['--verb'], 'unknown option --verb; did you mean --verbose? (see tool --help)'],
+    [['--Verbose'], 'unknown option --Verbose; did you mean --verbose? (see tool --help)'],
+    [['--hlep'], 'unknown option --hlep; did you mean --help? (see tool --help)'],
+    [['--rate'], 'unknown option --rate; did you mean --rate-limit? (see tool --help)'],
+    [['--limit'], 'unknown option --limit (see tool --help)'],
+    [
+      ['verbose'],
+      'unexpected argument "verbose": every argument is an option; did you mean --verbose? (see tool --help)',
+    ],
   ])('refuses %j in one line', (argv, message) => {
     const error = (() => {
       try {
@@ -35,6 +47,23 @@ describe('parseCommandLine', () => {
     })();
     expect(error).toBeInstanceOf(CommandLineError);
     expect((error as Error).message).toBe(message);
+  });
+});
+
+describe('parseCommandLine with subcommands', () => {
+  it.each([
+    [
+      ['credential'],
+      'unexpected argument "credential": every argument is an option or, first, a command (credentials, seed-from); did you mean the command credentials? (see tool --help)',
+    ],
+    [
+      ['start'],
+      'unexpected argument "start": every argument is an option or, first, a command (credentials, seed-from) (see tool --help)',
+    ],
+  ])('refuses %j, naming the close command', (argv, message) => {
+    expect(() => parseCommandLine('tool', OPTIONS, argv, ['credentials', 'seed-from'])).toThrow(
+      new CommandLineError(message),
+    );
   });
 });
 

@@ -13,9 +13,17 @@
  * (answers.ts), after that commit: a part that wrote can then still become the 503 of a
  * failed commit on its own, while the reads of the batch keep their answers.
  */
-import { type BatchCall, HttpRefusal, readBatch } from '@gspec/server-kit';
+import { type BatchCall, HttpRefusal, notFoundHint, readBatch } from '@gspec/server-kit';
 import type { Answer, BatchPart } from './answers.js';
-import { type ApiError, fromRefusal, methodNotAllowed, pathNotFound, refusal, refuse } from './errors.js';
+import {
+  type ApiError,
+  fromRefusal,
+  methodNotAllowed,
+  pathNotFound,
+  refusal,
+  refuse,
+  servedApi,
+} from './errors.js';
 
 /** A part a batch endpoint does not take. */
 export const PART_NOT_ALLOWED = refusal({
@@ -88,7 +96,7 @@ export function answerBatch(
   // `/batch/<api>/<version>` of an API not served is an unknown path, like any other.
   const served =
     prefix === undefined ? services.list : services.list.filter((s) => s.spec.basePath === prefix);
-  if (served.length === 0) throw pathNotFound(pathname);
+  if (served.length === 0) throw pathNotFound(pathname, notFoundHint(pathname, services.list.map(servedApi)));
   const method = request.method ?? 'GET';
   if (method !== 'POST') throw methodNotAllowed(method, pathname, ['POST']);
   if (body.error !== undefined) throw body.error;

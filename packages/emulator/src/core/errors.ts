@@ -10,6 +10,9 @@ import {
   googleError,
   type HttpRefusal,
   MISSING_CREDENTIAL,
+  type PathRouter,
+  type RoutedOperation,
+  type ServedApi,
   WWW_AUTHENTICATE,
 } from '@gspec/server-kit';
 import { type ErrorOptions, type Refusal, refusal } from './refusals.js';
@@ -202,8 +205,26 @@ export const notImplemented = (operationId: string): ApiError =>
     `${operationId} is not implemented by the emulator yet; see packages/emulator/README.md`,
   );
 
-export const pathNotFound = (path: string): ApiError =>
-  refuse(NO_OPERATION, `Not Found: no operation at ${path}`);
+/**
+ * The 404 of a path no operation has. `hint` (server-kit's notFoundHint) continues the
+ * sentence: the base path the path lacks and the base URL to give a client, the batch
+ * endpoints, or the base paths served.
+ */
+export const pathNotFound = (path: string, hint = ''): ApiError =>
+  refuse(NO_OPERATION, `Not Found: no operation at ${path}${hint}`);
+
+/** A service as server-kit's notFoundHint and landing page take it. */
+export const servedApi = (service: {
+  name: string;
+  module: { title: string };
+  spec: { basePath: string };
+  router: PathRouter<RoutedOperation>;
+}): ServedApi => ({
+  name: service.name,
+  title: service.module.title,
+  basePath: service.spec.basePath,
+  router: service.router,
+});
 
 export const methodNotAllowed = (method: string, path: string, allowed: string[]): ApiError =>
   refuse(METHOD_NOT_ALLOWED, `Method ${method} is not allowed on ${path}`, {

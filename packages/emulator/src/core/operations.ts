@@ -5,9 +5,10 @@
  * reply; and the same in-process (`invoke`). Refusals are thrown as ApiError.
  */
 import type { IncomingMessage } from 'node:http';
+import { notFoundHint } from '@gspec/server-kit';
 import type { Answer } from './answers.js';
 import type { Context, InvokeInput, InvokeResult, Reply } from './context.js';
-import { ApiError, methodNotAllowed, notImplemented, pathNotFound } from './errors.js';
+import { ApiError, methodNotAllowed, notImplemented, pathNotFound, servedApi } from './errors.js';
 import type { Notifier } from './notifier.js';
 import { type FieldMask, PartialAnswers } from './partial.js';
 import { QUOTA_COST_HEADER, QUOTA_USED_HEADER, type QuotaMeter } from './quota.js';
@@ -173,7 +174,8 @@ export class Operations {
     const { store, quota, access, persistence } = this.deps;
     const method = request.method ?? 'GET';
     const route = service.router.route(method, target.pathname.slice(service.spec.basePath.length));
-    if (route.kind === 'noPath') throw pathNotFound(target.pathname);
+    if (route.kind === 'noPath')
+      throw pathNotFound(target.pathname, notFoundHint(target.pathname, [servedApi(service)]));
     if (route.kind === 'noMethod') throw methodNotAllowed(method, target.pathname, route.allowed);
     const op = route.operation;
     const headers: Record<string, string> = {};

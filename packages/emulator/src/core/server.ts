@@ -12,11 +12,19 @@ import {
   crossOriginRefusal,
   HttpRefusal,
   hostRefusal,
+  LANDING_HEADERS,
+  type LandingInfo,
+  landingHtml,
+  landingJson,
   listen,
   MAX_BODY_BYTES,
   nonJsonRefusal,
+  notFoundHint,
   preflightHeaders,
   readBody,
+  requestOrigin,
+  serveFavicon,
+  wantsHtml,
 } from '@gspec/server-kit';
 import {
   type Answer,
@@ -41,7 +49,7 @@ export type { InvokeInput, InvokeResult } from './operations.js';
 
 import { AdminGate, type AdminOptions } from './admin.js';
 import { CONTROL_PREFIX, type ControlDeps, handleControl } from './control.js';
-import { ApiError, fromRefusal, pathNotFound, refuse } from './errors.js';
+import { ApiError, fromRefusal, pathNotFound, refuse, servedApi } from './errors.js';
 import { Inspector, type InspectorOptions } from './inspector.js';
 import { Journal } from './journal.js';
 import { Notifier, type NotifierOptions } from './notifier.js';
@@ -294,6 +302,54 @@ export function createEmulatorOf(modules: readonly AnyApiModule[], options: Emul
   const STREAM_PATH = `${CONTROL_PREFIX}/stream`;
   const allowedHosts = AllowedHosts.parse(options.allowedHosts, 'allowedHosts');
 
+  const served = services.list.map(servedApi);
+  /** The landing page's example: the first read of a served API that needs no parameter. */
+  const examplePath = (() => {
+    for (const service of services.list)
+      for (const op of service.spec.operations)
+        if (
+          op.method.toUpperCase() === 'GET' &&
+          !op.path.includes('{') &&
+          !op.parameters.some((p) => p.required)
+        )
+          return `${service.spec.basePath}${op.path}`;
+    return services.list[0]?.spec.basePath ?? '';
+  })();
+
+  /**
+   * The root (`GET /`), where a person's browser goes first: what this server is, the base URL
+   * of each API, the inspector and health; a page for a browser, JSON for anything else. It
+   * holds no state and no credential.
+   */
+  function landing(request: IncomingMessage): Answer {
+    const origin = requestOrigin(request.headers.host);
+    const info: LandingInfo = {
+      name: 'gspec emulator',
+      description: `A stateful emulator of ${served.map((api) => api.title).join(' and ')}, on this machine. ${
+        options.strict
+          ? 'It runs in strict mode: only the tokens of its users and seed are accepted.'
+          : 'Any bearer token is accepted: each token acts as a user of its own.'
+      }`,
+      origin,
+      apis: served,
+      links: {
+        inspector: {
+          path: `${CONTROL_PREFIX}/ui/`,
+          text: 'The inspector: requests, state and notifications',
+        },
+        health: { path: `${CONTROL_PREFIX}/health`, text: 'Health: the APIs and their operations' },
+      },
+      example: `curl -H 'Authorization: Bearer any-token' ${origin}${examplePath}`,
+    };
+    return wantsHtml(request.headers.accept)
+      ? {
+          status: 200,
+          headers: { ...LANDING_HEADERS },
+          text: { contentType: 'text/html; charset=utf-8', body: landingHtml(info) },
+        }
+      : { status: 200, headers: { ...LANDING_HEADERS }, body: landingJson(info) };
+  }
+
   /** Whether a path is the control plane's, or looks like it (`/__emulatorXYZ`). */
   const underControl = (pathname: string) => pathname.startsWith(CONTROL_PREFIX);
 
@@ -432,7 +488,8 @@ export function createEmulatorOf(modules: readonly AnyApiModule[], options: Emul
       }
       // A body over the limit was not read: that is the answer, whatever the path.
       if (body.error !== undefined) throw body.error;
-      throw pathNotFound(pathname);
+      if (pathname === '/' && (method === 'GET' || method === 'HEAD')) return landing(request);
+      throw pathNotFound(pathname, notFoundHint(pathname, served, requestOrigin(request.headers.host)));
     } catch (error) {
       return failed(error, method, target.pathname);
     }
@@ -520,6 +577,8 @@ export function createEmulatorOf(modules: readonly AnyApiModule[], options: Emul
       respond(request, response, target, { text: undefined, refused }, received);
       return;
     }
+    // The icon a browser asks for at every page and document it opens (no state, not journaled).
+    if (serveFavicon(request, response, pathname)) return;
     // The inspector's live stream stays open: it is no answer of a turn.
     if (request.method === 'GET' && pathname === STREAM_PATH) {
       inspector.stream(request, response);
