@@ -13,6 +13,7 @@
  */
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { JsonFileError, parseJsonText } from '@gspec/server-kit';
 import { numericId, TOKEN_PATH } from './core/oauth.js';
 import { type Seed, SeedError, seedOAuth } from './core/seed.js';
 import { expandScope } from './core/users.js';
@@ -94,9 +95,11 @@ function readSeed(file: string): Seed {
   if (!existsSync(file)) return {};
   let value: unknown;
   try {
-    value = JSON.parse(readFileSync(file, 'utf8'));
+    value = parseJsonText(readFileSync(file, 'utf8'), file);
   } catch (error) {
-    throw new CredentialsError(`${file}: not a JSON seed file (${(error as Error).message}); left as it is`);
+    if (error instanceof JsonFileError)
+      throw new CredentialsError(`${error.message}; not a JSON seed file, left as it is`);
+    throw new CredentialsError(`${file}: cannot be read (${(error as Error).message}); left as it is`);
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value))
     throw new CredentialsError(`${file}: a seed file is a JSON object; left as it is`);

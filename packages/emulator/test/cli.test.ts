@@ -80,9 +80,14 @@ describe('gspec-emulator CLI', () => {
     [['--port', 'abc'], 'invalid port "abc": expected 0-65535'],
     [
       ['--port', '0', '--users', '/no/such/file.json'],
-      "invalid --users file: /no/such/file.json: cannot read (ENOENT: no such file or directory, open '/no/such/file.json')",
+      'invalid --users file: /no/such/file.json: no such file',
     ],
     [['--bogus'], 'unknown option --bogus (see gspec-emulator --help)'],
+    [['--sede', 'seed.json'], 'unknown option --sede; did you mean --seed? (see gspec-emulator --help)'],
+    [
+      ['credential', 'user'],
+      'unexpected argument "credential": every argument is an option or, first, a command (credentials, seed-from); did you mean the command credentials? (see gspec-emulator --help)',
+    ],
     [['--seed'], '--seed needs a value (FILE) (see gspec-emulator --help)'],
     [['--strict=1'], '--strict takes no value (see gspec-emulator --help)'],
     [['--rate-limit-status', '429'], '--rate-limit-status needs --rate-limit N (see gspec-emulator --help)'],
@@ -208,6 +213,19 @@ describe('gspec-emulator --seed', () => {
     expect(await run.exited).toBe(1);
     expect(run.output().err).toContain(
       `invalid --seed file: ${file}: calendars[0].events[0] ("No times"): 400`,
+    );
+  });
+
+  it('exits 1 with one line naming the file, line and column of a JSON syntax error', async () => {
+    const file = path.join(dir, 'broken.json');
+    writeFileSync(
+      file,
+      '{\n  "users": [\n    { "email": "ana@example.com" }\n    { "email": "bo@example.com" }\n  ]\n}\n',
+    );
+    const run = start(['--port', '0', '--seed', file]);
+    expect(await run.exited).toBe(1);
+    expect(run.output().err).toBe(
+      `gspec-emulator: invalid --seed file: ${file}:4:5: Expected ',' or ']' after array element\n`,
     );
   });
 });

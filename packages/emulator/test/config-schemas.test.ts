@@ -92,6 +92,14 @@ describe('seed.schema.json', () => {
     calendars: [{ id: 'primary', owner: 'ana@example.com', events: [timedEvent('Standup')] }],
   };
 
+  it('leaves open the maps the spec leaves open (extended properties)', () => {
+    const open = {
+      calendars: [{ owner: 'a@b.co', events: [{ extendedProperties: { private: { anyName: '1' } } }] }],
+    };
+    expect(check(open)).toBe(true);
+    expect(() => parseSeed(open)).not.toThrow();
+  });
+
   it('takes a seed the emulator takes, $schema included, and the emulator takes it with $schema', () => {
     expect(check(seed)).toBe(true);
     expect(parseSeed(seed).users?.[0]?.email).toBe('ana@example.com');
@@ -99,6 +107,11 @@ describe('seed.schema.json', () => {
 
   it.each<[string, Record<string, unknown>]>([
     ['an unknown field', { calendar: [] }],
+    [
+      "a misspelt field of an event's start",
+      { calendars: [{ owner: 'a@b.co', events: [{ start: { datetime: '2026-03-02T09:00:00Z' } }] }] },
+    ],
+    ['a misspelt field of a conversion', { searchads360: { conversions: [{ conversionID: '1' }] } }],
     ['an owner that is not an email', { calendars: [{ owner: 'ana' }] }],
     [
       'a Search Ads 360 advertiser without its currency',

@@ -193,8 +193,8 @@ describe('writeServiceAccount and writeUserCredentials', () => {
   );
 
   const BAD_SEEDS: [what: string, text: string, says: RegExp][] = [
-    ['is not JSON', '{ "users": [', /: not a JSON seed file \(.*\); left as it is$/],
-    ['is empty', '', /: not a JSON seed file/],
+    ['is not JSON', '{ "users": [', /seed\.json:1:13: .*; not a JSON seed file, left as it is$/],
+    ['is empty', '', /seed\.json: the file is empty.*; not a JSON seed file, left as it is$/],
     ['is a list', '[]', /: a seed file is a JSON object; left as it is$/],
     ['is null', 'null', /: a seed file is a JSON object/],
     ['is a string', '"ana@example.com"', /: a seed file is a JSON object/],
@@ -267,7 +267,10 @@ describe('writeServiceAccount and writeUserCredentials', () => {
       }
       expect(error).toBeInstanceOf(CredentialsError);
       const { message } = error as CredentialsError;
-      expect(message.startsWith(`${file('seed.json')}: `)).toBe(true);
+      // A syntax error is named FILE:LINE:COLUMN, as editors do.
+      expect(
+        message.startsWith(`${file('seed.json')}: `) || message.startsWith(`${file('seed.json')}:1:`),
+      ).toBe(true);
       expect(message).toMatch(says);
       expect(readFileSync(file('seed.json'))).toEqual(before);
       // No credentials file, no temporary file left.
@@ -598,7 +601,7 @@ describe('gspec-emulator credentials (the built command)', () => {
     for (const run of [serviceAccount(SA, 'key.json'), user('ana@example.com', 'ana.json', 'calendar')]) {
       expect(run.status).toBe(1);
       expect(run.out).toBe('');
-      expect(run.err).toMatch(/^gspec-emulator credentials: seed\.json: [^\n]+\n$/);
+      expect(run.err).toMatch(/^gspec-emulator credentials: seed\.json(:\d+:\d+)?: [^\n]+\n$/);
       expect(readFileSync(file('seed.json'), 'utf8')).toBe(text);
       expect(readdirSync(dir)).toEqual(['seed.json']);
     }
@@ -624,6 +627,11 @@ describe('gspec-emulator credentials (the built command)', () => {
       'an unknown kind',
       ['robot', ...SA_ARGS],
       'unknown kind "robot": expected service-account or user (see gspec-emulator credentials --help)',
+    ],
+    [
+      'a misspelt kind',
+      ['service-acount', ...SA_ARGS],
+      'unknown kind "service-acount": expected service-account or user; did you mean service-account? (see gspec-emulator credentials --help)',
     ],
     [
       'an email that is not one (service account)',

@@ -415,7 +415,7 @@ describe('recordings that cannot be used', () => {
     JSON.stringify({ log: { version: '1.2', creator: { name: 't', version: '0' }, entries } });
 
   it.each([
-    ['not JSON', 'broken.har', 'this is no HAR', (file: string) => `${file}: the file: is not JSON (`],
+    ['not JSON', 'broken.har', 'this is no HAR', (file: string) => `${file}:1:2: Unexpected token 'h'`],
     ['no log', 'nolog.har', '{"entries": []}', (file: string) => `${file}: log: missing: a HAR file is`],
     [
       'a bad entry',

@@ -1,8 +1,10 @@
 /** Seed files (`--seed FILE`): the format, what it writes, and errors that name the entry at fault. */
+import { generateKeyPairSync } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { applySeed, type Seed, SeedError, seedScopeMap, seedUserMap } from '../src/core/seed.ts';
 import { parseSeed } from '../src/emulator.ts';
 import { useEmulator } from './support/harness.ts';
+import { ADVERTISER, AGENCY } from './support/searchads360.ts';
 
 const TEAM = 'team@group.calendar.google.com';
 
@@ -185,7 +187,7 @@ describe('seed files', () => {
     [
       'an unknown setting',
       { users: [{ email: 'a@b.co', settings: { colour: 'red' } }] },
-      'users[0].settings.colour: unknown setting',
+      'users[0].settings: unknown setting "colour" (at /users/0/settings/colour); the settings are ',
     ],
     [
       'an event that breaks the spec',
@@ -269,6 +271,287 @@ describe('seed files', () => {
     });
     expect(() => seedUserMap(SEED, { 'token-ana': 'zed@example.com' }, 'seed.json')).toThrow(
       'seed.json: users[0].tokens: "token-ana" already means zed@example.com',
+    );
+  });
+});
+
+describe('a misspelt field anywhere in a seed', () => {
+  const PUBLIC_KEY = generateKeyPairSync('rsa', { modulusLength: 2048 })
+    .publicKey.export({ type: 'spki', format: 'pem' })
+    .toString();
+  const event = (extra: Record<string, unknown>) => ({
+    summary: 'Standup',
+    start: { dateTime: '2026-03-02T09:00:00+01:00' },
+    end: { dateTime: '2026-03-02T09:15:00+01:00' },
+    ...extra,
+  });
+  const calendar = (extra: Record<string, unknown>) => ({ calendars: [{ owner: 'a@b.co', ...extra }] });
+  const events = (extra: Record<string, unknown>) => calendar({ id: 'primary', events: [event(extra)] });
+  const sa360 = (section: Record<string, unknown>) => ({ searchads360: section });
+  const advertiser = (extra: Record<string, unknown>) =>
+    sa360({ agencies: [{ id: '1', advertisers: [{ id: '2', currencyCode: 'CHF', ...extra }] }] });
+  const account = (extra: Record<string, unknown>) => advertiser({ engineAccounts: [{ id: '3', ...extra }] });
+  const adGroup = (extra: Record<string, unknown>) =>
+    account({ campaigns: [{ id: '4', adGroups: [{ id: '5', ...extra }] }] });
+  const row = {
+    agencyId: AGENCY,
+    advertiserId: ADVERTISER,
+    segmentationType: 'FLOODLIGHT',
+    segmentationId: '1',
+  };
+
+  // [where, the seed, the place named, the misspelt name, the name meant]
+  it.each<[string, Record<string, unknown>, string, string, string]>([
+    ['a user', { users: [{ email: 'a@b.co', token: ['t'] }] }, 'users[0]', 'token', 'tokens'],
+    [
+      "a user's settings",
+      { users: [{ email: 'a@b.co', settings: { timezon: 'Europe/Zurich' } }] },
+      'users[0].settings',
+      'timezon',
+      'timezone',
+    ],
+    [
+      "a user's refresh token",
+      {
+        oauthClients: [{ clientId: 'app', clientSecret: 's' }],
+        users: [{ email: 'a@b.co', refreshTokens: [{ token: 'r', clientID: 'app', scopes: [] }] }],
+      },
+      'users[0].refreshTokens[0]',
+      'clientID',
+      'clientId',
+    ],
+    [
+      'a service account',
+      {
+        serviceAccounts: [{ email: 'sa@p.iam.gserviceaccount.com', keys: { k: PUBLIC_KEY }, delegaton: {} }],
+      },
+      'serviceAccounts[0]',
+      'delegaton',
+      'delegation',
+    ],
+    [
+      'an OAuth client',
+      { oauthClients: [{ clientId: 'app', clientSecert: 's' }] },
+      'oauthClients[0]',
+      'clientSecert',
+      'clientSecret',
+    ],
+    ['a calendar', calendar({ sumary: 'x' }), 'calendars[0]', 'sumary', 'summary'],
+    [
+      "a calendar's conference properties",
+      calendar({ id: 'primary', conferenceProperties: { allowedConferenceSolutionType: [] } }),
+      'calendars[0].conferenceProperties',
+      'allowedConferenceSolutionType',
+      'allowedConferenceSolutionTypes',
+    ],
+    [
+      'a sharing rule',
+      calendar({ id: 'primary', acl: [{ rol: 'reader', scope: { type: 'default' } }] }),
+      'calendars[0].acl[0]',
+      'rol',
+      'role',
+    ],
+    [
+      "a sharing rule's scope",
+      calendar({ id: 'primary', acl: [{ role: 'reader', scope: { type: 'user', valeu: 'c@d.co' } }] }),
+      'calendars[0].acl[0].scope',
+      'valeu',
+      'value',
+    ],
+    [
+      'a listing',
+      calendar({ id: 'primary', listedBy: [{ email: 'a@b.co', entyr: {} }] }),
+      'calendars[0].listedBy[0]',
+      'entyr',
+      'entry',
+    ],
+    [
+      "a listing's entry",
+      calendar({ id: 'primary', listedBy: [{ email: 'a@b.co', entry: { colorID: '3' } }] }),
+      'calendars[0].listedBy[0].entry',
+      'colorID',
+      'colorId',
+    ],
+    [
+      "a listing's default reminder",
+      calendar({
+        id: 'primary',
+        listedBy: [{ email: 'a@b.co', entry: { defaultReminders: [{ method: 'popup', minute: 5 }] } }],
+      }),
+      'calendars[0].listedBy[0].entry.defaultReminders[0]',
+      'minute',
+      'minutes',
+    ],
+    ['an event', events({ sumary: 'Standup' }), 'calendars[0].events[0]', 'sumary', 'summary'],
+    [
+      "an event's start",
+      events({ start: { datetime: '2026-03-02T09:00:00+01:00' } }),
+      'calendars[0].events[0].start',
+      'datetime',
+      'dateTime',
+    ],
+    [
+      "an event's attendee",
+      events({ attendees: [{ emial: 'c@d.co' }] }),
+      'calendars[0].events[0].attendees[0]',
+      'emial',
+      'email',
+    ],
+    [
+      "an event's reminders",
+      events({ reminders: { useDefaults: false } }),
+      'calendars[0].events[0].reminders',
+      'useDefaults',
+      'useDefault',
+    ],
+    [
+      "an event's reminder override",
+      events({ reminders: { useDefault: false, overrides: [{ method: 'popup', minute: 5 }] } }),
+      'calendars[0].events[0].reminders.overrides[0]',
+      'minute',
+      'minutes',
+    ],
+    [
+      "an event's extended properties",
+      events({ extendedProperties: { privat: { a: '1' } } }),
+      'calendars[0].events[0].extendedProperties',
+      'privat',
+      'private',
+    ],
+    [
+      "an event's source",
+      events({ source: { titel: 'x', url: 'https://example.com' } }),
+      'calendars[0].events[0].source',
+      'titel',
+      'title',
+    ],
+    ['a group', { groups: [{ email: 'g@b.co', member: [] }] }, 'groups[0]', 'member', 'members'],
+    ['the Search Ads 360 section', sa360({ agencys: [] }), 'searchads360', 'agencys', 'agencies'],
+    [
+      'an agency',
+      sa360({ agencies: [{ id: '1', advertiser: [] }] }),
+      'searchads360.agencies[0]',
+      'advertiser',
+      'advertisers',
+    ],
+    [
+      'an advertiser',
+      advertiser({ timezone: 'Europe/Zurich' }),
+      'searchads360.agencies[0].advertisers[0]',
+      'timezone',
+      'timeZone',
+    ],
+    [
+      'a Floodlight activity',
+      advertiser({ floodlightActivities: [{ id: '9', nmae: 'Order' }] }),
+      'searchads360.agencies[0].advertisers[0].floodlightActivities[0]',
+      'nmae',
+      'name',
+    ],
+    [
+      'a saved column',
+      advertiser({ savedColumns: [{ savedColumnName: 'x', typ: 'number' }] }),
+      'searchads360.agencies[0].advertisers[0].savedColumns[0]',
+      'typ',
+      'type',
+    ],
+    [
+      'an engine account',
+      account({ customerID: '7' }),
+      'searchads360.agencies[0].advertisers[0].engineAccounts[0]',
+      'customerID',
+      'customerId',
+    ],
+    [
+      'a campaign',
+      account({ campaigns: [{ id: '4', adgroups: [] }] }),
+      'searchads360.agencies[0].advertisers[0].engineAccounts[0].campaigns[0]',
+      'adgroups',
+      'adGroups',
+    ],
+    [
+      'an ad',
+      adGroup({ ads: [{ id: '6', newID: '7' }] }),
+      'searchads360.agencies[0].advertisers[0].engineAccounts[0].campaigns[0].adGroups[0].ads[0]',
+      'newID',
+      'newId',
+    ],
+    [
+      'a click',
+      account({ clicks: [{ clickId: 'c', adGroupID: '5' }] }),
+      'searchads360.agencies[0].advertisers[0].engineAccounts[0].clicks[0]',
+      'adGroupID',
+      'adGroupId',
+    ],
+    [
+      'a conversion',
+      sa360({ conversions: [{ ...row, conversionID: 'o1', conversionTimestamp: '1772445600000' }] }),
+      'searchads360.conversions[0]',
+      'conversionID',
+      'conversionId',
+    ],
+    [
+      "a conversion's custom dimension",
+      sa360({
+        conversions: [
+          {
+            ...row,
+            conversionId: 'o1',
+            conversionTimestamp: '1772445600000',
+            customDimension: [{ nmae: 'size', value: 'L' }],
+          },
+        ],
+      }),
+      'searchads360.conversions[0].customDimension[0]',
+      'nmae',
+      'name',
+    ],
+    [
+      'an availability',
+      sa360({ availabilities: [{ ...row, availabilityTimestmp: '1772445600000' }] }),
+      'searchads360.availabilities[0]',
+      'availabilityTimestmp',
+      'availabilityTimestamp',
+    ],
+  ])(
+    'in %s is refused, with the place, the field and the name meant',
+    async (_where, seed, place, typo, meant) => {
+      const error = await seeded(seed as Seed).then(
+        () => undefined,
+        (thrown: unknown) => thrown,
+      );
+      expect(error).toBeInstanceOf(SeedError);
+      // `calendars[0].events[0]` is the JSON pointer /calendars/0/events/0.
+      const pointer = `/${place
+        .replace(/\[(\d+)\]/g, '.$1')
+        .split('.')
+        .join('/')}/${typo}`;
+      expect((error as Error).message).toMatch(`seed.json: ${place}: unknown `);
+      expect((error as Error).message).toContain(
+        `${JSON.stringify(typo)} (at ${pointer}); did you mean ${JSON.stringify(meant)}?`,
+      );
+    },
+  );
+
+  it('leaves the maps the live resources leave open open: extended properties, gadget preferences, key ids', async () => {
+    await seeded({
+      users: [{ email: 'a@b.co' }],
+      serviceAccounts: [{ email: 'sa@p.iam.gserviceaccount.com', keys: { 'any-key-id': PUBLIC_KEY } }],
+      ...events({
+        extendedProperties: { private: { anyName: '1' }, shared: { other: '2' } },
+        gadget: { preferences: { whatever: 'x' } },
+      }),
+    } as Seed);
+    const listed = await emu.call('GET', '/calendars/primary/events', { token: 'a@b.co' });
+    expect(listed.body.items[0].extendedProperties).toEqual({
+      private: { anyName: '1' },
+      shared: { other: '2' },
+    });
+  });
+
+  it('says what to do when no known name is close', () => {
+    expect(() => parseSeed(events({ zzzzzzzzzz: 1 }), 'seed.json')).toThrow(
+      /^seed\.json: calendars\[0\]\.events\[0\]: unknown field "zzzzzzzzzz" \(at \/calendars\/0\/events\/0\/zzzzzzzzzz\); the fields here are /,
     );
   });
 });

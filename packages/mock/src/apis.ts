@@ -1,8 +1,9 @@
 /** The bundled specs the mock serves, read from @gspec/specs (built by `npm run build`). */
 import './lazy-deps.js';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import { JsonFileError, readJsonFile } from '@gspec/server-kit';
 import { getHttpOperationsFromSpec } from '@stoplight/prism-http';
 import type { IHttpOperation } from '@stoplight/types';
 
@@ -96,9 +97,10 @@ function checkDocument(file: string, document: unknown): void {
 function readJson(file: string, what: string): unknown {
   if (!existsSync(file)) throw new MockSetupError(`${file} does not exist; ${what}`);
   try {
-    return JSON.parse(readFileSync(file, 'utf8'));
+    return readJsonFile(file);
   } catch (error) {
-    throw new MockSetupError(`${file}: not valid JSON (${(error as Error).message})`);
+    if (error instanceof JsonFileError) throw new MockSetupError(error.message);
+    throw error;
   }
 }
 

@@ -8,8 +8,8 @@
  * example it names must exist, so a typo fails the start with the field at fault rather than
  * silently never firing.
  */
-import { readFileSync } from 'node:fs';
 import { STATUS_CODES } from 'node:http';
+import { JsonFileError, readJsonFile } from '@gspec/server-kit';
 import type { IHttpOperation } from '@stoplight/types';
 import type { MockApi } from './apis.js';
 import { type GoogleErrorBody, simpleError } from './google-errors.js';
@@ -446,19 +446,13 @@ export function parseFaults(
 }
 
 export function readFaultFile(file: string, apis: MockApi[]): FaultConfig {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (error) {
-    throw new FaultConfigError(
-      `${file}: cannot read the fault file (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`,
-    );
-  }
   let value: unknown;
   try {
-    value = JSON.parse(text);
+    // A syntax error says FILE:LINE:COLUMN and shows the line (server-kit's json-file.ts).
+    value = readJsonFile(file);
   } catch (error) {
-    throw new FaultConfigError(`${file}: not valid JSON (${(error as Error).message})`);
+    if (error instanceof JsonFileError) throw new FaultConfigError(error.message);
+    throw error;
   }
   return parseFaults(value, apis, file);
 }

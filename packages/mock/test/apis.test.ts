@@ -21,7 +21,7 @@ describe('loadApis refuses', () => {
       calendar,
       /apis\.json does not exist; run `npm run build` first/,
     ],
-    ['an apis.json that is not JSON', '[{', calendar, /apis\.json: not valid JSON/],
+    ['an apis.json that is not JSON', '[{', calendar, /apis\.json:1:3: /],
     ['an apis.json that lists no API', [], calendar, /apis\.json: expected a non-empty array of APIs/],
     [
       'an API without a base path',
@@ -42,7 +42,7 @@ describe('loadApis refuses', () => {
       /two APIs have the base path \/calendar\/v3/,
     ],
     ['a spec file that is missing', index, undefined, /calendar\.json does not exist; .*apis\.json lists it/],
-    ['a spec that is not JSON', index, '{"openapi": ', /calendar\.json: not valid JSON/],
+    ['a spec that is not JSON', index, '{"openapi": ', /calendar\.json:1:13: /],
     [
       'a spec that is not OpenAPI 3',
       index,

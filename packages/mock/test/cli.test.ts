@@ -3,7 +3,9 @@
  * specs into Prism), so each way of starting it runs once per file and its tests share it; the
  * refusals exit before they listen.
  */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { type ChildRun, startProcess, stopAll } from '@gspec/scripts/child-process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -107,6 +109,7 @@ describe('gspec-mock refusals', () => {
     [['--port', 'abc'], 'invalid port "abc": expected 0-65535'],
     [['--docs', '/no/such/folder'], '--docs /no/such/folder: no such folder (build the reference first)'],
     [['--colour'], 'unknown option --colour (see gspec-mock --help)'],
+    [['--fault', 'x.json'], 'unknown option --fault; did you mean --faults? (see gspec-mock --help)'],
     [['--port'], '--port needs a value (N) (see gspec-mock --help)'],
     [['--verbose=yes'], '--verbose takes no value (see gspec-mock --help)'],
     [['4010'], 'unexpected argument "4010": every argument is an option (see gspec-mock --help)'],
@@ -145,7 +148,7 @@ describe('gspec-mock refusals', () => {
     );
     const mock = start(['--port', '0', '--specs', broken]);
     expect(await mock.exited).toBe(1);
-    expect(mock.output().err).toMatch(/^gspec-mock: invalid spec: .*calendar\.json: not valid JSON/);
+    expect(mock.output().err).toMatch(/^gspec-mock: invalid spec: .*calendar\.json:1:31: /);
   });
 
   it('reads the spec folder from GSPEC_MOCK_SPECS', async () => {
@@ -161,5 +164,20 @@ describe('gspec-mock refusals', () => {
     expect(mock.output().err).toContain(
       `gspec-mock: invalid fault file: ${file}: operations["events.list"].errorRate: expected a share from 0 to 1`,
     );
+  });
+
+  it('exits 1 with the file, line and column of a JSON syntax error in the fault file', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'gspec-mock-broken-'));
+    const file = path.join(dir, 'faults.json');
+    writeFileSync(file, '{\n  "operations": {\n    "events.list": { "errorRate": 0.5, }\n  }\n}\n');
+    try {
+      const mock = start(['--port', '0', '--faults', file]);
+      expect(await mock.exited).toBe(1);
+      expect(mock.output().err).toBe(
+        `gspec-mock: invalid fault file: ${file}:3:40: Expected double-quoted property name\n`,
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -121,13 +121,11 @@ describe('a fault file is refused, naming the field at fault, when', () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'gspec-faults-'));
     const file = path.join(dir, 'faults.json');
     writeFileSync(file, '{ "operations": ');
-    expect(() => readFaultFile(file, apis)).toThrow(`${file}: not valid JSON`);
+    expect(() => readFaultFile(file, apis)).toThrow(`${file}:1:17: `);
   });
 
   it('the file does not exist', () => {
-    expect(() => readFaultFile('/no/such/faults.json', apis)).toThrow(
-      '/no/such/faults.json: cannot read the fault file (ENOENT)',
-    );
+    expect(() => readFaultFile('/no/such/faults.json', apis)).toThrow('/no/such/faults.json: no such file');
   });
 });
 

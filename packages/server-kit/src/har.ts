@@ -14,7 +14,8 @@
  */
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import type { IncomingHttpHeaders } from 'node:http';
-import { describeJsonError, REDACTED, redactBody, redactHeaders, redactTarget } from './redact.js';
+import { JsonFileError, parseJsonText } from './json-file.js';
+import { REDACTED, redactBody, redactHeaders, redactTarget } from './redact.js';
 
 export interface HarNameValue {
   name: string;
@@ -212,10 +213,12 @@ export function parseHar(text: string, source: string): HarEntry[] {
   };
   let document: unknown;
   try {
-    document = JSON.parse(text);
+    // FILE:LINE:COLUMN and the line (redacted when it holds a credential), not the parser's
+    // own message: it quotes the text, which may hold one.
+    document = parseJsonText(text, source);
   } catch (error) {
-    // Not the parser's own message: it quotes the text, which may hold a credential.
-    fail('the file', `is not JSON (${describeJsonError(error)})`);
+    if (error instanceof JsonFileError) throw new HarError(error.message);
+    throw error;
   }
   if (!isObject(document) || !isObject(document.log))
     fail('log', 'missing: a HAR file is a JSON object with a "log" object');

@@ -99,6 +99,7 @@ export {
   unsupportedMediaType,
   WWW_AUTHENTICATE,
 } from './http.js';
+export { JsonFileError, jsonSyntaxErrorOffset, parseJsonText, readJsonFile } from './json-file.js';
 export {
   AllowedHosts,
   AllowedHostsError,

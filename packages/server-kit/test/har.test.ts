@@ -70,7 +70,7 @@ describe('parseHar', () => {
   });
 
   it.each([
-    ['not JSON', '{', /a\.har: the file: is not JSON/],
+    ['not JSON', '{', /a\.har:1:2: /],
     ['no log', '{}', /a\.har: log: missing/],
     ['entries not an array', '{"log":{"entries":{}}}', /log\.entries: expected an array/],
     [

@@ -8,6 +8,7 @@
  */
 import type { AnyApiModule } from './api-module.js';
 import { seedSchema } from './seed.js';
+import { fieldsDocument, fieldsFileId } from './seed-fields.js';
 import { type ApiName, isObject, type Json, type JsonObject } from './spec.js';
 import { stateSchema } from './state-file.js';
 import { USERS_SCHEMA } from './users.js';
@@ -95,8 +96,12 @@ export function configSchema(
 ): JsonObject {
   const { title, description } = CONFIG_FILES[file];
   const schema = CONFIG_FILES[file].schema(modules);
+  // A seed's events, rules and conversions take the fields of the spec's schemas (seed-fields.ts).
   const byFile = Object.fromEntries(
-    Object.entries(specs).map(([name, document]) => [`${name}.json`, document]),
+    Object.entries(specs).flatMap(([name, document]) => [
+      [`${name}.json`, document],
+      [fieldsFileId(name), fieldsDocument(document)],
+    ]),
   );
   return {
     $schema: 'https://json-schema.org/draft/2020-12/schema',

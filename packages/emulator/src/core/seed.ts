@@ -8,8 +8,11 @@
  * API writes its part, mostly through the operations a client would call, so it is validated
  * against the spec and gets etags, sequence numbers and sync history as if it had been sent
  * over HTTP. Every refusal names the entry at fault (`calendars[1].events[0]`), and a seed that
- * fails leaves the state untouched.
+ * fails leaves the state untouched. A field nothing knows is refused at every depth, with the
+ * nearest known name: the entries written through operations are checked against the field
+ * names of the spec's schemas (seed-fields.ts), as the operations themselves ignore such a field.
  */
+import { closestNames, editDistance } from '@gspec/server-kit';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import type { AnyApiModule, Fail, SeedDocument, SeedUser } from './api-module.js';
 import { ApiError } from './errors.js';
@@ -18,6 +21,7 @@ import { OAuthConfigError, type OAuthOptions, OAuthServer } from './oauth.js';
 import type { InvokeInput, InvokeResult } from './operations.js';
 import { own, setOwn } from './own.js';
 import { createAjv } from './schemas.js';
+import { fieldsDocument, fieldsFileId } from './seed-fields.js';
 import type { Services } from './services.js';
 import { type ApiName, type ApiSpec, loadApiSpec } from './spec.js';
 import { specFileId } from './state-file.js';
@@ -134,10 +138,38 @@ function place(pointer: string): string {
     .join('');
 }
 
+/**
+ * `; did you mean "summary"?` for the known names nearest to `name` (only the nearest: not
+ * `dsConversionId` beside `conversionId` for `conversionID`); empty when none is near.
+ */
+export function nearestNames(name: string, known: readonly string[]): string {
+  const close = closestNames(name, known);
+  const far = (other: string) => editDistance(name.toLowerCase(), other.toLowerCase(), name.length);
+  const best = Math.min(...close.map(far));
+  const names = close.filter((other) => far(other) === best).map((other) => JSON.stringify(other));
+  if (names.length === 0) return '';
+  const last = names.pop();
+  return `; did you mean ${names.length > 0 ? `${names.join(', ')} or ${last}` : last}?`;
+}
+
+/**
+ * `calendars[0].events[0]: unknown field "sumary" (at /calendars/0/events/0/sumary); did you
+ * mean "summary"?`, or the fields the entry takes when none is near.
+ */
+function unknownField(error: ErrorObject, at: string): string {
+  const name = (error.params as { additionalProperty: string }).additionalProperty;
+  const pointer = `${error.instancePath}/${name.replace(/~/g, '~0').replace(/\//g, '~1')}`;
+  const properties = (error.parentSchema as { properties?: object } | undefined)?.properties ?? {};
+  const known = Object.keys(properties).filter((key) => key !== '$schema');
+  const hint =
+    nearestNames(name, known) ||
+    (known.length > 0 ? `; the fields here are ${known.sort().join(', ')}` : '; this entry takes no fields');
+  return `${at}: unknown field ${JSON.stringify(name)} (at ${pointer})${hint}`;
+}
+
 function describe(error: ErrorObject): string {
   const at = place(error.instancePath) || '(the document)';
-  if (error.keyword === 'additionalProperties')
-    return `${at}: unknown field ${JSON.stringify((error.params as { additionalProperty: string }).additionalProperty)}`;
+  if (error.keyword === 'additionalProperties') return unknownField(error, at);
   if (error.keyword === 'not') return `${at}: ${JSON.stringify(error.data)} cannot be an id`;
   if (error.keyword === 'pattern' && error.schema === SEED_EMAIL.pattern)
     return `${at}: expected an email address, found ${JSON.stringify(error.data)}`;
@@ -165,8 +197,11 @@ export function createSeedParser(
   const validator = (): ValidateFunction<Seed> => {
     if (!shapeValidator) {
       const ajv = createAjv();
-      for (const module of modules)
-        ajv.addSchema((specs[module.name] ?? loadApiSpec(module.name)).document, specFileId(module.name));
+      for (const module of modules) {
+        const { document } = specs[module.name] ?? loadApiSpec(module.name);
+        ajv.addSchema(document, specFileId(module.name));
+        ajv.addSchema(fieldsDocument(document), fieldsFileId(module.name));
+      }
       shapeValidator = ajv.compile<Seed>(seedSchema(modules));
     }
     return shapeValidator;
@@ -174,7 +209,13 @@ export function createSeedParser(
   function parse(value: unknown, source = 'seed'): Seed {
     const validate = validator();
     if (!validate(value)) {
-      const errors = (validate.errors ?? []).filter((e) => e.keyword !== 'if');
+      // An unknown field first: a misspelt required field is also a missing one.
+      const errors = (validate.errors ?? [])
+        .filter((e) => e.keyword !== 'if')
+        .sort(
+          (a, b) =>
+            Number(b.keyword === 'additionalProperties') - Number(a.keyword === 'additionalProperties'),
+        );
       throw new SeedError(`${source}: ${errors.slice(0, 3).map(describe).join('; ')}`);
     }
     const fail: Fail = (message) => {

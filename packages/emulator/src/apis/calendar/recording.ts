@@ -249,9 +249,11 @@ function putRule(calendar: CalendarModel, rule: JsonObject): void {
   const value = text(scope?.value);
   const id =
     text(rule.id) ?? (type === 'default' ? 'default' : type && value ? `${type}:${value}` : undefined);
-  if (id === undefined || !scope) return;
+  if (id === undefined || !scope || type === undefined) return;
   if (rule.role === 'none') calendar.rules.delete(id);
-  else if (typeof rule.role === 'string') calendar.rules.set(id, { role: rule.role, scope });
+  // The scope's fields alone: a seed refuses a field the spec does not know.
+  else if (typeof rule.role === 'string')
+    calendar.rules.set(id, { role: rule.role, scope: value === undefined ? { type } : { type, value } });
 }
 
 /** Replays one exchange onto the model. */

@@ -8,7 +8,8 @@
  */
 import type { ApiSeedShape, SeedDocument, SeedTarget, SeedUser } from '../../core/api-module.js';
 import { own } from '../../core/own.js';
-import { SEED_EMAIL, SeedError } from '../../core/seed.js';
+import { nearestNames, SEED_EMAIL, SeedError } from '../../core/seed.js';
+import { seedFieldsOf } from '../../core/seed-fields.js';
 import { isObject, type JsonObject } from '../../core/spec.js';
 import { nextRevision } from '../../core/state.js';
 import { parseInstanceId } from './recurrence.js';
@@ -72,9 +73,9 @@ const CALENDAR_SEED_SCHEMA = {
       description: { type: 'string' },
       location: { type: 'string' },
       timeZone: { type: 'string' },
-      conferenceProperties: { type: 'object' },
+      conferenceProperties: seedFieldsOf('calendar', 'ConferenceProperties'),
       autoAcceptInvitations: { type: 'boolean' },
-      acl: { type: 'array', items: { type: 'object' } },
+      acl: { type: 'array', items: seedFieldsOf('calendar', 'AclRule') },
       listedBy: {
         type: 'array',
         // An email, or the email with the user's settings of the entry.
@@ -86,11 +87,11 @@ const CALENDAR_SEED_SCHEMA = {
             type: 'object',
             required: ['email'],
             additionalProperties: false,
-            properties: { email: SEED_EMAIL, entry: { type: 'object' } },
+            properties: { email: SEED_EMAIL, entry: seedFieldsOf('calendar', 'CalendarListEntry') },
           },
         },
       },
-      events: { type: 'array', items: { type: 'object' } },
+      events: { type: 'array', items: seedFieldsOf('calendar', 'Event') },
     },
   },
 };
@@ -171,8 +172,15 @@ export const calendarSeedShape: ApiSeedShape<Store, CalendarSeed> = {
       const email = entry.email.toLowerCase();
       const user = store.user(email);
       for (const [id, value] of Object.entries(entry.settings)) {
+        if (!known.includes(id)) {
+          at(`users[${i}].settings`);
+          throw new SeedError(
+            `unknown setting ${JSON.stringify(id)} (at /users/${i}/settings/${id.replace(/~/g, '~0').replace(/\//g, '~1')})${
+              nearestNames(id, known) || `; the settings are ${known.join(', ')}`
+            }`,
+          );
+        }
         at(`users[${i}].settings.${id}`);
-        if (!known.includes(id)) throw new SeedError(`unknown setting; the settings are ${known.join(', ')}`);
         user.settings[id] = value;
       }
       user.settingsRevision = nextRevision(store.state);

@@ -10,6 +10,7 @@
 import type { ApiSeedShape, SeedDocument, SeedTarget } from '../../core/api-module.js';
 import { ApiError } from '../../core/errors.js';
 import { own, setOwn } from '../../core/own.js';
+import { seedFieldsOf } from '../../core/seed-fields.js';
 import type { JsonObject } from '../../core/spec.js';
 import { nextRevision } from '../../core/state.js';
 import type { Store } from '../../core/store.js';
@@ -203,8 +204,8 @@ export const SEARCHADS360_SEED_SCHEMA = {
         }),
       },
     }),
-    conversions: list({ type: 'object' }),
-    availabilities: list({ type: 'object' }),
+    conversions: list(seedFieldsOf('searchads360', 'Conversion')),
+    availabilities: list(seedFieldsOf('searchads360', 'Availability')),
   },
 };
 
