@@ -20,6 +20,9 @@ const views: Record<string, () => Promise<void>> = {
   control: renderControl,
 };
 
+/** How many times a view was drawn from the address: `data-rendered` of the body, for tests. */
+let routed = 0;
+
 function route(): void {
   const asked = location.hash.split('/')[1] ?? 'requests';
   const name = views[asked] ? asked : 'requests';
@@ -28,7 +31,8 @@ function route(): void {
   document.body.dataset.view = name;
   void show(views[name] as () => Promise<void>)
     .then(() => {
-      document.body.dataset.rendered = String(Date.now());
+      routed += 1;
+      document.body.dataset.rendered = String(routed);
     })
     .catch(showError);
 }

@@ -16,8 +16,31 @@ export function h(tag: string, attrs: Record<string, string> = {}, ...children: 
   return element;
 }
 
+/**
+ * How far the emulator's clock is ahead of the page's, in milliseconds, as the `Date` header of
+ * its last answer tells (0 until one is read).
+ */
+let clockOffset = 0;
+
+/**
+ * Now in the emulator's clock: the page's own clock, moved by the offset the emulator's `Date`
+ * headers show. A header is to the second, so within two seconds the clocks are taken to agree
+ * and the page's finer one is used as it is.
+ */
+export function emulatorNow(): number {
+  return Date.now() + clockOffset;
+}
+
+function readClock(response: Response): void {
+  const date = Date.parse(response.headers.get('date') ?? '');
+  if (Number.isNaN(date)) return;
+  const offset = date - Date.now();
+  clockOffset = Math.abs(offset) < 2000 ? 0 : offset;
+}
+
 export async function getJson<T>(path: string, init?: RequestInit): Promise<T> {
   const response = await fetch(`${API}${path}`, { credentials: 'same-origin', ...init });
+  readClock(response);
   const text = await response.text();
   const body = text ? JSON.parse(text) : undefined;
   if (!response.ok) {

@@ -9,7 +9,7 @@ export const INDEX_HTML = `<!doctype html>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>gspec emulator inspector</title>
-<link rel="icon" href="data:,">
+<link rel="icon" type="image/svg+xml" href="/favicon.svg">
 <link rel="stylesheet" href="style.css">
 <script type="module" src="app.js"></script>
 </head>
@@ -51,8 +51,22 @@ tr.row:hover, tr.row.selected { background: #e8f0fe; }
 input, select, button { font: inherit; padding: 3px 6px; }
 button { cursor: pointer; }
 pre { background: #f6f8fa; padding: 8px; overflow: auto; max-height: 320px; margin: 4px 0 12px; white-space: pre-wrap; word-break: break-all; }
-.split { display: grid; grid-template-columns: minmax(0, 3fr) minmax(0, 2fr); gap: 16px; }
 .panel { border-left: 1px solid var(--line); padding-left: 12px; }
+.panel h2, .panel p, .panel .error-box { overflow-wrap: anywhere; }
+.requests { display: grid; grid-template-columns: minmax(0, 1fr) minmax(300px, 30%); gap: 16px; align-items: start; }
+.requests > .panel { position: sticky; top: 8px; max-height: calc(100vh - 16px); overflow: auto; }
+@media (max-width: 1000px) {
+  .requests { grid-template-columns: minmax(0, 1fr); }
+  .requests > .panel { position: static; max-height: none; border-left: 0; padding-left: 0; border-top: 1px solid var(--line); }
+}
+table.lines { table-layout: fixed; }
+table.lines th, table.lines td { white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
+#journal .col-time { width: 80px; }
+#journal .col-method { width: 68px; }
+#journal .col-user, #journal .col-operation { width: 14%; }
+#journal .col-status { width: 64px; }
+#journal .col-duration { width: 84px; }
+#journal .col-units { width: 56px; }
 .muted { color: var(--muted); }
 .error-box { color: var(--error); border: 1px solid var(--error); padding: 6px; margin: 6px 0; }
 .toolbar { display: flex; gap: 8px; align-items: center; margin: 8px 0; flex-wrap: wrap; }

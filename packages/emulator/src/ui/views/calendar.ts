@@ -4,7 +4,7 @@
  * state (what a sync token would replay).
  */
 import type { JournalEntry, JournalSummary } from '../../core/journal.js';
-import { type Child, getJson, h, invoke, type Json, main, refreshSoon, table } from '../kit.js';
+import { type Child, emulatorNow, getJson, h, invoke, type Json, main, refreshSoon, table } from '../kit.js';
 
 /** The height of an hour in the week view, in pixels (the style sheet's --hour). */
 const HOUR_PX = 40;
@@ -31,12 +31,27 @@ function calendarState(): CalendarState {
   };
 }
 
-function go(state: CalendarState): void {
+function hashOf(state: CalendarState): string {
   const parts = [state.user, state.calendar, state.week, state.tab === 'week' ? undefined : state.tab];
   // A part is kept only after all those before it (the week needs its calendar).
   const end = parts.indexOf(undefined);
   const kept = end < 0 ? parts : parts.slice(0, end);
-  location.hash = ['#', 'calendar', ...kept.map((p) => encodeURIComponent(p as string))].join('/');
+  return ['#', 'calendar', ...kept.map((p) => encodeURIComponent(p as string))].join('/');
+}
+
+function go(state: CalendarState): void {
+  location.hash = hashOf(state);
+}
+
+/**
+ * The user the view opens on when the address names none (or one the emulator no longer has):
+ * the only user; else the user of the latest request in the journal; else the first.
+ */
+async function defaultUser(users: string[]): Promise<string | undefined> {
+  if (users.length <= 1) return users[0];
+  const { entries } = await getJson<{ entries: JournalSummary[] }>('/journal');
+  const latest = entries.findLast((entry) => entry.user !== undefined && users.includes(entry.user));
+  return latest?.user ?? users[0];
 }
 
 const addDays = (date: string, days: number): string => {
@@ -108,25 +123,43 @@ const hhmm = (minutes: number) => `${two(Math.floor(minutes / 60))}:${two(minute
 /** The event whose detail is open, by id: shown as the latest read of the week has it. */
 let selectedEventId: string | undefined;
 
+/**
+ * Draws the view at the place the address names. What it leaves out is filled with what a
+ * person most likely wants (the user of `defaultUser`, that user's primary calendar, this week
+ * in the emulator's clock) and written back into the address in place, so that a reload and
+ * the back button keep it.
+ */
 export async function renderCalendar(): Promise<void> {
   const state = calendarState();
   const { users } = await getJson<{ users: string[] }>('/users');
-  const userSelect = h(
-    'select',
-    { id: 'user' },
-    h('option', { value: '' }, users.length ? 'a user…' : 'no users'),
-  ) as HTMLSelectElement;
+  if (!state.user || !users.includes(state.user)) {
+    const user = await defaultUser(users);
+    if (user) {
+      state.user = user;
+      delete state.calendar;
+      delete state.week;
+    }
+  }
+  const userSelect = h('select', { id: 'user' }) as HTMLSelectElement;
+  if (users.length === 0) userSelect.append(h('option', { value: '' }, 'no users'));
   for (const user of users) userSelect.append(h('option', { value: user }, user));
-  userSelect.value = state.user && users.includes(state.user) ? state.user : '';
-  userSelect.addEventListener('change', () =>
-    go({ ...(userSelect.value ? { user: userSelect.value } : {}) }),
-  );
+  userSelect.value = state.user ?? '';
+  userSelect.addEventListener('change', () => go({ user: userSelect.value }));
   const toolbar = h('div', { class: 'toolbar' }, 'User ', userSelect);
   const content: Child[] = [toolbar];
-  if (state.user && users.includes(state.user)) {
+  if (state.user) {
     const user = state.user;
     const list = await invoke(user, 'calendarList.list', {});
     const items = (list.items as Json[] | undefined) ?? [];
+    if (!items.some((item) => item.id === state.calendar)) {
+      const primary = items.find((item) => item.primary === true) ?? items[0];
+      if (primary) state.calendar = String(primary.id);
+      else delete state.calendar;
+      delete state.week;
+    }
+    const chosen = items.find((item) => item.id === state.calendar);
+    if (chosen && !state.week) state.week = monday(localParts(emulatorNow(), zoneOf(chosen)).date);
+    if (hashOf(state) !== location.hash) history.replaceState(history.state, '', hashOf(state));
     const calendars = h(
       'table',
       { id: 'calendar-list' },
@@ -154,10 +187,10 @@ export async function renderCalendar(): Promise<void> {
       ),
     );
     content.push(h('h2', {}, `Calendar list of ${user}`), calendars);
-    const entry = items.find((item) => item.id === state.calendar);
+    const entry = chosen;
     if (entry) {
       const tab = state.tab ?? 'week';
-      const week = state.week ?? monday(localParts(Date.now(), String(entry.timeZone ?? 'UTC')).date);
+      const week = state.week ?? monday(localParts(emulatorNow(), zoneOf(entry)).date);
       const tabs = h(
         'div',
         { class: 'tabs', id: 'calendar-tabs' },
@@ -178,9 +211,12 @@ export async function renderCalendar(): Promise<void> {
   main.replaceChildren(...content.filter((c): c is Node | string => Boolean(c)));
 }
 
+/** A calendar's time zone, as its calendar list entry gives it. */
+const zoneOf = (calendar: Json): string => String(calendar.timeZone ?? 'UTC');
+
 async function weekView(user: string, calendar: Json, state: CalendarState): Promise<HTMLElement> {
-  const timeZone = String(calendar.timeZone ?? 'UTC');
-  const start = monday(state.week ?? localParts(Date.now(), timeZone).date);
+  const timeZone = zoneOf(calendar);
+  const start = monday(state.week ?? localParts(emulatorNow(), timeZone).date);
   const days = Array.from({ length: 7 }, (_, i) => addDays(start, i));
   const calendarId = String(calendar.id);
   // The week's bounds in the calendar's zone, where the API places all-day dates too: an event is
@@ -220,7 +256,7 @@ async function weekView(user: string, calendar: Json, state: CalendarState): Pro
     'div',
     { class: 'toolbar' },
     nav('‹ Previous week', addDays(start, -7), 'week-previous'),
-    nav('This week', monday(localParts(Date.now(), timeZone).date), 'week-today'),
+    nav('This week', monday(localParts(emulatorNow(), timeZone).date), 'week-today'),
     nav('Next week ›', addDays(start, 7), 'week-next'),
     jump,
     h('span', { id: 'week-title' }, `Week of ${start} in ${timeZone}`),

@@ -1,4 +1,8 @@
-/** The Requests view: the journal of requests, live, filterable, each opening its bodies. */
+/**
+ * The Requests view: the journal of requests, live, filterable, each opening its bodies. The
+ * table and the detail pane sit side by side (stacked on a narrow screen); each row is one
+ * line, its long cells cut with an ellipsis and whole in their tooltip and in the pane.
+ */
 import type { JournalEntry, JournalSummary } from '../../core/journal.js';
 import { getJson, h, headersBlock, main, pretty, refreshSoon } from '../kit.js';
 
@@ -8,6 +12,23 @@ type Entry = JournalEntry;
 
 const filters = { operation: '', status: '', user: '' };
 let selectedRequest: number | undefined;
+
+/** The table's columns: heading and class (the style sheet sizes each by its class). */
+const COLUMNS = [
+  ['Time', 'time'],
+  ['Method', 'method'],
+  ['Path', 'path'],
+  ['User', 'user'],
+  ['Operation', 'operation'],
+  ['Status', 'status'],
+  ['Duration', 'duration'],
+  ['Units', 'units'],
+  ['Error', 'error'],
+] as const;
+
+/** A cell of one line: what does not fit is cut, and the whole text (or `title`) is its tooltip. */
+const cell = (text: string, className = '', title = text): HTMLElement =>
+  h('td', { ...(className ? { class: className } : {}), ...(title ? { title } : {}) }, text);
 
 export async function renderRequests(): Promise<void> {
   const query = new URLSearchParams(Object.entries(filters).filter(([, value]) => value !== ''));
@@ -34,18 +55,21 @@ export async function renderRequests(): Promise<void> {
           'data-operation': entry.operationId ?? '',
           'data-status': String(entry.status),
         },
-        h('td', {}, new Date(entry.at).toLocaleTimeString()),
-        h('td', {}, entry.method),
-        h('td', {}, entry.path + (entry.batch ? ` (in ${entry.batch})` : '')),
-        h('td', {}, entry.user ?? ''),
-        h('td', {}, entry.operationId ?? ''),
-        h('td', { class: entry.status >= 400 ? 'status-error' : '' }, String(entry.status)),
-        h('td', {}, entry.durationMs !== undefined ? `${entry.durationMs} ms` : ''),
-        h('td', {}, entry.quotaUnits !== undefined ? String(entry.quotaUnits) : ''),
-        h(
-          'td',
-          { class: 'status-error' },
-          entry.error ? `${entry.error.reason ?? ''} ${entry.error.message ?? ''}` : '',
+        cell(
+          new Date(entry.at).toLocaleTimeString(undefined, { hourCycle: 'h23' }),
+          '',
+          new Date(entry.at).toLocaleString(),
+        ),
+        cell(entry.method),
+        cell(entry.path + (entry.batch ? ` (in ${entry.batch})` : '')),
+        cell(entry.user ?? ''),
+        cell(entry.operationId ?? ''),
+        cell(String(entry.status), entry.status >= 400 ? 'status-error' : ''),
+        cell(entry.durationMs !== undefined ? `${entry.durationMs} ms` : ''),
+        cell(entry.quotaUnits !== undefined ? String(entry.quotaUnits) : ''),
+        cell(
+          entry.error ? `${entry.error.reason ?? ''} ${entry.error.message ?? ''}`.trim() : '',
+          'status-error',
         ),
       );
       row.addEventListener('click', () => {
@@ -60,7 +84,11 @@ export async function renderRequests(): Promise<void> {
       const entry = await getJson<Entry>(`/journal/${selectedRequest}`);
       detail.append(
         h('h2', {}, `${entry.method} ${entry.path}`),
-        h('p', {}, `${entry.status} ${entry.operationId ?? ''} ${entry.user ?? ''}`),
+        h(
+          'p',
+          {},
+          `${entry.status} ${entry.operationId ?? ''} ${entry.user ?? ''} at ${new Date(entry.at).toLocaleString()}`,
+        ),
         entry.error
           ? h(
               'div',
@@ -99,21 +127,12 @@ export async function renderRequests(): Promise<void> {
     ),
     h(
       'div',
-      { class: 'split' },
+      { class: 'requests' },
       h(
         'table',
-        { id: 'journal' },
-        h(
-          'thead',
-          {},
-          h(
-            'tr',
-            {},
-            ...['Time', 'Method', 'Path', 'User', 'Operation', 'Status', 'Duration', 'Units', 'Error'].map(
-              (t) => h('th', {}, t),
-            ),
-          ),
-        ),
+        { id: 'journal', class: 'lines' },
+        h('colgroup', {}, ...COLUMNS.map(([, name]) => h('col', { class: `col-${name}` }))),
+        h('thead', {}, h('tr', {}, ...COLUMNS.map(([label]) => h('th', { title: label }, label)))),
         h('tbody', {}, ...rows),
       ),
       detail,
