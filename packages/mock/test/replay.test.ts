@@ -652,7 +652,7 @@ describe('gspec-mock --replay (the built CLI)', () => {
     [
       'a file that is not JSON',
       () => [harFile('{"log": ')],
-      (file) => `cannot replay ${file}: the file: is not JSON (`,
+      (file) => `cannot replay ${file}:1:9: `,
     ],
     [
       'an entry without an absolute URL',
