@@ -1,20 +1,29 @@
 /**
  * The packages as a user meets them. Every published package of the workspace is packed with
- * `npm pack`; the tarballs are installed, with the tools a user's project would have, into a
- * fresh project in the system's temporary folder (no workspace link, no path into this
- * repository); and there:
+ * `npm pack`; the tarballs are installed into a fresh project in the system's temporary folder
+ * (no workspace link, no path into this repository) with the tools a user's project has, as
+ * npm installs them today (no version: the newest whose engines allow this Node line, so
+ * googleapis brings its own google-auth-library beside the project's), plus the oldest
+ * TypeScript we support (5.8, decision 0062) under another name; the versions are printed. And
+ * there:
  *
- * - `tsc --strict` type-checks a small program using both clients (project/src/app.ts), and
- *   node runs it against `npx gspec-emulator --port 0` and against `npx gspec-mock --port 0`
- *   (the programs are built file by file first, and the type check runs beside the tests; on
- *   the other Node lines of decision 0051 it does not run at all);
- * - the README examples run as the READMEs print them, taken from their blocks marked
+ * - the newest TypeScript (the native compiler, `tsc` of the package `typescript`) and 5.8
+ *   each type-check the whole project with `--strict` and `skipLibCheck: false`, beside the
+ *   tests (on the other Node lines of decision 0051 they do not run at all); the programs are
+ *   built file by file with 5.8's API first;
+ * - a program using both clients (project/src/app.ts) runs against `npx gspec-emulator
+ *   --port 0` and against `npx gspec-mock --port 0`;
+ * - every ```ts / ```js block of a published package's README is type-checked, or marked as a
+ *   fragment with its reason (a guard names any other by README and line): the blocks of each
+ *   README and prefix make one program (README_PROGRAMS) that runs against the emulator, the
+ *   mock or alone; the sign-in blocks, which need Google, are only type-checked;
+ * - other README examples run as printed, taken from their blocks marked
  *   `<!-- consumer-test: NAME -->`: the mock's (Google's client against it, its programmatic
- *   use) and the emulator's (its CI commands: started in the background with a seed, health
- *   waited for with curl; its vitest global setup);
+ *   use, its fault file) and the emulator's (its CI commands: started in the background with a
+ *   seed, health waited for with curl; --persist; strict mode; the sign-in with
+ *   google-auth-library for googleapis and for our client; its vitest global setup, config and
+ *   test, which vitest runs in the project);
  * - `@gspec/specs` is imported and each of its documents validated as OpenAPI 3.1;
- * - vitest runs a test file with the emulator started in-process by the global setup of the
- *   emulator's README;
  * - both commands answer `--help` and refuse a mistake with one line and status 1;
  * - the guide "Checking against the live service", with the emulator standing in for Google:
  *   the program through `gspec-mock --proxy` (recorded, reported), the recording replayed
@@ -31,7 +40,14 @@ import { type ChildRun, freePort, startProcess, stopAll } from '@gspec/scripts/c
 import { onAnotherNodeLine } from '@gspec/scripts/node-lines';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { composeProgram, readmeBlock, readmeBlocks } from './support/readme.ts';
+import {
+  blocksRead,
+  composeProgram,
+  programNames,
+  readmeBlock,
+  readmeBlocks,
+  unmarkedPrograms,
+} from './support/readme.ts';
 
 const exec = promisify(execFile);
 const here = import.meta.dirname;
@@ -48,15 +64,23 @@ const PUBLISHED = [
   '@gspec/specs',
 ];
 
-/** The tools of the user's project, at the versions this workspace tests with. */
-const TOOLS = [
-  'typescript',
-  '@types/node',
-  'vitest',
-  'googleapis',
-  'google-auth-library',
-  '@seriousme/openapi-schema-validator',
-];
+/**
+ * The tools of a user's project as `npm install NAME` gives them today: no version, so npm
+ * picks the newest whose engines allow the running Node line (on Node 20, googleapis 178 and
+ * google-auth-library 10; on Node 22 and 24, the newest of both). googleapis pins its own
+ * google-auth-library, so a project usually holds two copies of it, as here.
+ */
+const TOOLS = ['typescript', '@types/node', 'vitest', 'googleapis', 'google-auth-library'];
+
+/**
+ * The oldest TypeScript we support (decision 0062), installed beside the newest under another
+ * name: its compiler checks the project too, and its API builds the programs (the newest, the
+ * native compiler, has no JS API to transpile with).
+ */
+const OLDEST_TYPESCRIPT = { alias: 'typescript-oldest', range: '~5.8' };
+
+/** A tool of this test's own programs, at the version the workspace uses. */
+const VALIDATOR = '@seriousme/openapi-schema-validator';
 
 interface Packed {
   name: string;
@@ -132,6 +156,16 @@ function workspaceVersion(name: string): string {
   return (JSON.parse(readFileSync(file, 'utf8')) as { version: string }).version;
 }
 
+/** The version of a package installed in the project (`googleapis/node_modules/x` for a copy of its own), or undefined. */
+function installedVersion(name: string): string | undefined {
+  try {
+    const file = path.join(project, 'node_modules', name, 'package.json');
+    return (JSON.parse(readFileSync(file, 'utf8')) as { version: string }).version;
+  } catch {
+    return undefined;
+  }
+}
+
 /** What a command printed on stderr, without the warnings npm itself prints about its configuration. */
 const ownErrors = (run: ChildRun) =>
   run
@@ -193,9 +227,25 @@ async function walk(dir: string, base = dir): Promise<{ file: string; link: bool
  * What the clients' README examples take as given, in a user's program against the server
  * whose origin is its first argument: a client, an event made before, a store for a sync.
  */
+/**
+ * The examples that name no `baseUrl` talk to Google: in the programs, a request to a Google
+ * host goes to the server whose origin is the program's first argument, path and query kept.
+ */
+const GOOGLE_IS_THE_SERVER = `const server = process.argv[2] ?? '';
+const googleFetch = globalThis.fetch;
+globalThis.fetch = ((input: string | URL | Request, init?: RequestInit) => {
+  const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
+  const local = url.replace(/^https:\\/\\/[a-z0-9.-]*\\.googleapis\\.com/, server);
+  if (local === url) return googleFetch(input, init);
+  return googleFetch(input instanceof Request ? new Request(local, input) : local, init);
+}) as typeof fetch;`;
+
 const README_PRELUDES = {
   calendar: `import { createCalendar, type Event } from '@gspec/calendar';
+${GOOGLE_IS_THE_SERVER}
 const accessToken = 'readme@example.com';
+const cachedToken = async () => accessToken;
+const refreshToken = async () => accessToken;
 const baseUrl = \`\${process.argv[2]}/calendar/v3\`;
 const calendar = createCalendar({ accessToken, baseUrl });
 const created = await calendar.events.insert({
@@ -214,6 +264,8 @@ const store = {
   apply: (events: Event[]) => { kept.push(...events); },
 };`,
   searchads360: `import { type ConversionInput, createSearchAds360 } from '@gspec/searchads360';
+${GOOGLE_IS_THE_SERVER}
+process.env.GOOGLE_ACCESS_TOKEN ??= 'readme@example.com';
 const searchAds = createSearchAds360({ accessToken: 'readme@example.com', baseUrl: \`\${process.argv[2]}/doubleclicksearch/v2\` });
 const conversions: ConversionInput[] = Array.from({ length: 450 }, (_, i) => ({
   agencyId: '20100000000000895',
@@ -227,7 +279,122 @@ const conversions: ConversionInput[] = Array.from({ length: 450 }, (_, i) => ({
   revenueMicros: '1000000',
   currencyCode: 'EUR',
 }));`,
+  runtime: `${GOOGLE_IS_THE_SERVER}
+const accessToken = 'readme@example.com';`,
+  specs: `/** A code generator that takes a spec's file, as the README's example has one. */
+const someGenerator = (options: { input: string }) => console.log(options.input);`,
 } as const;
+
+/**
+ * Where a README's examples become one program each: the blocks of `readme` marked
+ * `<!-- consumer-test: PREFIX... -->` in order, after a prelude with what they take as given,
+ * the address `http://127.0.0.1:4011` (the emulator's) or `:4010` (the mock's) replaced with
+ * the server's origin. `server` is what the program runs against (none: it runs alone; the
+ * sign-in examples, which need Google, are type-checked only). `after` adds a check at the end
+ * of a block's scope.
+ */
+const README_PROGRAMS: {
+  file: string;
+  readme: string;
+  prefix: string;
+  prelude: string;
+  server: 'emulator' | 'mock' | 'none' | 'type-check only';
+  after?: Record<string, string>;
+}[] = [
+  {
+    file: 'readme-calendar',
+    readme: 'packages/calendar/README.md',
+    prefix: 'calendar-',
+    prelude: README_PRELUDES.calendar,
+    server: 'emulator',
+  },
+  {
+    file: 'readme-searchads360',
+    readme: 'packages/searchads360/README.md',
+    prefix: 'searchads360-',
+    prelude: README_PRELUDES.searchads360,
+    server: 'emulator',
+  },
+  {
+    file: 'readme-runtime',
+    readme: 'packages/runtime/README.md',
+    prefix: 'runtime-',
+    prelude: README_PRELUDES.runtime,
+    server: 'emulator',
+  },
+  {
+    file: 'readme-emulator',
+    readme: 'packages/emulator/README.md',
+    prefix: 'emulator-',
+    prelude: '',
+    server: 'emulator',
+    after: {
+      'emulator-googleapis': `const { data } = await calendar.calendarList.list();
+if (data.kind !== 'calendar#calendarList') throw new Error(JSON.stringify(data));`,
+      'emulator-calendar': 'await client.calendarList.list();',
+    },
+  },
+  {
+    file: 'readme-mock',
+    readme: 'packages/mock/README.md',
+    prefix: 'mock-',
+    prelude: '',
+    server: 'mock',
+    after: { 'mock-calendar': 'await calendar.calendarList.list();' },
+  },
+  {
+    file: 'readme-specs',
+    readme: 'specs/README.md',
+    prefix: 'specs-',
+    prelude: README_PRELUDES.specs,
+    server: 'none',
+  },
+  {
+    file: 'readme-server-kit',
+    readme: 'packages/server-kit/README.md',
+    prefix: 'server-kit-',
+    prelude: '',
+    server: 'none',
+  },
+  {
+    file: 'readme-auth-calendar',
+    readme: 'packages/calendar/README.md',
+    prefix: 'auth-',
+    prelude: '',
+    server: 'type-check only',
+  },
+  {
+    file: 'readme-auth-searchads360',
+    readme: 'packages/searchads360/README.md',
+    prefix: 'auth-',
+    prelude: '',
+    server: 'type-check only',
+  },
+];
+
+/** What the emulator's google-auth examples print: the events each read, as Ana. */
+const GOOGLE_AUTH_CHECKS: Record<string, string> = {
+  'google-auth': 'console.log(JSON.stringify({ googleapis: data.items?.length }));',
+  'google-auth-ours': 'console.log(JSON.stringify({ ours: page.items?.length }));',
+};
+
+/** A README's addresses of the emulator (4011) and the mock (4010) as the program's first argument. */
+const atServer = (code: string) =>
+  code.replace(
+    /'http:\/\/127\.0\.0\.1:401[01](\/[^'\n]*)?'/g,
+    (_all, rest: string | undefined) => `\`\${process.argv[2]}${rest ?? ''}\``,
+  );
+
+/**
+ * The READMEs whose program blocks (```ts, ```js, ...) must each be type-checked here or
+ * marked as a fragment with its reason: those of the published packages, and the repository's.
+ */
+const README_FILES = [
+  ...workspacePackages()
+    .filter((p) => !p.private)
+    .map((p) => path.relative(repoRoot, path.join(p.dir, 'README.md')).split(path.sep).join('/')),
+  'README.md',
+];
 
 /**
  * The hang guard of the set-up: packing seven packages and installing them with their
@@ -237,11 +404,16 @@ const INSTALL_GUARD_MS = 20 * 60_000;
 
 let temp: string;
 /**
- * The project's type check, run beside the tests (they run what transpileSources built). On the
- * other Node lines (decision 0051) it is not run: tsc is the same program on every line, and
- * the newest line runs it.
+ * The project's type checks, by the newest TypeScript and by the oldest we support, run beside
+ * the tests (they run what transpileSources built). On the other Node lines (decision 0051)
+ * they are not run: tsc is the same program on every line, and the newest line runs it.
  */
-let typecheck: Promise<{ code: number; report: string }> | undefined;
+const typechecks: Record<'newest' | 'oldest', Promise<{ code: number; report: string }> | undefined> = {
+  newest: undefined,
+  oldest: undefined,
+};
+/** What npm installed, `name version` each, as the test prints it. */
+const installed: string[] = [];
 const anotherNodeLine = onAnotherNodeLine();
 let project: string;
 const packed: Packed[] = [];
@@ -249,11 +421,14 @@ const started: ChildRun[] = [];
 
 /**
  * Each program of the project's src/ written to dist/src/ as tsc writes it with the project's
- * settings (ES2022 modules, the import paths as written), by the project's own TypeScript one
- * file at a time: what tsc emits for these files needs no type information.
+ * settings (ES2022 modules, the import paths as written), one file at a time by the API of the
+ * oldest TypeScript installed (the newest has none): what tsc emits for these files needs no
+ * type information.
  */
 function transpileSources(): void {
-  const ts = createRequire(path.join(project, 'package.json'))('typescript') as typeof import('typescript');
+  const ts = createRequire(path.join(project, 'package.json'))(
+    OLDEST_TYPESCRIPT.alias,
+  ) as typeof import('typescript');
   const out = path.join(project, 'dist', 'src');
   mkdirSync(out, { recursive: true });
   for (const file of readdirSync(path.join(project, 'src')).filter((f) => f.endsWith('.ts'))) {
@@ -303,10 +478,13 @@ beforeAll(async () => {
     });
   packed.push(...(await Promise.all(packing)));
   cpSync(path.join(here, '../project'), project, { recursive: true });
-  writeFileSync(
-    path.join(project, 'test/emulator-setup.ts'),
-    readmeBlock(path.join(repoRoot, 'packages/emulator/README.md'), 'global-setup'),
-  );
+  // The emulator's vitest set-up, its config and a test, as its README prints them.
+  for (const [name, file] of [
+    ['global-setup', 'test/emulator-setup.ts'],
+    ['vitest-config', 'vitest.config.ts'],
+    ['vitest-test', 'test/calendar.test.ts'],
+  ] as const)
+    writeReadmeFile('packages/emulator/README.md', name, file);
   // Our packages come from the tarballs only. `overrides` points every dependency on one of
   // them (the mock's on @gspec/specs, ...) at its tarball too: not yet published, they would
   // otherwise be looked up in the registry first.
@@ -323,42 +501,71 @@ beforeAll(async () => {
       'install',
       '--no-audit',
       '--no-fund',
-      '--prefer-offline',
+      // No --prefer-offline: npm asks the registry what is newest, as a user's install does.
       // A request the registry leaves hanging is given up after a minute instead of npm's five.
       '--fetch-timeout=60000',
       ...Object.values(tarballOf),
-      ...TOOLS.map((tool) => `${tool}@${workspaceVersion(tool)}`),
+      ...TOOLS,
+      `${OLDEST_TYPESCRIPT.alias}@npm:typescript@${OLDEST_TYPESCRIPT.range}`,
+      `${VALIDATOR}@${workspaceVersion(VALIDATOR)}`,
     ],
     project,
   );
-  // The clients' README examples, each as one program (type-checked with the rest).
-  for (const [api, prelude] of Object.entries(README_PRELUDES)) {
-    const blocks = readmeBlocks(path.join(repoRoot, `packages/${api}/README.md`), `${api}-`);
+  for (const name of [...TOOLS, OLDEST_TYPESCRIPT.alias]) installed.push(`${name} ${installedVersion(name)}`);
+  // googleapis' own copies of google-auth-library, where npm put them.
+  for (const name of ['googleapis', 'googleapis-common'].map(
+    (p) => `${p}/node_modules/google-auth-library`,
+  )) {
+    const version = installedVersion(name);
+    if (version) installed.push(`${name} ${version}`);
+  }
+  console.log(`installed on Node ${process.versions.node}:\n  ${installed.join('\n  ')}`);
+  // The README examples, one program per README and prefix (type-checked with the rest).
+  for (const program of README_PROGRAMS) {
+    const blocks = readmeBlocks(path.join(repoRoot, program.readme), program.prefix).map((block) => ({
+      ...block,
+      code: program.server === 'type-check only' ? block.code : atServer(block.code),
+      ...(program.after?.[block.name] ? { after: program.after[block.name] } : {}),
+    }));
+    if (blocks.length === 0) throw new Error(`${program.readme} has no ${program.prefix} examples`);
     writeFileSync(
-      path.join(project, `src/readme-${api}.ts`),
-      `${composeProgram(prelude, blocks)}\nconsole.log(${JSON.stringify(blocks.map((b) => b.name))}.join(' '));\n`,
+      path.join(project, `src/${program.file}.ts`),
+      `${composeProgram(program.prelude, blocks)}\nconsole.log(${JSON.stringify(blocks.map((b) => b.name))}.join(' '));\n`,
     );
   }
-  // The clients' sign-in examples (`auth-` blocks): type-checked only, since they sign in at
-  // Google; the emulator's test below runs the same auth clients against it.
-  for (const api of Object.keys(README_PRELUDES)) {
-    const blocks = readmeBlocks(path.join(repoRoot, `packages/${api}/README.md`), 'auth-');
-    if (blocks.length === 0) throw new Error(`packages/${api}/README.md has no auth- examples`);
-    writeFileSync(path.join(project, `src/readme-auth-${api}.ts`), `${composeProgram('', blocks)}\n`);
-  }
-  // The emulator's google-auth example, at the origin the test gives it.
+  // The mock's examples that run as printed: Google's client, and its programmatic use.
+  writeFileSync(
+    path.join(project, 'src/readme-mock-googleapis.ts'),
+    `${atServer(readmeBlock(path.join(repoRoot, 'packages/mock/README.md'), 'googleapis'))}\nconsole.log(JSON.stringify({ items: data.items?.length, csv: typeof csv.data }));\n`,
+  );
+  writeReadmeFile('packages/mock/README.md', 'programmatic', 'src/readme-mock-programmatic.ts');
+  // The emulator's google-auth examples (googleapis, then our client), at the origin the test
+  // gives them; each prints what it read.
   writeFileSync(
     path.join(project, 'src/readme-google-auth.ts'),
-    `${readmeBlock(path.join(repoRoot, 'packages/emulator/README.md'), 'google-auth').replaceAll(
-      "'http://127.0.0.1:4011'",
-      "process.argv[2] ?? ''",
-    )}\nconsole.log(JSON.stringify({ events: data.items?.length }));\n`,
+    composeProgram(
+      '',
+      ['google-auth', 'google-auth-ours'].map((name) => ({
+        name,
+        code: atServer(readmeBlock(path.join(repoRoot, 'packages/emulator/README.md'), name)),
+        after: GOOGLE_AUTH_CHECKS[name],
+      })),
+    ),
   );
   // The programs are built file by file, so that the tests can start at once; the project's
   // type check (tsc, which reads every declaration of googleapis: most of a minute) runs beside
   // them, and the first test below waits for it.
   transpileSources();
-  if (!anotherNodeLine) typecheck = attempt('npx', ['--no-install', 'tsc', '-p', '.', '--noEmit'], project);
+  if (!anotherNodeLine) {
+    // The newest as a user runs it (`npx tsc`: the bin of the package `typescript`), the
+    // oldest by its own bin.
+    typechecks.newest = attempt('node', ['node_modules/typescript/bin/tsc', '-p', '.', '--noEmit'], project);
+    typechecks.oldest = attempt(
+      'node',
+      [`node_modules/${OLDEST_TYPESCRIPT.alias}/bin/tsc`, '-p', '.', '--noEmit'],
+      project,
+    );
+  }
 }, INSTALL_GUARD_MS);
 
 afterAll(async () => {
@@ -373,6 +580,21 @@ const SHIPPED_DOCS: Record<string, string[]> = {
   // The refusal table (decision 0054).
   '@gspec/emulator': ['docs/refusals.md'],
 };
+
+describe('every README example', () => {
+  it.each(README_FILES)(
+    '%s: each program block is type-checked here, or marked a fragment with its reason',
+    (readme) => {
+      expect(unmarkedPrograms(path.join(repoRoot, readme), readme)).toEqual([]);
+    },
+  );
+
+  it.each(README_FILES)('%s: each program block marked with a name is one this test reads', (readme) => {
+    const file = path.join(repoRoot, readme);
+    const unread = programNames(file).filter((name) => !blocksRead.has(`${file}#${name}`));
+    expect(unread, `${readme}: blocks marked but in no program of test/consumer.test.ts`).toEqual([]);
+  });
+});
 
 describe('the tarballs', () => {
   it('are every published package, each with what runs and nothing else', () => {
@@ -406,10 +628,10 @@ describe('the tarballs', () => {
 
 // Each test of this group starts servers of its own and writes no file: they run side by side.
 describe.concurrent('the program with both clients', () => {
-  it.skipIf(anotherNodeLine)(
-    'type-checks with tsc --strict, with the declarations of every package checked too',
-    async () => {
-      const result = await typecheck;
+  it.skipIf(anotherNodeLine).each(['newest', 'oldest'] as const)(
+    'type-checks with tsc --strict of the %s TypeScript, with the declarations of every package checked too',
+    async (which) => {
+      const result = await typechecks[which];
       expect(result?.code, result?.report).toBe(0);
     },
   );
@@ -433,19 +655,22 @@ describe.concurrent('the program with both clients', () => {
     await stopServer(emulator, origin);
   });
 
-  it.each([
-    ['calendar', 'list create patch page sync etag fields errors batch'],
-    ['searchads360', 'many id-mapping'],
-  ])("the %s README's examples type-check and run against the emulator", async (api, names) => {
-    const emulator = npx('gspec-emulator', ['--port', '0']);
-    const origin = await emulator.ready;
-    const { stdout } = await run('node', [`dist/src/readme-${api}.js`, origin], project);
-    const ran = names
-      .split(' ')
-      .map((name) => `${api}-${name}`)
-      .join(' ');
-    expect(stdout.trim().split('\n').at(-1)).toBe(ran);
-    await stopServer(emulator, origin);
+  it.each(
+    README_PROGRAMS.filter((p) => p.server !== 'type-check only').map(
+      (p) => [p.readme, p.prefix, p.server, p] as const,
+    ),
+  )('%s: the examples %s* type-check and run (server: %s)', async (_readme, _prefix, _server, program) => {
+    // Every block the README marks with the prefix, in order: a block added is run too.
+    const names = readmeBlocks(path.join(repoRoot, program.readme), program.prefix).map((b) => b.name);
+    let origin = '';
+    let server: ChildRun | undefined;
+    if (program.server !== 'none') {
+      server = npx(`gspec-${program.server}`, ['--port', '0']);
+      origin = await server.ready;
+    }
+    const { stdout } = await run('node', [`dist/src/${program.file}.js`, origin], project);
+    expect(stdout.trim().split('\n').at(-1)).toBe(names.join(' '));
+    if (server) await stopServer(server, origin);
   });
 
   it('runs against npx gspec-mock --port 0, which answers from the examples', async () => {
@@ -465,23 +690,13 @@ describe('the README examples', () => {
   it("the mock's: Google's client with only rootUrl changed", async () => {
     const mock = npx('gspec-mock', ['--port', '0']);
     const origin = await mock.ready;
-    const code = readmeBlock(path.join(repoRoot, 'packages/mock/README.md'), 'googleapis').replaceAll(
-      'http://127.0.0.1:4010/',
-      `${origin}/`,
-    );
-    writeFileSync(
-      path.join(project, 'mock-example.mjs'),
-      `${code}\nconsole.log(JSON.stringify({ items: data.items.length, csv: typeof csv.data }));\n`,
-    );
-    const { stdout } = await run('node', ['mock-example.mjs'], project);
+    const { stdout } = await run('node', ['dist/src/readme-mock-googleapis.js', origin], project);
     expect(JSON.parse(stdout)).toEqual({ items: expect.any(Number), csv: 'string' });
     await stopServer(mock, origin);
   });
 
   it("the mock's programmatic use: a gateway with a fault sequence", async () => {
-    const code = readmeBlock(path.join(repoRoot, 'packages/mock/README.md'), 'programmatic');
-    writeFileSync(path.join(project, 'mock-programmatic.mjs'), code);
-    const { stdout } = await run('node', ['mock-programmatic.mjs'], project);
+    const { stdout } = await run('node', ['dist/src/readme-mock-programmatic.js'], project);
     expect(stdout.trim()).toBe('503 200');
   });
 
@@ -583,7 +798,7 @@ describe('the README examples', () => {
     await stopServer(emulator, origin);
   });
 
-  it("the emulator's sign-in: the README's credentials commands, then googleapis on google-auth-library through @gspec/emulator/google-auth", async () => {
+  it("the emulator's sign-in: the README's credentials commands, then googleapis and our client on google-auth-library through @gspec/emulator/google-auth", async () => {
     const commands = readmeBlock(path.join(repoRoot, 'packages/emulator/README.md'), 'credentials')
       .replaceAll('\\\n', ' ')
       .split('\n')
@@ -608,8 +823,14 @@ describe('the README examples', () => {
       ],
       project,
     );
-    // Ana's events, read with a token the emulator issued to the service account acting as her.
-    expect(JSON.parse(stdout)).toEqual({ events: expect.any(Number) });
+    // Ana's events, read by googleapis and by our client, each with a token the emulator issued
+    // to the service account acting as her.
+    expect(
+      stdout
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line)),
+    ).toEqual([{ googleapis: expect.any(Number) }, { ours: expect.any(Number) }]);
     // In strict mode only a token from the token endpoint gets in: the program really signed in.
     const anyToken = await fetch(`${origin}/calendar/v3/users/me/calendarList`, {
       headers: { authorization: 'Bearer ana@example.com' },
@@ -634,7 +855,8 @@ describe('the README examples', () => {
   it("the emulator's vitest global setup: tests in the user's project get the emulator in-process", async () => {
     const { stdout } = await run('npx', ['--no-install', 'vitest', 'run', '--reporter=json'], project);
     const report = JSON.parse(stdout) as { numPassedTests: number; numFailedTests: number };
-    expect(report).toMatchObject({ numPassedTests: 2, numFailedTests: 0 });
+    // The project's two tests, and the README's.
+    expect(report).toMatchObject({ numPassedTests: 3, numFailedTests: 0 });
   });
 });
 
