@@ -83,7 +83,18 @@ export function factAt(file: string, factPath: string): { found: boolean; value?
   return { found: true, value: node };
 }
 
-const relative = (file: string) => path.relative(path.dirname(tableFile), file).split(path.sep).join('/');
+/**
+ * The table ships in the package, but what it cites (the facts, the decisions) does not: it links
+ * to them in the repository, whose address the root package.json gives, so that the links work
+ * on the registry's page and in node_modules too.
+ */
+const repositoryUrl = (
+  JSON.parse(readFileSync(path.join(repoRoot, 'package.json'), 'utf8')) as { repository: { url: string } }
+).repository.url
+  .replace(/^git\+/, '')
+  .replace(/\.git$/, '');
+const inRepository = (file: string) =>
+  `${repositoryUrl}/blob/main/${path.relative(repoRoot, file).split(path.sep).join('/')}`;
 
 /** Resolves one evidence reference of the entry `id`. */
 export function resolveEvidence(id: string, evidence: Evidence): Resolved {
@@ -94,7 +105,7 @@ export function resolveEvidence(id: string, evidence: Evidence): Resolved {
     if (!fixture)
       return { text: evidence, problem: `no fact file ${file} (${Object.keys(FACT_FILES).join(', ')})` };
     const { found, value } = factAt(file, factPath);
-    const link = `[${file}](${relative(path.join(fixturesDir, fixture))}) \`${factPath}\``;
+    const link = `[${file}](${inRepository(path.join(fixturesDir, fixture))}) \`${factPath}\``;
     if (!found) return { text: link, problem: `${evidence} names nothing in ${fixture}` };
     const shown =
       value === true || typeof value === 'number' || typeof value === 'string'
@@ -109,7 +120,7 @@ export function resolveEvidence(id: string, evidence: Evidence): Resolved {
     const number = decision[1] as string;
     const file = decisionFile(number);
     if (!file) return { text: evidence, problem: `no decision record ${number} in docs/decisions` };
-    const text = `[${number}](${relative(file)})`;
+    const text = `[${number}](${inRepository(file)})`;
     if (!readFileSync(file, 'utf8').includes(`\`${id}\``))
       return { text, problem: `decision ${number} does not name \`${id}\`` };
     return { text };
@@ -142,7 +153,7 @@ export function renderTable(refusals: readonly Refusal[]): string {
     'control plane, the inspector, the limits of its HTTP layer) cite the decision that chose',
     'them. `test/refusals.test.ts` fails when a refusal has no entry, an entry no resolving',
     'evidence, or this file differs from the registry. How to add one:',
-    '[decision 0054](../../../docs/decisions/0054-every-refusal-cites-its-evidence.md).',
+    `[decision 0054](${inRepository(path.join(decisionsDir, '0054-every-refusal-cites-its-evidence.md'))}).`,
     '',
     `${refusals.length} refusals.`,
   ];
