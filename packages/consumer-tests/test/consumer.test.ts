@@ -853,8 +853,18 @@ describe('the README examples', () => {
   });
 
   it("the emulator's vitest global setup: tests in the user's project get the emulator in-process", async () => {
-    const { stdout } = await run('npx', ['--no-install', 'vitest', 'run', '--reporter=json'], project);
-    const report = JSON.parse(stdout) as { numPassedTests: number; numFailedTests: number };
+    // The report in a file named here: vitest 5 (what npm gives on Node 22 and 24) writes the
+    // JSON reporter's output to a report folder of its own and prints only where, 4 to stdout.
+    const reportFile = path.join(temp, 'vitest-report.json');
+    await run(
+      'npx',
+      ['--no-install', 'vitest', 'run', '--reporter=json', `--outputFile=${reportFile}`],
+      project,
+    );
+    const report = JSON.parse(readFileSync(reportFile, 'utf8')) as {
+      numPassedTests: number;
+      numFailedTests: number;
+    };
     // The project's two tests, and the README's.
     expect(report).toMatchObject({ numPassedTests: 3, numFailedTests: 0 });
   });

@@ -649,11 +649,7 @@ describe('gspec-mock --replay (the built CLI)', () => {
       () => ['/no/such/session.har'],
       () => 'cannot replay /no/such/session.har: no such file',
     ],
-    [
-      'a file that is not JSON',
-      () => [harFile('{"log": ')],
-      (file) => `cannot replay ${file}:1:9: `,
-    ],
+    ['a file that is not JSON', () => [harFile('{"log": ')], (file) => `cannot replay ${file}:1:9: `],
     [
       'an entry without an absolute URL',
       () => [harFile([{ ...entry, request: { ...entry.request, url: 'colors' } }])],
