@@ -27,6 +27,7 @@ import {
   corsHeaders,
   createPathRouter,
   crossOriginRefusal,
+  curlExample,
   type FieldMask,
   FieldMaskError,
   fieldMaskErrorItem,
@@ -219,9 +220,11 @@ function landing(request: IncomingMessage, response: ServerResponse, apis: reado
     origin,
     apis,
     links: { health: { path: '/healthz', text: 'Health: the APIs served' } },
-    example: `curl -H 'Authorization: Bearer any-token' ${origin}${first?.basePath ?? ''}${
-      first?.operations.find((o) => o.method === 'get' && !o.path.includes('{'))?.path ?? ''
-    }`,
+    example: curlExample(
+      `${origin}${first?.basePath ?? ''}${
+        first?.operations.find((o) => o.method === 'get' && !o.path.includes('{'))?.path ?? ''
+      }`,
+    ),
   };
   for (const [name, value] of Object.entries(LANDING_HEADERS)) response.setHeader(name, value);
   if (wantsHtml(request.headers.accept)) {

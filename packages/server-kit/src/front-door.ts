@@ -75,6 +75,16 @@ export function notFoundHint(pathname: string, apis: readonly ServedApi[], origi
   return `; the APIs here are under ${list(apis.map((api) => api.basePath))}`;
 }
 
+/**
+ * The root's example call: curl with a bearer token, `any-token` (which a server that takes any
+ * token accepts) unless told otherwise; a shell variable (`$TOKEN`) is quoted for the shell to
+ * expand it.
+ */
+export function curlExample(url: string, bearer = 'any-token'): string {
+  const header = `Authorization: Bearer ${bearer}`;
+  return `curl -H ${bearer.startsWith('$') ? `"${header}"` : `'${header}'`} ${url}`;
+}
+
 /** The origin a request reached, from its (already checked) Host header: `http://127.0.0.1:4011`. */
 export const requestOrigin = (host: string | undefined): string => `http://${host ?? '127.0.0.1'}`;
 

@@ -42,6 +42,7 @@ export {
 } from './fields.js';
 export {
   batchEndpoints,
+  curlExample,
   LANDING_HEADERS,
   type LandingInfo,
   landingHtml,

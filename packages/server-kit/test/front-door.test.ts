@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  curlExample,
   landingHtml,
   landingJson,
   notFoundHint,
@@ -131,5 +132,27 @@ describe('the landing page', () => {
       links: { health: 'http://127.0.0.1:4011/__emulator/health' },
       example: info.example,
     });
+  });
+});
+
+describe('curlExample', () => {
+  it.each([
+    [
+      'any token',
+      undefined,
+      "curl -H 'Authorization: Bearer any-token' http://127.0.0.1:4011/calendar/v3/colors",
+    ],
+    [
+      'a token of its own',
+      't1',
+      "curl -H 'Authorization: Bearer t1' http://127.0.0.1:4011/calendar/v3/colors",
+    ],
+    [
+      'a shell variable, quoted so that the shell expands it',
+      '$TOKEN',
+      'curl -H "Authorization: Bearer $TOKEN" http://127.0.0.1:4011/calendar/v3/colors',
+    ],
+  ])('calls with %s', (_what, bearer, expected) => {
+    expect(curlExample('http://127.0.0.1:4011/calendar/v3/colors', bearer)).toBe(expected);
   });
 });

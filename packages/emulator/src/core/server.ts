@@ -10,6 +10,7 @@ import {
   AllowedHosts,
   batchPath,
   crossOriginRefusal,
+  curlExample,
   HttpRefusal,
   hostRefusal,
   LANDING_HEADERS,
@@ -339,7 +340,7 @@ export function createEmulatorOf(modules: readonly AnyApiModule[], options: Emul
         },
         health: { path: `${CONTROL_PREFIX}/health`, text: 'Health: the APIs and their operations' },
       },
-      example: `curl -H 'Authorization: Bearer any-token' ${origin}${examplePath}`,
+      example: curlExample(`${origin}${examplePath}`),
     };
     return wantsHtml(request.headers.accept)
       ? {
