@@ -46,7 +46,9 @@ describe.each([
         },
       ],
       links: { inspector: `${origin}/__emulator/ui/`, health: `${origin}/__emulator/health` },
-      example: `curl -H 'Authorization: Bearer any-token' ${origin}/calendar/v3/colors`,
+      example: strict
+        ? `curl -H "Authorization: Bearer $TOKEN" ${origin}/calendar/v3/colors`
+        : `curl -H 'Authorization: Bearer any-token' ${origin}/calendar/v3/colors`,
     });
     expect(body.description).toMatch(strict ? /strict mode/ : /Any bearer token is accepted/);
     expect(JSON.stringify(body)).not.toContain(ADMIN);

@@ -328,7 +328,7 @@ export function createEmulatorOf(modules: readonly AnyApiModule[], options: Emul
       name: 'gspec emulator',
       description: `A stateful emulator of ${served.map((api) => api.title).join(' and ')}, on this machine. ${
         options.strict
-          ? 'It runs in strict mode: only the tokens of its users and seed are accepted.'
+          ? 'It runs in strict mode: only the tokens of its users and seed are accepted; set TOKEN to one of them for the example.'
           : 'Any bearer token is accepted: each token acts as a user of its own.'
       }`,
       origin,
@@ -340,7 +340,8 @@ export function createEmulatorOf(modules: readonly AnyApiModule[], options: Emul
         },
         health: { path: `${CONTROL_PREFIX}/health`, text: 'Health: the APIs and their operations' },
       },
-      example: curlExample(`${origin}${examplePath}`),
+      // In strict mode any-token would be refused: the example takes a token from the shell.
+      example: curlExample(`${origin}${examplePath}`, options.strict ? '$TOKEN' : 'any-token'),
     };
     return wantsHtml(request.headers.accept)
       ? {
