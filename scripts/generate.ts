@@ -119,6 +119,15 @@ interface OperationFacts {
 
 const PARAMETER_KINDS = ['path', 'query', 'header'];
 
+/**
+ * The query parameters the runtime sends in the query whatever a descriptor lists (call.ts):
+ * those Google's APIs take on every operation.
+ */
+const STANDARD_QUERY = ['fields', 'prettyPrint', 'quotaUser'];
+
+/** The header parameters the runtime knows, by argument name; a descriptor names none. */
+const IMPLIED_HEADERS: Record<string, string> = { ifMatch: 'If-Match', ifNoneMatch: 'If-None-Match' };
+
 /** Every operation with what the method layer needs to know of it, sorted by operationId. */
 function operationsOf(api: ApiEntry, doc: OpenApiDocument): OperationFacts[] {
   const facts: OperationFacts[] = [];
@@ -139,6 +148,14 @@ function operationsOf(api: ApiEntry, doc: OpenApiDocument): OperationFacts[] {
         byKey.set(`${parameter.in}:${parameter.name}`, parameter);
       }
       const parameters = [...byKey.values()];
+      for (const parameter of parameters) {
+        // The runtime sends these arguments as the If-Match and If-None-Match headers (call.ts).
+        if (parameter.in !== 'header' && parameter.name in IMPLIED_HEADERS) {
+          throw new SpecError(
+            `${where}: the ${parameter.in} parameter "${parameter.name}" has the name the runtime gives the ${IMPLIED_HEADERS[parameter.name]} header`,
+          );
+        }
+      }
       const requestBody = op.requestBody ? deref(doc, op.requestBody) : undefined;
       const bodyTypes = Object.keys(requestBody?.content ?? {});
       if (requestBody && (bodyTypes.length !== 1 || bodyTypes[0] !== 'application/json')) {
@@ -159,7 +176,13 @@ function operationsOf(api: ApiEntry, doc: OpenApiDocument): OperationFacts[] {
         success: { status, ...(media ? { media } : {}) },
       });
       if (requestBody) {
-        const argumentNames = parameters.map((p) => (p.in === 'header' ? argumentName(p.name) : p.name));
+        // The standard query parameters too: the runtime sends them in the query whatever the
+        // spec lists (call.ts).
+        const argumentNames = [
+          ...parameters.map((p) => (p.in === 'header' ? argumentName(p.name) : p.name)),
+          ...STANDARD_QUERY,
+          ...Object.keys(IMPLIED_HEADERS),
+        ];
         const clash = Object.keys(propertiesOf(doc, requestBody.content['application/json'].schema)).filter(
           (name) => argumentNames.includes(name),
         );
@@ -175,58 +198,86 @@ function operationsOf(api: ApiEntry, doc: OpenApiDocument): OperationFacts[] {
   return facts.sort((a, b) => a.id.localeCompare(b.id));
 }
 
-/** The runtime's OperationDescriptor of one operation (see packages/runtime/src/call.ts). */
-function descriptorOf(api: ApiEntry, facts: OperationFacts): Record<string, unknown> {
+/** The names of paging and sync the runtime's walks use (paging.ts); a descriptor names none. */
+const IMPLIED_PAGING: Record<string, string> = {
+  pageTokenParameter: 'pageToken',
+  nextPageTokenField: 'nextPageToken',
+  itemsField: 'items',
+  syncTokenParameter: 'syncToken',
+  nextSyncTokenField: 'nextSyncToken',
+};
+
+/**
+ * The runtime's OperationDescriptor of one operation (packages/runtime/src/call.ts):
+ * `[operationId, method, path, query?, paging?, text?]`. The runtime implies the standard query
+ * parameters, the If-Match and If-None-Match headers and the names of paging and sync, so a
+ * spec that names any of these otherwise is refused here rather than called wrongly.
+ */
+function descriptorOf(api: ApiEntry, facts: OperationFacts): unknown[] {
   const { op, parameters } = facts;
   const where = `${api.name}: ${facts.id}`;
   const queryNames = parameters.filter((p) => p.in === 'query').map((p) => p.name);
-  const headers = Object.fromEntries(
-    parameters.filter((p) => p.in === 'header').map((p) => [argumentName(p.name), p.name]),
-  );
+  for (const parameter of parameters.filter((p) => p.in === 'header')) {
+    const name = argumentName(parameter.name);
+    if (IMPLIED_HEADERS[name] !== parameter.name) {
+      throw new SpecError(
+        `${where}: header parameter "${parameter.name}" is not one the runtime sends (${Object.values(IMPLIED_HEADERS).join(', ')})`,
+      );
+    }
+  }
   const media = facts.success.media;
   if (media && media !== 'application/json' && !media.startsWith('text/')) {
     throw new SpecError(`${where}: answers of type ${media} are not supported by the method layer`);
   }
   const pagination = op['x-pagination'] as Node | undefined;
   const sync = op['x-sync'] as Node | undefined;
-  if (pagination && !queryNames.includes(pagination.pageTokenParameter)) {
-    throw new SpecError(
-      `${where}: x-pagination names pageTokenParameter "${pagination.pageTokenParameter}", which is not a query parameter`,
-    );
-  }
   if (sync && !pagination) throw new SpecError(`${where}: x-sync needs x-pagination on the same operation`);
-  if (sync && !queryNames.includes(sync.syncTokenParameter)) {
-    throw new SpecError(
-      `${where}: x-sync names syncTokenParameter "${sync.syncTokenParameter}", which is not a query parameter`,
-    );
+  for (const [extension, given, keys] of [
+    ['x-pagination', pagination, ['pageTokenParameter', 'nextPageTokenField', 'itemsField']],
+    ['x-sync', sync, ['syncTokenParameter', 'nextSyncTokenField']],
+  ] as const) {
+    for (const key of given ? keys : []) {
+      if (given?.[key] !== IMPLIED_PAGING[key]) {
+        throw new SpecError(
+          `${where}: ${extension} must name ${key} "${IMPLIED_PAGING[key]}", as the runtime's walks read it; it names ${JSON.stringify(given?.[key])}`,
+        );
+      }
+    }
   }
-  return {
-    method: facts.method,
-    path: facts.route,
-    ...(op.deprecated ? { deprecated: true } : {}),
-    ...(facts.body ? { body: true, query: queryNames } : {}),
-    ...(Object.keys(headers).length ? { headers } : {}),
-    ...(media?.startsWith('text/') ? { parseAs: 'text' } : {}),
-    ...(pagination
-      ? {
-          pagination: {
-            pageTokenParameter: pagination.pageTokenParameter,
-            nextPageTokenField: pagination.nextPageTokenField,
-            itemsField: pagination.itemsField,
-          },
-        }
-      : {}),
-    ...(sync
-      ? {
-          sync: {
-            syncTokenParameter: sync.syncTokenParameter,
-            nextSyncTokenField: sync.nextSyncTokenField,
-            incompatibleParameters: sync.incompatibleParameters ?? [],
-          },
-        }
-      : {}),
-  };
+  if (pagination && !queryNames.includes('pageToken')) {
+    throw new SpecError(`${where}: x-pagination needs the query parameter pageToken`);
+  }
+  if (sync && !queryNames.includes('syncToken')) {
+    throw new SpecError(`${where}: x-sync needs the query parameter syncToken`);
+  }
+  const tuple: unknown[] = [
+    facts.id,
+    facts.method,
+    facts.route,
+    facts.body ? queryNames.filter((name) => !STANDARD_QUERY.includes(name)) : 0,
+    sync ? (sync.incompatibleParameters ?? []) : pagination ? 1 : 0,
+    media?.startsWith('text/') ? 1 : 0,
+  ];
+  while (tuple.length > 3 && tuple[tuple.length - 1] === 0) tuple.pop();
+  return tuple;
 }
+
+/** The name of an operation's own export: `events.list` is `eventsList`. */
+export function operationExportName(id: string): string {
+  return id.replace(/\.(\w)/g, (_, first: string) => first.toUpperCase());
+}
+
+/** Names api.ts and the client's index export besides the operations. */
+const RESERVED_EXPORTS = [
+  'apiName',
+  'defaultBaseUrl',
+  'operations',
+  'readOnlyFields',
+  'items',
+  'pages',
+  'sync',
+  'googleAuth',
+];
 
 type Shape = { [field: string]: true | Shape };
 
@@ -250,7 +301,22 @@ function readOnlyShape(doc: OpenApiDocument, schema: Node, seen: Set<Node> = new
 
 /** The operation table and the read-only fields: what the method layer, the mock and the tests read, as data. */
 function apiFile(api: ApiEntry, doc: OpenApiDocument, operations: OperationFacts[]): string {
-  const table = Object.fromEntries(operations.map((facts) => [facts.id, descriptorOf(api, facts)]));
+  const names = operations.map((facts) => operationExportName(facts.id));
+  for (const [at, name] of names.entries()) {
+    if (!/^[A-Za-z_$][\w$]*$/.test(name) || RESERVED_EXPORTS.includes(name) || names.indexOf(name) !== at) {
+      throw new SpecError(
+        `${api.name}: ${operations[at]?.id}: its export would be named ${name}, which is not free`,
+      );
+    }
+  }
+  const exports = operations.map((facts, at) => {
+    const summary = String(facts.op.summary ?? facts.id).replace(/\*\//g, '*\\/');
+    const deprecated = facts.op.deprecated ? ` ${docOf(facts).at(-1)}` : '';
+    return [
+      `/** ${facts.id}: ${summary} (\`${facts.method} ${facts.route}\`).${deprecated} */`,
+      `export const ${names[at]} = ${JSON.stringify(descriptorOf(api, facts))} as const;`,
+    ].join('\n');
+  });
   const readOnly = Object.fromEntries(
     Object.keys(doc.components?.schemas ?? {})
       .sort()
@@ -266,8 +332,21 @@ function apiFile(api: ApiEntry, doc: OpenApiDocument, operations: OperationFacts
     '/** The live service this client talks to unless told otherwise. */',
     `export const defaultBaseUrl = ${JSON.stringify(doc.servers?.[0]?.url)} as const;`,
     '',
-    '/** Every operation of the spec, by operationId, with what the resource methods need to call it. */',
-    `export const operations = ${JSON.stringify(table, null, 2)} as const;`,
+    '/*',
+    ' * Each operation as the runtime reads it (OperationDescriptor of @gspec/runtime):',
+    ' * [operationId, method, path, query, paging, text]. query: for an operation with a JSON body,',
+    ' * its query parameters besides fields, prettyPrint and quotaUser, which always go to the query;',
+    ' * 0 when it takes no body. paging: 1 for a list operation (pageToken, nextPageToken, items), or',
+    ' * for one that also syncs (syncToken, nextSyncToken) the parameters it refuses with a sync',
+    ' * token. text: 1 when the answer is text. The arguments ifMatch and ifNoneMatch are the',
+    ' * If-Match and If-None-Match headers. A client bound to some of them leaves the others out of',
+    ' * a bundle.',
+    ' */',
+    '',
+    exports.join('\n'),
+    '',
+    '/** Every operation of the spec, by operationId. */',
+    `export const operations = {\n${operations.map((facts, at) => `  ${JSON.stringify(facts.id)}: ${names[at]},`).join('\n')}\n} as const;`,
     '',
     'export type OperationId = keyof typeof operations;',
     '',
@@ -299,7 +378,7 @@ function docOf(facts: OperationFacts): string[] {
 /** The method types of @gspec/runtime that `text` uses, for its import line. */
 function runtimeTypes(text: string): string[] {
   const used = text.match(
-    /\b(?:Conditional|Masked)?Method(?:OptionalArgs)?\b|\bPaged(?:OptionalArgs)?\b|\bSyncing\b/g,
+    /\b(?:Conditional|Masked)?Method(?:OptionalArgs)?\b|\bPaged(?:OptionalArgs)?\b|\bSyncing\b|\bWalkable\b/g,
   );
   return [...new Set(used ?? [])].sort();
 }
@@ -334,6 +413,8 @@ function methodsFile(
   operations: OperationFacts[],
 ): string {
   const taken = new Set(schemaTypeNames(named));
+  for (const name of ['OperationTypes', 'ResourceMethods', 'Resources', 'ArgsOf', 'BodyOf', 'AnswerOf'])
+    claimName(taken, name, `${api.name}: methods.ts`);
   const q = JSON.stringify;
   const declarations: string[] = [];
   const types = new Map<
@@ -421,6 +502,9 @@ function methodsFile(
     return `  ${q(facts.id)}: { args: ${t.args}; body: ${t.body}; answer: ${t.answer} };`;
   });
   const resources = new Map<string, string[]>();
+  // Per resource: its methods with their documentation (ResourceMethods), and what the clients
+  // of every operation add to its list methods, the walks as properties (Resources).
+  const walks = new Map<string, string[]>();
   for (const facts of operations) {
     const dot = facts.id.indexOf('.');
     const [resource, name] = [facts.id.slice(0, dot), facts.id.slice(dot + 1)];
@@ -428,23 +512,27 @@ function methodsFile(
     const pagination = facts.op['x-pagination'] as Node | undefined;
     const sync = facts.op['x-sync'] as Node | undefined;
     const optional = t.required ? '' : 'OptionalArgs';
-    const parts = [`${t.kind}${optional}<${t.args}, ${t.answer}>`];
+    const method = [`${t.kind}${optional}<${t.args}, ${t.answer}>`];
     if (pagination) {
       const answer = deref(doc, facts.op.responses[facts.success.status]).content['application/json'];
       const page = deref(doc, answer.schema);
       const items = deref(doc, page.properties?.[pagination.itemsField] ?? {});
       const item = named.typeOf(items.items, 'answer', '    ', `${facts.id} ${pagination.itemsField}`);
-      parts.push(`Paged${optional}<${t.args}, ${t.answer}, ${item}>`);
+      const added = [`Paged${optional}<${t.args}, ${t.answer}, ${item}>`];
+      let syncArgs = 'never';
       if (sync) {
         const left = [sync.syncTokenParameter, pagination.pageTokenParameter, 'fields', 'ifNoneMatch'];
-        parts.push(`Syncing<Omit<${t.args}, ${left.map((k) => q(k)).join(' | ')}>, ${item}>`);
+        syncArgs = `Omit<${t.args}, ${left.map((k) => q(k)).join(' | ')}>`;
+        added.push(`Syncing<${syncArgs}, ${item}>`);
       }
+      method.push(`Walkable<${t.args}, ${t.answer}, ${item}, ${syncArgs}, ${!t.required}>`);
+      walks.set(resource, [...(walks.get(resource) ?? []), `    ${name}: ${added.join(' & ')};`]);
     }
-    const type = parts.join(' & ');
     const members = resources.get(resource) ?? [];
-    members.push(`${jsdoc(docOf(facts), '    ')}    ${name}: ${type};`);
+    members.push(`${jsdoc(docOf(facts), '    ')}    ${name}: ${method.join(' & ')};`);
     resources.set(resource, members);
   }
+  const names = [...resources.keys()].sort((a, b) => a.localeCompare(b));
   const body = [
     ...declarations,
     '/** The argument, body and answer types of every operation, by operationId (`never`: no body). */',
@@ -456,11 +544,24 @@ function methodsFile(
     'export type BodyOf<Id extends keyof OperationTypes> = OperationTypes[Id]["body"];',
     'export type AnswerOf<Id extends keyof OperationTypes> = OperationTypes[Id]["answer"];',
     '',
-    '/** The resource methods: `client.<resource>.<method>(args, options)`; they resolve to the answer or throw a GoogleApiError. */',
+    '/**',
+    ' * The resource methods, with their documentation: `client.<resource>.<method>(args, options)`;',
+    ' * they resolve to the answer or throw a GoogleApiError. What a client bound to some operations',
+    ' * has of them (`createCalendarWith`); list methods are walked with `pages`, `items` and `sync`.',
+    ' */',
+    'export interface ResourceMethods {',
+    names
+      .map((resource) => `  ${resource}: {\n${(resources.get(resource) as string[]).join('\n')}\n  };`)
+      .join('\n'),
+    '}',
+    '',
+    '/** The resource methods of a client of every operation: list methods also have their walks as properties (`list.pages(args)`). */',
     'export interface Resources {',
-    [...resources.entries()]
-      .sort(([a], [b]) => a.localeCompare(b))
-      .map(([resource, members]) => `  ${resource}: {\n${members.join('\n')}\n  };`)
+    names
+      .map((resource) => {
+        const added = walks.get(resource);
+        return `  ${resource}: ResourceMethods[${q(resource)}]${added ? ` & {\n${added.join('\n')}\n  }` : ''};`;
+      })
       .join('\n'),
     '}',
     '',

@@ -96,11 +96,17 @@ describe('the generator', () => {
     }
   });
 
-  it('lists every operation of the spec in the operation table', () => {
+  it('lists every operation of the spec in the operation table, each as an export of its own', () => {
     const calendar = files.find((f) => f.file.endsWith('calendar/src/generated/api.ts'))?.content ?? '';
-    const ids = [...calendar.matchAll(/^ {2}"([a-zA-Z]+\.[a-zA-Z]+)": \{/gm)].map((m) => m[1]);
+    const ids = [...calendar.matchAll(/^ {2}"([a-zA-Z]+\.[a-zA-Z]+)": ([a-zA-Z]+),$/gm)].map((m) => [
+      m[1],
+      m[2],
+    ]);
     expect(ids).toHaveLength(37);
-    expect(ids).toContain('events.quickAdd');
+    expect(ids).toContainEqual(['events.quickAdd', 'eventsQuickAdd']);
+    expect(calendar).toContain(
+      'export const eventsQuickAdd = ["events.quickAdd","POST","/calendars/{calendarId}/events/quickAdd"] as const;',
+    );
   });
 
   it('makes no method and no path type of the batch endpoint (x-batch), which is not under the base URL', () => {
@@ -141,14 +147,14 @@ describe('the method layer', () => {
       calendar,
       'events',
       'list',
-      'ConditionalMethod<EventsListArgs, Events> & Paged<EventsListArgs, Events, Event> & Syncing<Omit<EventsListArgs, "syncToken" | "pageToken" | "fields" | "ifNoneMatch">, Event>',
+      'ConditionalMethod<EventsListArgs, Events> & Walkable<EventsListArgs, Events, Event, Omit<EventsListArgs, "syncToken" | "pageToken" | "fields" | "ifNoneMatch">, false>',
     ],
     [
       'a list with x-pagination only',
       calendar,
       'events',
       'instances',
-      'ConditionalMethod<EventsInstancesArgs, Events> & Paged<EventsInstancesArgs, Events, Event>',
+      'ConditionalMethod<EventsInstancesArgs, Events> & Walkable<EventsInstancesArgs, Events, Event, never, false>',
     ],
     ['a read that can answer 304', calendar, 'events', 'get', 'ConditionalMethod<EventsGetArgs, Event>'],
     ['a write', calendar, 'events', 'insert', 'MaskedMethod<EventsInsertArgs, Event>'],
@@ -187,12 +193,19 @@ describe('the method layer', () => {
   });
 
   it('marks no current operation deprecated, and the deprecated parameters', () => {
-    const resources = (file: string) => content(file).split('export interface Resources {')[1] ?? '';
+    const resources = (file: string) => content(file).split('export interface ResourceMethods {')[1] ?? '';
     expect(resources(calendar)).not.toContain('@deprecated');
     expect(resources(searchAds).match(/@deprecated/g)).toHaveLength(2);
     expect(argsOf(calendar, 'EventsInsertArgs', 'EventsInsertBody')).toMatch(
       /@deprecated\n {3}\*\/\n {2}sendNotifications\?: boolean;/,
     );
+  });
+
+  it('gives the list methods of a client of every operation their walks as properties', () => {
+    expect(argsOf(calendar, 'Resources')).toContain(
+      '  events: ResourceMethods["events"] & {\n    instances: Paged<EventsInstancesArgs, Events, Event>;\n    list: Paged<EventsListArgs, Events, Event> & Syncing<Omit<EventsListArgs, "syncToken" | "pageToken" | "fields" | "ifNoneMatch">, Event>;\n  };',
+    );
+    expect(argsOf(calendar, 'Resources')).toContain('  colors: ResourceMethods["colors"];');
   });
 
   it('merges path, query, header and body parameters into one named argument interface', () => {
@@ -206,13 +219,21 @@ describe('the method layer', () => {
     );
   });
 
-  it('carries x-pagination, x-sync, header names and text answers into the operation table', () => {
+  it('carries x-pagination, x-sync, the body and text answers into the operation table, in the form the runtime reads', () => {
     const api = content('packages/calendar/src/generated/api.ts');
-    expect(api).toContain('"pageTokenParameter": "pageToken"');
-    expect(api).toContain('"incompatibleParameters": [\n        "iCalUID",');
-    expect(api).toContain('"ifMatch": "If-Match"');
+    // A list that syncs: the parameters the service refuses with a sync token.
+    expect(api).toContain(
+      'export const eventsList = ["events.list","GET","/calendars/{calendarId}/events",0,["iCalUID","orderBy",',
+    );
+    // A list that does not sync; a body with its query parameters other than the standard ones.
+    expect(api).toContain(
+      'export const eventsInstances = ["events.instances","GET","/calendars/{calendarId}/events/{eventId}/instances",0,1] as const;',
+    );
+    expect(api).toContain(
+      'export const aclInsert = ["acl.insert","POST","/calendars/{calendarId}/acl",["sendNotifications"]] as const;',
+    );
     expect(content('packages/searchads360/src/generated/api.ts')).toContain(
-      '"path": "/agency/{agencyId}/advertiser/{advertiserId}/idmapping",\n    "parseAs": "text"',
+      '"/agency/{agencyId}/advertiser/{advertiserId}/idmapping",0,0,1] as const;',
     );
   });
 
@@ -229,6 +250,128 @@ describe('the method layer', () => {
     expect(content('packages/calendar/src/generated/schema.ts')).toContain(
       '"application/json": WithRequired<components["schemas"]["Event"], "start" | "end">;',
     );
+  });
+});
+
+/** A one-operation spec, in a folder of its own, as an ApiEntry the generator takes. */
+function tinySpec(edit: (op: Record<string, unknown>, spec: Record<string, unknown>) => void) {
+  const dir = mkdtempSync(path.join(tmpdir(), 'gspec-tiny-'));
+  copies.push(dir);
+  const page = {
+    type: 'object',
+    properties: { items: { type: 'array', items: { type: 'string' } }, nextPageToken: { type: 'string' } },
+  };
+  const op: Record<string, unknown> = {
+    operationId: 'things.list',
+    summary: 'List things',
+    parameters: [
+      { name: 'pageToken', in: 'query', schema: { type: 'string' } },
+      { name: 'fields', in: 'query', schema: { type: 'string' } },
+    ],
+    'x-pagination': {
+      pageTokenParameter: 'pageToken',
+      nextPageTokenField: 'nextPageToken',
+      itemsField: 'items',
+    },
+    responses: { '200': { description: 'ok', content: { 'application/json': { schema: page } } } },
+  };
+  const spec: Record<string, unknown> = {
+    openapi: '3.1.0',
+    info: { title: 'Tiny', version: 'v1' },
+    servers: [{ url: 'https://example.test/tiny/v1' }],
+    paths: { '/things': { get: op } },
+  };
+  edit(op, spec);
+  writeFileSync(path.join(dir, 'openapi.json'), JSON.stringify(spec));
+  return { name: 'tiny@v1', id: 'tiny', version: 'v1', root: path.join(dir, 'openapi.json'), clientDir: dir };
+}
+
+describe('specs the operation table cannot describe', () => {
+  it('generates the table of a spec that keeps its conventions', async () => {
+    const generated = await generateApi(tinySpec(() => {}));
+    expect(generated.find((f) => f.file.endsWith('api.ts'))?.content).toContain(
+      'export const thingsList = ["things.list","GET","/things",0,1] as const;',
+    );
+  });
+
+  it.each<[string, (op: Record<string, unknown>, spec: Record<string, unknown>) => void, string]>([
+    [
+      'a header parameter other than If-Match and If-None-Match',
+      (op) =>
+        (op.parameters as unknown[]).push({ name: 'X-Goog-Thing', in: 'header', schema: { type: 'string' } }),
+      'tiny@v1: things.list: header parameter "X-Goog-Thing" is not one the runtime sends (If-Match, If-None-Match)',
+    ],
+    [
+      'x-pagination with another page token name',
+      (op) => {
+        op['x-pagination'] = {
+          pageTokenParameter: 'cursor',
+          nextPageTokenField: 'nextPageToken',
+          itemsField: 'items',
+        };
+      },
+      'tiny@v1: things.list: x-pagination must name pageTokenParameter "pageToken", as the runtime\'s walks read it; it names "cursor"',
+    ],
+    [
+      'x-pagination with another items field',
+      (op) => {
+        op['x-pagination'] = {
+          pageTokenParameter: 'pageToken',
+          nextPageTokenField: 'nextPageToken',
+          itemsField: 'entries',
+        };
+      },
+      'x-pagination must name itemsField "items"',
+    ],
+    [
+      'x-sync with another next sync token field',
+      (op) => {
+        (op.parameters as unknown[]).push({ name: 'syncToken', in: 'query', schema: { type: 'string' } });
+        op['x-sync'] = { syncTokenParameter: 'syncToken', nextSyncTokenField: 'next' };
+      },
+      'x-sync must name nextSyncTokenField "nextSyncToken"',
+    ],
+    [
+      'x-pagination without a pageToken query parameter',
+      (op) => {
+        op.parameters = [];
+      },
+      'tiny@v1: things.list: x-pagination needs the query parameter pageToken',
+    ],
+    [
+      'a body field named as a standard query parameter',
+      (op, spec) => {
+        delete op['x-pagination'];
+        (spec.paths as Record<string, unknown>)['/things'] = {
+          post: {
+            ...op,
+            requestBody: {
+              content: {
+                'application/json': {
+                  schema: { type: 'object', properties: { quotaUser: { type: 'string' } } },
+                },
+              },
+            },
+          },
+        };
+      },
+      'body field(s) quotaUser have the name of a parameter',
+    ],
+    [
+      'a query parameter with the name the runtime gives a header',
+      (op) => (op.parameters as unknown[]).push({ name: 'ifMatch', in: 'query', schema: { type: 'string' } }),
+      'tiny@v1: GET /things: the query parameter "ifMatch" has the name the runtime gives the If-Match header',
+    ],
+    [
+      'an operation whose export would take a name the package uses',
+      (op) => {
+        op.operationId = 'googleAuth';
+        delete op['x-pagination'];
+      },
+      'tiny@v1: googleAuth: its export would be named googleAuth, which is not free',
+    ],
+  ])('refuses %s, naming the operation and the convention', async (_title, edit, want) => {
+    await expect(generateApi(tinySpec(edit))).rejects.toThrow(want);
   });
 });
 

@@ -2,18 +2,24 @@ import {
   type Batch,
   type BatchBuilder,
   type BatchEndpoint,
+  type BoundResources,
+  bindOperations,
+  type ClientOptions,
   createApiClient,
   createBatchClient,
   createResourceClient,
   type GoogleClientOptions,
   type ResourceClientOptions,
 } from '@gspec/runtime';
-import { defaultBaseUrl, operations } from './generated/api.js';
-import type { OperationTypes, Resources } from './generated/methods.js';
+import { defaultBaseUrl, type OperationId, operations } from './generated/api.js';
+import type { OperationTypes, ResourceMethods, Resources } from './generated/methods.js';
 import type { paths } from './generated/schema.js';
 
 export * from '@gspec/runtime';
-export { apiName, defaultBaseUrl, type OperationId, operations, readOnlyFields } from './generated/api.js';
+// apiName, defaultBaseUrl, OperationId, readOnlyFields, every operation on its own
+// (`eventsList`, for createCalendarWith) and all of them by operationId (`operations`).
+export * from './generated/api.js';
+export { operations } from './generated/api.js';
 // The argument type of every operation (`EventsInsertArgs`), its body type where it requires more
 // than its schema (`EventsInsertBody`), OperationTypes, ArgsOf, BodyOf and AnswerOf.
 export type * from './generated/methods.js';
@@ -56,8 +62,35 @@ export function createCalendarBatch(options?: ResourceClientOptions): CalendarBa
   return createBatchClient<CalendarBatchBuilder>(defaultBaseUrl, operations, batchEndpoint, options);
 }
 
+/** One operation of Calendar as `createCalendarWith` takes it: `eventsList`, `eventsGet`, ... */
+export type CalendarOperation = (typeof operations)[OperationId];
+
+/** The client `createCalendarWith` makes of the operations `Id`: `{ events: { list } }` for `'events.list'`. */
+export type CalendarOf<Id extends OperationId> = BoundResources<ResourceMethods, Id>;
+
 /**
- * A client for the Google Calendar API v3 with the resource methods generated from the
+ * A client for the Google Calendar API v3 with the operations given and no others:
+ * `createCalendarWith({ accessToken }, eventsList, eventsGet)` has `calendar.events.list` and
+ * `calendar.events.get`. A bundler leaves every other operation out of the program, and the
+ * page walks and the google-auth-library glue too, unless the program imports them: walk a
+ * list with `items(calendar.events.list, args)`, `pages(...)` and `sync(...)`, and give a
+ * library client as `auth: googleAuth(client)`. Same options and same behaviour as
+ * `createCalendar` otherwise.
+ *
+ * ```ts
+ * const calendar = createCalendarWith({ accessToken }, eventsList);
+ * for await (const event of items(calendar.events.list, { calendarId: 'primary' })) console.log(event.summary);
+ * ```
+ */
+export function createCalendarWith<const Ops extends readonly [CalendarOperation, ...CalendarOperation[]]>(
+  options: ClientOptions,
+  ...ops: Ops
+): CalendarOf<Ops[number][0]> {
+  return bindOperations(defaultBaseUrl, options, ops);
+}
+
+/**
+ * A client for the Google Calendar API v3 with every resource method generated from the
  * spec (`calendar.events.list({ calendarId: 'primary' })`, which throw a GoogleApiError on
  * failure and retry what is safe to retry), and nothing else: a program that uses only this
  * does not bundle openapi-fetch. For openapi-fetch's raw methods as well, use

@@ -89,40 +89,62 @@ describe('the browser bundle of a program', () => {
 });
 
 /**
- * What a program loads at start when its bundler splits code (Vite, Rollup, webpack; esbuild
- * with `splitting`): the glue of the `auth` option and the walks of `pages`, `items` and
- * `sync` are chunks of `import()`, loaded only by a program that uses them.
+ * What a program bound to the operations it names bundles (`createCalendarWith`), as one file:
+ * only those operations, and the page walks and the google-auth-library glue only when it
+ * imports them (`items`, `googleAuth`). A client of every operation (`createCalendar`) binds
+ * them all, with the walks and the glue, which a bundler cannot take out of an object.
  */
-describe('the code split bundle of a program', () => {
-  // A text of google-auth.js, and one of paging.js.
-  const glue = 'gave no headers to send';
-  const walks = 'the service sent the page token';
+describe('the one-file bundle of a program', () => {
+  // A text of each part: the google-auth-library glue, the page walks, the batch, and an
+  // operation the programs below do not name.
+  const parts = {
+    glue: 'gave no headers to send',
+    walks: 'the service sent the page token',
+    batch: 'is not a call made by the batch',
+    otherOperation: '/calendars/{calendarId}/events/quickAdd',
+  };
+  type Part = keyof typeof parts;
 
-  it.each([
-    ['an access token and one page', `const calendar = createCalendar({ accessToken: 't' }); ${listEvents}`],
+  it.each<[string, { code: string; has: Part[] }]>([
     [
-      'an auth client and every page',
-      "const calendar = createCalendar({ auth: { getRequestHeaders: async () => ({}) } }); for await (const page of calendar.events.list.pages({ calendarId: 'primary' })) console.log(page);",
-    ],
-  ])('%s: the glue and the walks are chunks of their own, not in the entry', async (_title, code) => {
-    const { outputFiles } = await build({
-      stdin: {
-        contents: `import { createCalendar } from '@gspec/calendar'; ${code}`,
-        resolveDir: path.join(import.meta.dirname, '..'),
-        loader: 'ts',
+      'createCalendarWith and an access token: events.list alone',
+      {
+        code: `import { createCalendarWith, eventsList } from '@gspec/calendar'; const calendar = createCalendarWith({ accessToken: 't' }, eventsList); ${listEvents}`,
+        has: [],
       },
+    ],
+    [
+      'createCalendarWith, items and googleAuth: the walks and the glue too',
+      {
+        code: "import { createCalendarWith, eventsList, googleAuth, items } from '@gspec/calendar'; const calendar = createCalendarWith({ auth: googleAuth({ getRequestHeaders: async () => ({}) }) }, eventsList); for await (const event of items(calendar.events.list, { calendarId: 'primary' })) console.log(event);",
+        has: ['glue', 'walks'],
+      },
+    ],
+    [
+      'createCalendarWith and createCalendarBatch: the batch too, which binds every operation and takes a library client',
+      {
+        code: "import { createCalendarBatch, createCalendarWith, eventsList } from '@gspec/calendar'; const calendar = createCalendarWith({ accessToken: 't' }, eventsList); const batch = createCalendarBatch({ accessToken: 't' }); console.log(calendar, await batch((b) => [b.colors.get()]));",
+        has: ['batch', 'glue', 'otherOperation'],
+      },
+    ],
+    [
+      'createCalendar: every operation, the walks and the glue, no batch',
+      {
+        code: `import { createCalendar } from '@gspec/calendar'; const calendar = createCalendar({ accessToken: 't' }); ${listEvents}`,
+        has: ['glue', 'walks', 'otherOperation'],
+      },
+    ],
+  ])('%s', async (_title, { code, has }) => {
+    const { outputFiles } = await build({
+      stdin: { contents: code, resolveDir: path.join(import.meta.dirname, '..'), loader: 'ts' },
       bundle: true,
-      splitting: true,
       write: false,
-      outdir: 'out',
       format: 'esm',
       platform: 'browser',
       logLevel: 'silent',
     });
-    const entry = outputFiles.find((file) => file.path.endsWith('stdin.js'));
-    const chunks = outputFiles.filter((file) => file !== entry).map((file) => file.text);
-    expect(entry?.text).not.toContain(glue);
-    expect(entry?.text).not.toContain(walks);
-    expect(chunks.filter((text) => text.includes(glue) || text.includes(walks))).toHaveLength(2);
+    const text = outputFiles[0]?.text ?? '';
+    const found = (Object.keys(parts) as Part[]).filter((part) => text.includes(parts[part]));
+    expect(found.sort()).toEqual([...has].sort());
   });
 });

@@ -4,6 +4,7 @@ import {
   type ArgsOf,
   type CalendarClient,
   type CalendarResources,
+  colorsGet,
   createCalendar,
   createCalendarClient,
   defaultBaseUrl,
@@ -27,17 +28,29 @@ describe('createCalendarClient', () => {
 
   it('knows every operation of the spec by its Google method id, with x-pagination and x-sync', () => {
     expect(Object.keys(operations)).toHaveLength(37);
-    expect(operations['colors.get']).toEqual({ method: 'GET', path: '/colors' });
-    expect(operations['events.list']).toMatchObject({
-      method: 'GET',
-      path: '/calendars/{calendarId}/events',
-      pagination: {
-        pageTokenParameter: 'pageToken',
-        nextPageTokenField: 'nextPageToken',
-        itemsField: 'items',
-      },
-      sync: { syncTokenParameter: 'syncToken', nextSyncTokenField: 'nextSyncToken' },
-    });
+    expect(operations['colors.get']).toEqual(['colors.get', 'GET', '/colors']);
+    expect(operations['colors.get']).toBe(colorsGet);
+    // A list that syncs: no body, the parameters the service refuses with a sync token.
+    expect(operations['events.list']).toEqual([
+      'events.list',
+      'GET',
+      '/calendars/{calendarId}/events',
+      0,
+      [
+        'iCalUID',
+        'orderBy',
+        'privateExtendedProperty',
+        'q',
+        'sharedExtendedProperty',
+        'timeMin',
+        'timeMax',
+        'updatedMin',
+      ],
+    ]);
+    // A list that does not sync; a body with its query parameters.
+    expect(operations['events.instances'][4]).toBe(1);
+    expect(operations['events.insert'][3]).toContain('sendUpdates');
+    for (const [id, op] of Object.entries(operations)) expect(op[0]).toBe(id);
   });
 
   it.each<

@@ -388,6 +388,114 @@ ${body}
 }
 `;
 
+describe('createCalendarWith: a client of the operations named, and the walk functions', () => {
+  const bound = (body: string) => `import {
+  createCalendar,
+  createCalendarWith,
+  eventsGet,
+  eventsInstances,
+  eventsList,
+  eventsUpdate,
+  googleAuth,
+  items,
+  modifyEvent,
+  pages,
+  settingsList,
+  sync,
+  type Event,
+  type Events,
+} from '@gspec/calendar';
+const calendar = createCalendarWith({ accessToken: 't' }, eventsList, eventsGet, eventsInstances, settingsList);
+export async function run(): Promise<unknown> {
+${body}
+  return undefined;
+}
+`;
+
+  it.each([
+    [
+      'the answer of a bound method',
+      `const page: Events = await calendar.events.list({ calendarId: 'primary' }); void page;`,
+    ],
+    [
+      'items() of a bound list, typed Event',
+      `for await (const event of items(calendar.events.list, { calendarId: 'primary' })) { const same: Event = event; void same; }`,
+    ],
+    [
+      'items() with a literal mask: what the mask leaves of an item',
+      `for await (const event of items(calendar.events.list, { calendarId: 'p', fields: 'items(id,summary),nextPageToken' })) { const id: string | undefined = event.id; void id; }`,
+    ],
+    [
+      'pages() of a list whose argument may be left out',
+      `for await (const page of pages(calendar.settings.list)) void page.items;`,
+    ],
+    [
+      'sync() whose changes are typed Event',
+      `const result = await sync(calendar.events.list, { calendarId: 'p' }, { onItems: (changed: Event[]) => void changed });
+  const token: string = result.nextSyncToken; void token;`,
+    ],
+    [
+      'the walk functions on a client of every operation',
+      `const full = createCalendar({ accessToken: 't' });
+  for await (const event of items(full.events.list, { calendarId: 'p' })) void event.summary;`,
+    ],
+    [
+      'a library client as googleAuth(client)',
+      `createCalendarWith({ auth: googleAuth({ getRequestHeaders: async () => new Headers() }) }, eventsList);`,
+    ],
+    [
+      'modifyEvent with a client bound to events.get and events.update',
+      `const edit = createCalendarWith({ accessToken: 't' }, eventsGet, eventsUpdate);
+  await modifyEvent(edit, { calendarId: 'p', eventId: 'e' }, (event) => ({ ...event, summary: 'x' }));`,
+    ],
+  ])('compiles: %s', (_name, body) => {
+    expect(probe.errors(bound(body))).toEqual([]);
+  });
+
+  it.each([
+    [
+      'an operation not named',
+      `await calendar.events.insert({ calendarId: 'p', start: {}, end: {} });`,
+      ["'insert'"],
+    ],
+    ['a resource none of whose operations is named', `await calendar.colors.get();`, ["'colors'"]],
+    ['no operation at all', `createCalendarWith({ accessToken: 't' });`, ['at least 2 arguments']],
+    ['items() without what the list requires', `items(calendar.events.list);`, ['2-3 arguments']],
+    [
+      'items() of a method that does not list',
+      `items(calendar.events.get, { calendarId: 'p', eventId: 'e' });`,
+      ["'ConditionalMethod<EventsGetArgs, Event>' has no properties in common with type 'ListMethod'"],
+    ],
+    ['a wrong argument to items()', `items(calendar.events.list, { calendarId: 1 });`, ["'number'"]],
+    [
+      'a masked-away field of an item',
+      `for await (const event of items(calendar.events.list, { calendarId: 'p', fields: 'items(id),nextPageToken' })) void event.summary;`,
+      ["'summary'"],
+    ],
+    [
+      'sync() of a list that does not sync',
+      `await sync(calendar.events.instances, { calendarId: 'p', eventId: 'e' }, { onItems: () => {} });`,
+      ['never'],
+    ],
+    [
+      'a library client as it is',
+      `createCalendarWith({ auth: { getRequestHeaders: async () => new Headers() } }, eventsList);`,
+      ["'getRequestHeaders' does not exist in type 'AuthSource'"],
+    ],
+  ])('does not compile: %s', (_name, body, named) => {
+    const errors = probe.errors(bound(body));
+    expect(errors).toHaveLength(1);
+    for (const part of named) expect(errors[0]).toContain(part);
+  });
+
+  it("shows an operation's documentation on a bound method and on its export", () => {
+    const method = probe.hover(bound(`void calendar.events.li${HERE}st;`));
+    expect(method.text).toMatch(/^\(property\) list: ConditionalMethod<EventsListArgs, Events> & Walkable</);
+    expect(method.documentation).toContain('**Incremental sync.**');
+    expect(probe.hover(bound(`void events${HERE}List;`)).documentation).toContain('events.list');
+  });
+});
+
 describe('createCalendarBatch', () => {
   it.each([
     [
@@ -444,10 +552,10 @@ describe('createCalendarBatch', () => {
 
   it('has, for every operation, the builder method of the kind the generator chose for the resource method', () => {
     const methods = readFileSync(path.resolve(import.meta.dirname, '../src/generated/methods.ts'), 'utf8');
-    const resources = methods.slice(methods.indexOf('export interface Resources {'));
+    const resources = methods.slice(methods.indexOf('export interface ResourceMethods {'));
     const checks: string[] = [];
     let resource = '';
-    for (const line of resources.split('\n')) {
+    for (const line of resources.slice(0, resources.indexOf('\n}')).split('\n')) {
       const opened = /^ {2}(\w+): \{$/.exec(line);
       if (opened) resource = opened[1] as string;
       const method = /^ {4}(\w+): (\w+)<(\w+), ([^>]+)>/.exec(line);

@@ -1,8 +1,9 @@
 /**
  * Where the credentials of a request come from: an access token (a string or a provider), or
- * a google-auth-library client, taken by its shape. Both are turned into one `Credentials`,
- * which the resource methods (call.ts) and the raw client (client.ts) read the same way. What
- * only a library client needs is in google-auth.ts, loaded when one is used.
+ * a google-auth-library client given as `googleAuth(client)`. Both are turned into one
+ * `Credentials`, which the resource methods (call.ts) and the raw client (client.ts) read the
+ * same way. What only a library client needs is in google-auth.ts, which only a program that
+ * uses one bundles.
  */
 import { ClientConfigError } from './errors.js';
 
@@ -38,6 +39,14 @@ export interface GoogleAuthLike {
   getClient?(): Promise<unknown>;
 }
 
+/**
+ * The `auth` option, as `googleAuth(client)` makes it of a google-auth-library client: the
+ * credentials of a client whose own headers are `headers`.
+ */
+export interface AuthSource {
+  credentialsFor(headers: Readonly<Record<string, string>> | undefined): Credentials;
+}
+
 /** Header names to values, as added to a request. */
 export type CredentialHeaders = Readonly<Record<string, string>>;
 
@@ -64,42 +73,21 @@ const none: Credentials = { headers: async () => undefined, refresh: undefined }
  */
 export function credentialsFrom(
   accessToken: AccessToken | undefined,
-  auth: GoogleAuthLike | undefined,
+  auth: AuthSource | undefined,
   headers?: Readonly<Record<string, string>>,
 ): Credentials {
   if (auth !== undefined) {
     if (accessToken !== undefined) {
       throw new ClientConfigError(
-        'auth and accessToken are both set; pick one: auth for a google-auth-library client, accessToken for a token or a token provider',
+        'auth and accessToken are both set; pick one: auth for a google-auth-library client, accessToken for a token',
       );
     }
-    if (
-      auth === null ||
-      (typeof auth !== 'object' && typeof auth !== 'function') ||
-      typeof (auth as Partial<GoogleAuthLike>).getRequestHeaders !== 'function'
-    ) {
+    if (typeof (auth as Partial<AuthSource> | null)?.credentialsFor !== 'function') {
       throw new ClientConfigError(
-        'auth must be a google-auth-library client (GoogleAuth, JWT, OAuth2Client, ...) or another object with a getRequestHeaders(url) method',
+        'auth must be googleAuth(client), with googleAuth imported from the client package and client a google-auth-library client or another object with a getRequestHeaders(url) method',
       );
     }
-    const spelling = headers && new Map(Object.keys(headers).map((name) => [name.toLowerCase(), name]));
-    // The glue (google-auth.ts) is loaded on the first request, through import(): a program
-    // that passes only an access token does not load it, and a bundler that splits code puts
-    // it in a chunk of its own. A load that failed (a chunk the network did not bring) is
-    // tried again by the next request.
-    let glue: Promise<Credentials> | undefined;
-    const load = () =>
-      (glue ??= import('./google-auth.js').then(
-        (module) => module.authCredentials(auth, spelling?.size ? spelling : undefined, ClientConfigError),
-        (error: unknown) => {
-          glue = undefined;
-          throw error;
-        },
-      ));
-    return {
-      headers: async (url) => (await load()).headers(url),
-      refresh: async (url, sent) => (await load()).refresh?.(url, sent),
-    };
+    return auth.credentialsFor(headers);
   }
   if (accessToken === undefined) return none;
   if (accessToken === '') {

@@ -41,6 +41,7 @@ import {
   NetworkError,
   TimeoutError,
 } from './errors.js';
+import { acceptLibraryClient } from './google-auth.js';
 import type { Masked, MaskedAndTagged, Plain, Tagged } from './methods.js';
 import {
   type BatchPartRequest,
@@ -238,24 +239,27 @@ export function googleBatchUrl(baseUrl: string): string {
 /** A call the builder made; `batch` checks that it holds one of these, of its own table. */
 class BuiltCall {
   constructor(
-    readonly operationId: string,
     readonly op: OperationDescriptor,
     readonly args: Record<string, unknown>,
     readonly options: BatchCallOptions,
   ) {}
+
+  get operationId(): string {
+    return this.op[0];
+  }
 }
 
 /** The builder of a table: the namespaces of the resource methods, making calls instead of sending them. */
 function bindBuilder(table: OperationTable): Record<string, Record<string, unknown>> {
   const namespaces: Record<string, Record<string, unknown>> = {};
-  for (const id in table) {
-    const op = table[id] as OperationDescriptor;
+  for (const op of Object.values(table)) {
+    const id = op[0];
     const dot = id.indexOf('.');
     namespaces[id.slice(0, dot)] ??= {};
     (namespaces[id.slice(0, dot)] as Record<string, unknown>)[id.slice(dot + 1)] = (
       args: Record<string, unknown> = {},
       options: BatchCallOptions = {},
-    ) => new BuiltCall(id, op, args, options);
+    ) => new BuiltCall(op, args, options);
   }
   return namespaces;
 }
@@ -289,7 +293,7 @@ const headersOf = (headers: Record<string, string>): Answer['headers'] => ({
   get: (name) => headers[name.toLowerCase()] ?? null,
 });
 
-const utf8 = new TextEncoder();
+const utf8 = /* @__PURE__ */ new TextEncoder();
 
 /**
  * The `batch` method of a client: it sends the calls `maxCalls` at a time, one request after
@@ -327,11 +331,11 @@ export function createBatch(
         'batch: the function must return an array of calls made by its argument, such as [b.events.get({ ... })]',
       );
     return calls.map((call: unknown, index) => {
-      if (!(call instanceof BuiltCall) || table[call.operationId] !== call.op)
+      if (!(call instanceof BuiltCall) || table[call.op[0]] !== call.op)
         throw new TypeError(
           `batch: item ${index} is not a call made by the batch's argument (b.events.get({ ... })); a resource method's promise is none`,
         );
-      const { url, init } = requestOf(call.operationId, call.op, call.args, partContext);
+      const { url, init } = requestOf(call.op, call.args, partContext);
       const headers = { ...init.headers };
       if (init.body !== undefined) headers['Content-Length'] = String(utf8.encode(init.body).length);
       const part: BatchPartRequest = {
@@ -437,7 +441,7 @@ export function createBatch(
         text: part.body ?? '',
       };
       try {
-        return outcomeOf(call.operationId, call.op, entry.init, partAnswer, now, context.notFoundHint);
+        return outcomeOf(call.op, entry.init, partAnswer, now, context.notFoundHint);
       } catch (error) {
         return fail(
           new BatchResponseError(
@@ -565,5 +569,9 @@ export function createBatchClient<Builder>(
   endpoint: BatchEndpoint,
   options: ResourceClientOptions = {},
 ): Batch<Builder> {
-  return createBatch(resolve(defaultBaseUrl, options), table, endpoint) as Batch<Builder>;
+  return createBatch(
+    resolve(defaultBaseUrl, acceptLibraryClient(options)),
+    table,
+    endpoint,
+  ) as Batch<Builder>;
 }

@@ -17,32 +17,29 @@ import { buildUrl } from './url.js';
 
 export type HttpMethod = 'GET' | 'PUT' | 'POST' | 'DELETE' | 'PATCH' | 'HEAD' | 'OPTIONS' | 'TRACE';
 
-/** What the generated operation table says about one operation; read by the method layer. */
-export interface OperationDescriptor {
-  readonly method: HttpMethod;
-  readonly path: string;
-  readonly deprecated?: boolean;
-  /** The operation takes a JSON body: arguments that are not parameters make up the body. */
-  readonly body?: boolean;
-  /** Query parameter names; listed only for operations with a body, to tell them from body fields. */
-  readonly query?: readonly string[];
-  /** Header parameters by argument name, such as `{ ifMatch: 'If-Match' }`. */
-  readonly headers?: Readonly<Record<string, string>>;
-  /** How the success answer is read: JSON unless the spec's media type is text. */
-  readonly parseAs?: 'text';
-  /** From the spec's `x-pagination`. */
-  readonly pagination?: {
-    readonly pageTokenParameter: string;
-    readonly nextPageTokenField: string;
-    readonly itemsField: string;
-  };
-  /** From the spec's `x-sync`. */
-  readonly sync?: {
-    readonly syncTokenParameter: string;
-    readonly nextSyncTokenField: string;
-    readonly incompatibleParameters: readonly string[];
-  };
-}
+/**
+ * What the generated operation table says about one operation, in the form the runtime reads
+ * as it is (nothing decodes it): `[operationId, method, path, query?, paging?, text?]`.
+ * - `query`: for an operation that takes a JSON body, its query parameters other than `fields`,
+ *   `prettyPrint` and `quotaUser`, which always go to the query; every other argument that is
+ *   not a path parameter or a header makes up the body. `0` or absent: the operation takes no
+ *   body, so every such argument goes to the query.
+ * - `paging`: for a list operation (`x-pagination` with `pageToken`, `nextPageToken` and
+ *   `items`), `1`; for one that also syncs (`x-sync` with `syncToken` and `nextSyncToken`),
+ *   the parameters the service refuses together with a sync token.
+ * - `text`: `1` when the success answer is text rather than JSON.
+ *
+ * The arguments `ifMatch` and `ifNoneMatch` are the `If-Match` and `If-None-Match` headers.
+ * The generator refuses a spec that names any of these otherwise (scripts/generate.ts).
+ */
+export type OperationDescriptor = readonly [
+  operationId: string,
+  method: HttpMethod,
+  path: string,
+  query?: readonly string[] | 0,
+  paging?: readonly string[] | 1 | 0,
+  text?: 1 | 0,
+];
 
 export type OperationTable = Readonly<Record<string, OperationDescriptor>>;
 
@@ -98,6 +95,9 @@ export interface CallContext {
   notFoundHint?: string | undefined;
 }
 
+/** Google's standard query parameters: they always go to the query, and no descriptor lists them. */
+const STANDARD_QUERY = ['fields', 'prettyPrint', 'quotaUser'];
+
 /** Methods whose repetition is harmless; a POST or PATCH is repeated only when the call says so. */
 const REPEATABLE = ['GET', 'HEAD', 'PUT', 'DELETE', 'OPTIONS'];
 
@@ -106,7 +106,7 @@ export function isRepeatable(
   op: OperationDescriptor,
   options: { idempotent?: boolean | undefined },
 ): boolean {
-  return options.idempotent === true || REPEATABLE.includes(op.method);
+  return options.idempotent === true || REPEATABLE.includes(op[1]);
 }
 
 /** The client's retry policy with a call's (or a batch's) own over it; `false` when it sends once. */
@@ -127,29 +127,30 @@ export interface Answer {
  * or in a batch.
  */
 export function requestOf(
-  operationId: string,
   op: OperationDescriptor,
   args: Record<string, unknown>,
   context: CallContext,
 ): { url: string; init: CallInit } {
+  const [operationId, method, path, names] = op;
   const query: Record<string, unknown> = {};
   const headers: Record<string, string> = { ...context.headers };
-  const init: CallInit = { method: op.method, headers };
-  const body: Record<string, unknown> | undefined = op.body ? {} : undefined;
+  const init: CallInit = { method, headers };
+  const body: Record<string, unknown> | undefined = names ? {} : undefined;
   for (const key in args) {
     const value = args[key];
     // Path parameters are filled in by buildUrl, from `args`.
-    if (value === undefined || op.path.includes(`{${key}}`)) continue;
-    const header = op.headers?.[key];
-    if (header) headers[header] = String(value);
-    else if (!body || op.query?.includes(key)) query[key] = value;
+    if (value === undefined || path.includes(`{${key}}`)) continue;
+    if (key === 'ifMatch') headers['If-Match'] = String(value);
+    else if (key === 'ifNoneMatch') headers['If-None-Match'] = String(value);
+    else if (!body || STANDARD_QUERY.includes(key) || (names as readonly string[]).includes(key))
+      query[key] = value;
     else body[key] = value;
   }
   if (body) {
     headers['Content-Type'] = 'application/json';
     init.body = JSON.stringify(body);
   }
-  return { url: buildUrl(operationId, context.baseUrl, op.path, args, context.querySerializer(query)), init };
+  return { url: buildUrl(operationId, context.baseUrl, path, args, context.querySerializer(query)), init };
 }
 
 /** One attempt; the timeout covers reading the body too, since a stalled body is a stalled call. */
@@ -186,7 +187,7 @@ export async function attempt(
 }
 
 function parse(op: OperationDescriptor, answer: Answer): unknown {
-  if (op.parseAs === 'text') return answer.text;
+  if (op[5]) return answer.text;
   return answer.text ? JSON.parse(answer.text) : undefined;
 }
 
@@ -196,7 +197,6 @@ function parse(op: OperationDescriptor, answer: Answer): unknown {
  * Throws when a success body does not parse.
  */
 export function outcomeOf(
-  operationId: string,
   op: OperationDescriptor,
   init: CallInit,
   answer: Answer,
@@ -208,7 +208,7 @@ export function outcomeOf(
   const ifNoneMatch = init.headers['If-None-Match'];
   if (answer.status === 304 && ifNoneMatch !== undefined)
     return { ok: true, value: notModified(answer.headers.get('etag'), ifNoneMatch) };
-  return { ok: false, error: errorOf(operationId, answer, now, notFoundHint) };
+  return { ok: false, error: errorOf(op[0], answer, now, notFoundHint) };
 }
 
 /** The GoogleApiError of an error answer; `notFoundHint` is said with a 404. */
@@ -236,14 +236,14 @@ export function errorOf(
 /** Calls one operation with the retry policy; resolves to the success body, throws the last failure. */
 export async function callOperation(
   context: CallContext,
-  operationId: string,
   op: OperationDescriptor,
   args: Record<string, unknown> = {},
   options: CallOptions = {},
 ): Promise<unknown> {
   const { signal } = options;
   signal?.throwIfAborted();
-  const { url, init } = requestOf(operationId, op, args, context);
+  const operationId = op[0];
+  const { url, init } = requestOf(op, args, context);
   const policy = policyOf(context, options.retry);
   const repeatable = isRepeatable(op, options);
   const timeoutMs = options.timeoutMs ?? context.timeoutMs;
@@ -266,7 +266,7 @@ export async function callOperation(
         timeoutMs,
         signal,
       );
-      const outcome = outcomeOf(operationId, op, init, answer, clock.now(), context.notFoundHint);
+      const outcome = outcomeOf(op, init, answer, clock.now(), context.notFoundHint);
       if (outcome.ok) return outcome.value;
       failure = outcome.error;
     } catch (error) {

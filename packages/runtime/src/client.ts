@@ -2,7 +2,8 @@ import createClient, { type Client, createQuerySerializer } from 'openapi-fetch'
 import type { CallContext, FetchLike, OperationTable } from './call.js';
 import { type GoogleClientOptions, resolve } from './config.js';
 import { ClientConfigError } from './errors.js';
-import { bindResources } from './resources.js';
+import { acceptLibraryClient } from './google-auth.js';
+import { bindTable } from './resources.js';
 
 /**
  * The client with openapi-fetch's raw methods and the resource methods side by side. It is
@@ -46,7 +47,7 @@ export function createGoogleClient<Paths extends {}>(
   defaultBaseUrl: string,
   options: GoogleClientOptions = {},
 ): Client<Paths, `${string}/${string}`> {
-  return rawClient<Paths>(resolve(defaultBaseUrl, options), options);
+  return rawClient<Paths>(resolve(defaultBaseUrl, acceptLibraryClient(options)), options);
 }
 
 /**
@@ -58,9 +59,9 @@ export function createApiClient<Paths extends {}, Methods>(
   table: OperationTable,
   options: GoogleClientOptions = {},
 ): Client<Paths, `${string}/${string}`> & Methods {
-  const context = resolve(defaultBaseUrl, options);
+  const context = resolve(defaultBaseUrl, acceptLibraryClient(options));
   const client = rawClient<Paths>(context, options);
-  const namespaces = bindResources(context, table);
+  const namespaces = bindTable(context, table);
   for (const name in namespaces) {
     if (name in client)
       throw new ClientConfigError(`resource "${name}" collides with a method of the raw client`);

@@ -3,14 +3,17 @@
  * resolve to for the calls. Shared by the lean resource client and the one with
  * openapi-fetch's raw methods; nothing here imports openapi-fetch.
  */
-import { type AccessToken, credentialsFrom, type GoogleAuthLike } from './auth.js';
+import { type AccessToken, type AuthSource, credentialsFrom, type GoogleAuthLike } from './auth.js';
 import type { CallContext, CallFetch, FetchLike } from './call.js';
 import { ClientConfigError, shownUrl } from './errors.js';
 import { type Clock, defaultRetry, type RetryOptions, systemClock } from './retry.js';
 import { serializeQuery } from './url.js';
 
-/** The options of a client with resource methods only (`createResourceClient`). */
-export interface ResourceClientOptions {
+/**
+ * The options of every client: those of the clients bound to the operations a program names
+ * (`createCalendarWith`), where `auth` takes only `googleAuth(client)`.
+ */
+export interface ClientOptions {
   /**
    * An OAuth 2.0 access token, or a provider of current ones (called for every request,
    * and once more with `refresh: true` after a 401). Sent as `Authorization: Bearer …`;
@@ -18,15 +21,15 @@ export interface ResourceClientOptions {
    */
   accessToken?: AccessToken;
   /**
-   * A google-auth-library client, of major 9, 10 or 11: `GoogleAuth`, `JWT`, `OAuth2Client`,
-   * `UserRefreshClient`, `Impersonated`, or anything else with `getRequestHeaders(url)`.
-   * Every header it returns for a request is sent (`Authorization`, `x-goog-user-project`
-   * when a quota project is set). After a 401 the client is made to refresh its token once
-   * and the call is repeated; when it cannot, the 401 is thrown with the reason as its
-   * `cause`. Not together with `accessToken`. The library is an optional peer dependency:
-   * nothing here imports it.
+   * A google-auth-library client, of major 9, 10 or 11, as `googleAuth(client)` (imported from
+   * the client package): `GoogleAuth`, `JWT`, `OAuth2Client`, `UserRefreshClient`,
+   * `Impersonated`, or anything else with `getRequestHeaders(url)`. Every header it returns for
+   * a request is sent (`Authorization`, `x-goog-user-project` when a quota project is set).
+   * After a 401 the client is made to refresh its token once and the call is repeated; when it
+   * cannot, the 401 is thrown with the reason as its `cause`. Not together with `accessToken`.
+   * The library is an optional peer dependency: nothing here imports it.
    */
-  auth?: GoogleAuthLike;
+  auth?: AuthSource;
   /** An API key, sent as the `key` query parameter; for public data only. */
   apiKey?: string;
   /**
@@ -47,6 +50,22 @@ export interface ResourceClientOptions {
   timeoutMs?: number;
   /** Time for waits and timeouts; tests inject one that does not really sleep. */
   clock?: Clock;
+}
+
+/**
+ * The options of the clients that bind every operation (`createCalendar`, `createResourceClient`)
+ * and of the batch: `auth` also takes a google-auth-library client as it is.
+ */
+export interface ResourceClientOptions extends Omit<ClientOptions, 'auth'> {
+  /**
+   * A google-auth-library client (major 9, 10 or 11), given as it is or as `googleAuth(client)`:
+   * `GoogleAuth`, `JWT`, `OAuth2Client`, `UserRefreshClient`, `Impersonated`, or anything else
+   * with `getRequestHeaders(url)`. Every header it returns for a request is sent; after a 401
+   * the client is made to refresh its token once and the call is repeated; when it cannot, the
+   * 401 is thrown with the reason as its `cause`. Not together with `accessToken`. The library
+   * is an optional peer dependency: nothing here imports it.
+   */
+  auth?: AuthSource | GoogleAuthLike;
 }
 
 /** The options of a client with openapi-fetch's raw methods too (`createApiClient`, `createGoogleClient`). */
@@ -88,7 +107,7 @@ export function checkRetry(retry: Partial<RetryOptions> | false | undefined): Re
 }
 
 /** The call context of the options: checked, with the defaults filled in. */
-export function resolve(defaultBaseUrl: string, options: ResourceClientOptions): CallContext {
+export function resolve(defaultBaseUrl: string, options: ClientOptions): CallContext {
   const { apiKey, timeoutMs } = options;
   if (apiKey !== undefined && (typeof apiKey !== 'string' || !apiKey)) {
     throw new ClientConfigError('apiKey is empty; leave it out to send no key');

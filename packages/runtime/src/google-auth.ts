@@ -1,13 +1,46 @@
 /**
- * The glue of the `auth` option: the headers of a google-auth-library client (of major 9, 10 or
- * 11, or anything else with `getRequestHeaders(url)`) as one record, and the refresh after a
- * 401. auth.ts loads this module through import() when a client is given, so that a program
- * that passes only an access token does not load it. It imports nothing at run time (auth.ts
- * passes the error class), so that a bundler that splits code makes it a chunk of its own that
- * shares no chunk with the program.
+ * The glue of the `auth` option: `googleAuth(client)` turns a google-auth-library client (of
+ * major 9, 10 or 11, or anything else with `getRequestHeaders(url)`) into credentials: its
+ * headers as one record, and the refresh after a 401. Only a program that imports `googleAuth`,
+ * or makes a client that takes a library client as it is (`acceptLibraryClient`), bundles it.
  */
-import type { CredentialHeaders, Credentials, GoogleAuthLike } from './auth.js';
-import type { ClientConfigError } from './errors.js';
+import type { AuthSource, CredentialHeaders, Credentials, GoogleAuthLike } from './auth.js';
+import { ClientConfigError } from './errors.js';
+
+/**
+ * The `auth` option of a google-auth-library client: `auth: googleAuth(new GoogleAuth({ scopes }))`.
+ * Every header the client gives for a request is sent (`Authorization`, `x-goog-user-project`
+ * when a quota project is set); after a 401 the client is made to refresh its token once and
+ * the call is repeated, and when it cannot, the 401 is thrown with the reason as its `cause`.
+ * Any major of the library from 9 fits (`GoogleAuth`, `JWT`, `OAuth2Client`,
+ * `UserRefreshClient`, `Impersonated`, ...), taken by its shape: nothing here imports it.
+ */
+export function googleAuth(client: GoogleAuthLike): AuthSource {
+  if (typeof (client as Partial<GoogleAuthLike> | null)?.getRequestHeaders !== 'function') {
+    throw new ClientConfigError(
+      'googleAuth() takes a google-auth-library client (GoogleAuth, JWT, OAuth2Client, ...) or another object with a getRequestHeaders(url) method',
+    );
+  }
+  return {
+    credentialsFor(headers) {
+      const spelling = headers && new Map(Object.keys(headers).map((name) => [name.toLowerCase(), name]));
+      return authCredentials(client, spelling?.size ? spelling : undefined);
+    },
+  };
+}
+
+/**
+ * The options of the clients that bind every operation, where `auth` may also be a
+ * google-auth-library client as it is: such a client is given as `googleAuth(client)`.
+ */
+export function acceptLibraryClient<Options extends { auth?: AuthSource | GoogleAuthLike | undefined }>(
+  options: Options,
+): Options & { auth?: AuthSource } {
+  const client = options.auth as (Partial<AuthSource> & Partial<GoogleAuthLike>) | null | undefined;
+  if (typeof client?.credentialsFor === 'function' || typeof client?.getRequestHeaders !== 'function')
+    return options as Options & { auth?: AuthSource };
+  return { ...options, auth: googleAuth(client as GoogleAuthLike) };
+}
 
 /**
  * The headers an auth client gave as one record; undefined when it gave none. A name the
@@ -75,16 +108,12 @@ function isExpirable(client: unknown): client is ExpirableClient {
 /** The forced refresh under way for each library client, which concurrent 401s wait for. */
 const refreshing = new WeakMap<object, Promise<CredentialHeaders>>();
 
-export function authCredentials(
-  auth: GoogleAuthLike,
-  spelling: Map<string, string> | undefined,
-  ConfigError: typeof ClientConfigError,
-): Credentials {
+function authCredentials(auth: GoogleAuthLike, spelling: Map<string, string> | undefined): Credentials {
   const headers = async (url: string): Promise<CredentialHeaders> => {
     const record = recordOf(await auth.getRequestHeaders(url), spelling);
     if (!record) {
       // Says what came back, never a value of it.
-      throw new ConfigError(
+      throw new ClientConfigError(
         'auth.getRequestHeaders() gave no headers to send; expected a Headers object or a record of header names to non-empty values',
       );
     }

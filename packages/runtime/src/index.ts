@@ -1,4 +1,4 @@
-export type { AccessToken, AuthHeaders, GoogleAuthLike, TokenProvider } from './auth.js';
+export type { AccessToken, AuthHeaders, AuthSource, GoogleAuthLike, TokenProvider } from './auth.js';
 export {
   type Batch,
   type BatchBuilder,
@@ -31,7 +31,7 @@ export type {
   OperationTable,
 } from './call.js';
 export { createApiClient, createGoogleClient } from './client.js';
-export type { GoogleClientOptions, ResourceClientOptions } from './config.js';
+export type { ClientOptions, GoogleClientOptions, ResourceClientOptions } from './config.js';
 export {
   BatchResponseError,
   ClientConfigError,
@@ -51,7 +51,9 @@ export {
   TimeoutError,
 } from './errors.js';
 export { type EtagUpdate, type ReadOnlyShape, updateWithEtag, withoutReadOnly } from './etag.js';
+export { googleAuth } from './google-auth.js';
 export type {
+  BoundResources,
   ConditionalMethod,
   ConditionalMethodOptionalArgs,
   MaskedMethod,
@@ -66,7 +68,10 @@ export type {
   Syncing,
   SyncOptions,
   SyncResult,
+  Walkable,
+  WalkTypes,
 } from './methods.js';
+export { items, type ListMethod, pages, sync } from './paging.js';
 export { isNotModified, type NotModified, type Selected, type Trimmed } from './partial.js';
-export { createResourceClient } from './resources.js';
+export { bindOperations, createResourceClient } from './resources.js';
 export { type Clock, defaultRetry, type RetryOptions, systemClock } from './retry.js';

@@ -1,11 +1,12 @@
 /**
- * The resource-style method layer: `client.events.list(args)` for every operation of the
- * generated table, with page iteration on list operations (`x-pagination`) and the
- * incremental-sync helper on those that sync (`x-sync`). The types of the methods come from
- * the generated `methods.ts` of each client package; this file only binds the table.
+ * The resource-style method layer: `client.events.list(args)` for every operation it is
+ * given. A list method (`x-pagination`) carries what the walks of paging.ts (`pages`, `items`,
+ * `sync`) need, under a symbol; the clients that bind every operation also give it the walks
+ * as properties (`list.pages(args)`, `withWalks`). The types of the methods come from the
+ * generated `methods.ts` of each client package; this file only binds the descriptors.
  */
-import type { CallOptions, OperationDescriptor, OperationTable } from './call.js';
-import { type GoogleApiError, isFullSyncRequired } from './errors.js';
+import type { CallOptions, OperationDescriptor } from './call.js';
+import type { GoogleApiError } from './errors.js';
 import type { NotModified, Selected, Trimmed } from './partial.js';
 
 /** Neither a mask nor a tag. */
@@ -114,7 +115,7 @@ export interface PagesMethodOptionalArgs<Args, Out> {
 }
 
 /** The member of a list page that holds its items (`items`): the one typed `Item[]`. */
-type ItemsKey<Page, Item> = {
+export type ItemsKey<Page, Item> = {
   [Key in keyof Page]-?: NonNullable<Page[Key]> extends readonly Item[] ? Key : never;
 }[keyof Page];
 
@@ -147,6 +148,41 @@ export interface ItemsMethodOptionalArgs<Args, Page, Item> {
   ): PageIterator<ItemsOf<Selected<Page, Mask>, ItemsKey<Page, Item>>>;
   (args?: Args & { ifNoneMatch?: undefined }, options?: CallOptions): PageIterator<Trimmed<Item>>;
 }
+
+declare const walkTypes: unique symbol;
+
+/**
+ * Types only, on every list method: what the walks `pages(list, args)`, `items(list, args)`
+ * and `sync(list, args, options)` take and give for it. `Args` is the method's argument,
+ * `Page` its answer, `Item` an item of a page, `SyncArgs` the argument of `sync` (`never`
+ * when the operation does not sync), `Optional` whether the argument may be left out.
+ */
+export interface Walkable<Args, Page, Item, SyncArgs = never, Optional extends boolean = false> {
+  readonly [walkTypes]?: { args: Args; page: Page; item: Item; sync: SyncArgs; optional: Optional };
+}
+
+/** The types a list method's walks take and give. */
+export type WalkTypes<List> =
+  NonNullable<List[typeof walkTypes & keyof List]> extends {
+    args: infer Args;
+    page: infer Page;
+    item: infer Item;
+    sync: infer SyncArgs;
+    optional: infer Optional;
+  }
+    ? { args: Args; page: Page; item: Item; sync: SyncArgs; optional: Optional }
+    : never;
+
+/**
+ * The resource namespaces of a client bound to the operations `Id`: `{ events: { list } }` for
+ * `'events.list'`, picked from `Methods` (a package's `ResourceMethods`) with their documentation.
+ */
+export type BoundResources<Methods, Id extends string> = {
+  [R in keyof Methods as R extends (Id extends `${infer Name}.${string}` ? Name : never) ? R : never]: Pick<
+    Methods[R],
+    (Id extends `${R & string}.${infer Name}` ? Name : never) & keyof Methods[R]
+  >;
+};
 
 /** An async iterable over pages or items that also reports the sync token of the last page. */
 export interface PageIterator<T> extends AsyncIterable<T> {
@@ -211,64 +247,45 @@ export interface Syncing<Args, Item> {
   sync: (args: Args, options: SyncOptions<Item>) => Promise<SyncResult>;
 }
 
-export type Caller = (
-  operationId: string,
-  op: OperationDescriptor,
-  args?: Record<string, unknown>,
-  options?: CallOptions,
-) => Promise<unknown>;
+export type Caller = (op: OperationDescriptor, args?: Args, options?: CallOptions) => Promise<unknown>;
 
 type Args = Record<string, unknown>;
 
-function pageIterator<T>(walk: (report: (syncToken: unknown) => void) => AsyncIterator<T>): PageIterator<T> {
-  const iterator = {
-    nextSyncToken: undefined as string | undefined,
-    [Symbol.asyncIterator]: () =>
-      walk((token) => {
-        iterator.nextSyncToken = typeof token === 'string' ? token : undefined;
-      }),
-  };
-  return iterator;
-}
-
 /**
- * The walk of a page iterator, done by paging.ts. That module is loaded through import() on
- * the first `pages`, `items` or `sync` call, so that a program that calls none of them does not
- * load it, and a bundler that splits code puts it in a chunk of its own.
+ * The key under which a list method holds `[caller, descriptor]` for the walks of paging.ts.
+ * A registered symbol, so that two copies of the runtime in one program read each other's.
  */
-function later<T>(
-  walk: (paging: typeof import('./paging.js'), report: (syncToken: unknown) => void) => AsyncIterable<T>,
-): PageIterator<T> {
-  return pageIterator(async function* (report) {
-    yield* walk(await import('./paging.js'), report);
-  });
-}
+export const WALK: unique symbol = /* @__PURE__ */ Symbol.for('@gspec/runtime walk') as never;
 
-/** A resource method, with the iteration helpers of list operations as properties. */
-type BoundMethod = ((args?: Args, options?: CallOptions) => Promise<unknown>) & {
+/** A resource method as bound; a list method also holds what its walks need. */
+export type BoundMethod = ((args?: Args, options?: CallOptions) => Promise<unknown>) & {
+  [WALK]?: readonly [Caller, OperationDescriptor];
   pages?: unknown;
   items?: unknown;
   sync?: unknown;
 };
 
-/** The resource namespaces of a table: `{ events: { list, get, ... }, ... }`. */
-export function bindMethods(call: Caller, table: OperationTable): Record<string, Record<string, unknown>> {
-  const namespaces: Record<string, Record<string, unknown>> = {};
-  for (const id in table) {
-    const op = table[id] as OperationDescriptor;
+/**
+ * The resource namespaces of some operations: `{ events: { list, get, ... }, ... }`. `decorate`
+ * is given every list method, to add properties to it (`withWalks`).
+ */
+export function bindMethods(
+  call: Caller,
+  ops: Iterable<OperationDescriptor>,
+  decorate?: (method: BoundMethod) => void,
+): Record<string, Record<string, BoundMethod>> {
+  const namespaces: Record<string, Record<string, BoundMethod>> = {};
+  for (const op of ops) {
+    const id = op[0];
     const dot = id.indexOf('.');
-    const method: BoundMethod = (args, options) => call(id, op, args, options);
-    if (op.pagination) {
-      method.pages = (args?: Args, options?: CallOptions) =>
-        later((paging, report) => paging.pages(call, id, op, args, options, report));
-      method.items = (args?: Args, options?: CallOptions) =>
-        later((paging, report) => paging.items(call, id, op, args, options, report));
-      if (op.sync)
-        method.sync = async (args: Args, options: SyncOptions<unknown>) =>
-          (await import('./paging.js')).sync(call, id, op, args, options, isFullSyncRequired);
+    const method: BoundMethod = (args, options) => call(op, args, options);
+    if (op[4]) {
+      method[WALK] = [call, op];
+      decorate?.(method);
     }
-    namespaces[id.slice(0, dot)] ??= {};
-    (namespaces[id.slice(0, dot)] as Record<string, unknown>)[id.slice(dot + 1)] = method;
+    const resource = id.slice(0, dot);
+    namespaces[resource] ??= {};
+    (namespaces[resource] as Record<string, BoundMethod>)[id.slice(dot + 1)] = method;
   }
   return namespaces;
 }

@@ -18,13 +18,16 @@ import type * as V9 from 'google-auth-library-v9';
 import * as v9 from 'google-auth-library-v9';
 import { describe, expect, it } from 'vitest';
 import {
+  type CallFetch,
   ClientConfigError,
+  type ClientOptions,
   GoogleApiError,
   type GoogleAuthLike,
   type GoogleClientOptions,
+  googleAuth,
   type ResourceClientOptions,
 } from '../src/index.ts';
-import { leanTestClient, testClient } from './fixture.ts';
+import { batchingTestClient, boundTestClient, leanTestClient, testClient } from './fixture.ts';
 import { fakeClock, googleError, type Recorded, scriptedFetch } from './support.ts';
 
 // Type level, checked by `tsc --noEmit`: the clients of every supported major fit the option
@@ -185,6 +188,14 @@ for (const [major, lib] of libraries) {
     >([
       ['a resource method', (auth, fetch) => testClient({ auth, fetch }).colors.get()],
       ['a resource method of the lean client', (auth, fetch) => leanTestClient({ auth, fetch }).colors.get()],
+      [
+        'a client bound to the operation, given googleAuth(client)',
+        (auth, fetch) => boundTestClient({ auth: googleAuth(auth), fetch }, ['colors.get']).colors.get(),
+      ],
+      [
+        'the lean client, given googleAuth(client)',
+        (auth, fetch) => leanTestClient({ auth: googleAuth(auth), fetch }).colors.get(),
+      ],
       ['the raw GET', (auth, fetch) => testClient({ auth, fetch }).GET('/colors' as never, {} as never)],
     ])('%s sends every header the client gives: x-goog-user-project too', async (_title, call) => {
       const { fetch, requests } = scriptedFetch(ok());
@@ -196,14 +207,31 @@ for (const [major, lib] of libraries) {
       });
     });
 
-    it('after a 401, gets exactly one new token and repeats the call once, on a POST too', async () => {
-      const endpoint = tokenEndpoint();
-      const { fetch, requests } = scriptedFetch(refused(), ok());
-      const client = testClient({ auth: serviceAccount(endpoint), fetch, clock: fakeClock(), retry: false });
-      await client.things.insert({ ownerId: 'o', name: 'n' });
-      expect(endpoint.grants).toHaveLength(2);
-      expect(authorizations(requests)).toEqual(['Bearer token-1', 'Bearer token-2']);
-    });
+    it.each<
+      [
+        string,
+        (
+          auth: GoogleAuthLike,
+          fetch: CallFetch,
+        ) => Pick<ReturnType<typeof leanTestClient>, 'colors' | 'things'>,
+      ]
+    >([
+      ['given as it is', (auth, fetch) => leanTestClient({ auth, fetch, clock: fakeClock() })],
+      [
+        'given as googleAuth(client) to a bound client',
+        (auth, fetch) => boundTestClient({ auth: googleAuth(auth), fetch, clock: fakeClock() }) as never,
+      ],
+    ])(
+      'after a 401, gets exactly one new token and repeats the call once, on a POST too: a client %s',
+      async (_title, make) => {
+        const endpoint = tokenEndpoint();
+        const { fetch, requests } = scriptedFetch(refused(), ok());
+        const client = make(serviceAccount(endpoint), fetch as never);
+        await client.things.insert({ ownerId: 'o', name: 'n' });
+        expect(endpoint.grants).toHaveLength(2);
+        expect(authorizations(requests)).toEqual(['Bearer token-1', 'Bearer token-2']);
+      },
+    );
 
     it('throws a second 401 after the refresh as GoogleApiError 401, without refreshing again', async () => {
       const endpoint = tokenEndpoint();
@@ -453,7 +481,12 @@ describe('auth options', () => {
     ],
     ['null as auth', { given: { auth: null as never }, want: /google-auth-library client/ }],
   ])('refuses %s with a ClientConfigError that says what is expected', (_title, { given, want }) => {
-    for (const make of [() => testClient(given), () => leanTestClient(given)]) {
+    for (const make of [
+      () => testClient(given),
+      () => leanTestClient(given),
+      () => boundTestClient(given as ClientOptions),
+      () => batchingTestClient(given),
+    ]) {
       const error = (() => {
         try {
           make();
@@ -465,5 +498,42 @@ describe('auth options', () => {
       expect(String(error)).toMatch(want);
       expect(String(error)).not.toContain('secret-value');
     }
+  });
+});
+
+describe('googleAuth(client)', () => {
+  it.each<[string, unknown]>([
+    ['nothing', undefined],
+    ['a token string', 'ya29.secret-value'],
+    ['an object without getRequestHeaders', { getAccessToken: async () => 'ya29.secret-value' }],
+  ])('refuses %s, naming what it takes and no value', (_title, given) => {
+    const refused = () => googleAuth(given as GoogleAuthLike);
+    expect(refused).toThrow(ClientConfigError);
+    expect(refused).toThrow(/googleAuth\(\) takes a google-auth-library client .*getRequestHeaders\(url\)/);
+    expect(refused).not.toThrow(/secret-value/);
+  });
+
+  it('is what a client bound to some operations takes: a library client as it is is refused, saying how to give it', () => {
+    const library = { getRequestHeaders: async () => ({ Authorization: 'Bearer t' }) };
+    const refused = () => boundTestClient({ auth: library as never });
+    expect(refused).toThrow(ClientConfigError);
+    expect(refused).toThrow(
+      /auth must be googleAuth\(client\), with googleAuth imported from the client package/,
+    );
+  });
+
+  it('gives the same credentials to every client, the batch included', async () => {
+    const { fetch, requests } = scriptedFetch(ok());
+    const auth = googleAuth({
+      getRequestHeaders: async () => new Headers({ Authorization: 'Bearer from-library' }),
+    });
+    await boundTestClient({ auth, fetch }, ['colors.get']).colors.get();
+    await testClient({ auth, fetch }).colors.get();
+    await testClient({ auth, fetch }).GET('/colors' as never, {} as never);
+    expect(authorizations(requests)).toEqual([
+      'Bearer from-library',
+      'Bearer from-library',
+      'Bearer from-library',
+    ]);
   });
 });

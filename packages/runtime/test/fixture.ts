@@ -1,6 +1,9 @@
 import {
   type Batch,
   type BatchBuilder,
+  type BoundResources,
+  bindOperations,
+  type ClientOptions,
   type ConditionalMethod,
   createApiClient,
   createBatchClient,
@@ -12,6 +15,7 @@ import {
   type Paged,
   type ResourceClientOptions,
   type Syncing,
+  type Walkable,
 } from '../src/index.ts';
 import { BASE, table } from './support.ts';
 
@@ -48,12 +52,13 @@ type ListArgs = {
   ifNoneMatch?: string;
 };
 
-/** The resource methods the generator would write for `table`. */
-export interface TestResources {
+type SyncArgs = Omit<ListArgs, 'syncToken' | 'pageToken' | 'fields' | 'ifNoneMatch'>;
+
+/** The `ResourceMethods` the generator would write for `table`. */
+export interface TestResourceMethods {
   things: {
-    list: ConditionalMethod<ListArgs, ThingPage> &
-      Paged<ListArgs, ThingPage, Thing> &
-      Syncing<Omit<ListArgs, 'syncToken' | 'pageToken' | 'fields' | 'ifNoneMatch'>, Thing>;
+    list: ConditionalMethod<ListArgs, ThingPage> & Walkable<ListArgs, ThingPage, Thing, SyncArgs, false>;
+    history: MaskedMethod<ListArgs, ThingPage> & Walkable<ListArgs, ThingPage, Thing>;
     get: ConditionalMethod<GetArgs, Thing>;
     insert: MaskedMethod<InsertArgs, Thing>;
     update: MaskedMethod<UpdateArgs, Thing>;
@@ -64,9 +69,19 @@ export interface TestResources {
   colors: { get: MaskedMethodOptionalArgs<{ fields?: string }, { kind?: string }> };
 }
 
+/** The resource methods the generator would write for `table`, with the walks on list methods. */
+export interface TestResources {
+  things: TestResourceMethods['things'] & {
+    list: Paged<ListArgs, ThingPage, Thing> & Syncing<SyncArgs, Thing>;
+    history: Paged<ListArgs, ThingPage, Thing>;
+  };
+  colors: TestResourceMethods['colors'];
+}
+
 /** The `OperationTypes` the generator would write for `table`. */
 export interface TestOperationTypes {
   'things.list': { args: ListArgs; answer: ThingPage };
+  'things.history': { args: ListArgs; answer: ThingPage };
   'things.get': { args: GetArgs; answer: Thing };
   'things.insert': { args: InsertArgs; answer: Thing };
   'things.update': { args: UpdateArgs; answer: Thing };
@@ -98,4 +113,19 @@ export function testClient(options: GoogleClientOptions = {}) {
 /** The same resource methods without openapi-fetch's raw methods (`createResourceClient`). */
 export function leanTestClient(options: ResourceClientOptions = {}) {
   return createResourceClient<TestResources>(BASE, table, options);
+}
+
+/**
+ * A client bound to some operations of `table` (`bindOperations`, as `createCalendarWith`
+ * makes one): every operation unless told which.
+ */
+export function boundTestClient<Id extends keyof typeof table = keyof typeof table>(
+  options: ClientOptions = {},
+  ids: readonly Id[] = Object.keys(table) as Id[],
+) {
+  return bindOperations<BoundResources<TestResourceMethods, Id>>(
+    BASE,
+    options,
+    ids.map((id) => table[id]),
+  );
 }

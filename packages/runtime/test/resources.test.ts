@@ -1,7 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { type CallFetch, ClientConfigError, GoogleApiError, type GoogleClientOptions } from '../src/index.ts';
-import { leanTestClient, testClient } from './fixture.ts';
-import { fakeClock, googleError, scriptedFetch } from './support.ts';
+import {
+  bindOperations,
+  type CallFetch,
+  ClientConfigError,
+  GoogleApiError,
+  type GoogleClientOptions,
+  items,
+} from '../src/index.ts';
+import { boundTestClient, leanTestClient, testClient } from './fixture.ts';
+import { BASE, fakeClock, googleError, scriptedFetch, table } from './support.ts';
 
 type Resources = ReturnType<typeof leanTestClient>;
 
@@ -72,6 +79,16 @@ describe('createResourceClient: the resource methods without the raw client', ()
     const lean = await outcome(leanTestClient);
     expect(lean.requests.length).toBeGreaterThan(0);
     expect(lean).toEqual(await outcome(testClient));
+    // A client bound to every operation, with the walk functions for the walk.
+    const bound = await outcome((options) => {
+      const client = boundTestClient(options as never);
+      const things = {
+        ...client.things,
+        list: Object.assign(client.things.list, { items: (a: never) => items(client.things.list, a) }),
+      };
+      return { ...client, things } as never;
+    });
+    expect(bound).toEqual(lean);
   });
 
   it('takes a fetch that answers with only what the resource methods read', async () => {
@@ -91,5 +108,43 @@ describe('createResourceClient: the resource methods without the raw client', ()
   it('checks its options as createApiClient does', () => {
     expect(() => leanTestClient({ baseUrl: 'calendar/v3' })).toThrow(ClientConfigError);
     expect(() => leanTestClient({ retry: { maxAttempts: 0 } })).toThrow(/retry.maxAttempts/);
+  });
+});
+
+describe('bindOperations: a client of the operations named (createCalendarWith)', () => {
+  it('has the operations given and no other, in their resources', () => {
+    const client = boundTestClient({}, ['things.get', 'things.list']);
+    expect(Object.keys(client)).toEqual(['things']);
+    expect(Object.keys(client.things).sort()).toEqual(['get', 'list']);
+  });
+
+  it('sends what createApiClient sends for the same call', async () => {
+    const bound = scriptedFetch(Response.json({ id: 't' }));
+    const full = scriptedFetch(Response.json({ id: 't' }));
+    const args = { ownerId: 'o', thingId: 't', ifMatch: '"e1"', sendUpdates: 'all', name: 'n', fields: 'id' };
+    await boundTestClient({ fetch: bound.fetch, accessToken: 'tok' }, ['things.update']).things.update(args);
+    await testClient({ fetch: full.fetch, accessToken: 'tok' }).things.update(args);
+    expect(bound.requests).toEqual(full.requests);
+    expect(bound.requests[0]).toMatchObject({
+      method: 'PUT',
+      url: `${BASE}/owners/o/things/t?sendUpdates=all&fields=id`,
+      headers: { 'if-match': '"e1"', authorization: 'Bearer tok' },
+      body: { name: 'n' },
+    });
+  });
+
+  it.each<[string, unknown[]]>([
+    ['no operations', []],
+    ['an operationId instead of an operation', ['things.get']],
+    ['the whole table instead of its operations', [table]],
+  ])('refuses %s with a ClientConfigError that says what it takes', (_title, ops) => {
+    const make = () => bindOperations(BASE, {}, ops as never);
+    expect(make).toThrow(ClientConfigError);
+    expect(make).toThrow('name the operations to bind after the options, such as eventsList');
+  });
+
+  it('checks its options as the other clients do', () => {
+    expect(() => boundTestClient({ baseUrl: 'calendar/v3' })).toThrow(ClientConfigError);
+    expect(() => boundTestClient({ timeoutMs: -1 })).toThrow(/timeoutMs/);
   });
 });

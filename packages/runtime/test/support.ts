@@ -67,38 +67,15 @@ export function googleError(status: number, reasons: string[] = [], headers: Rec
 
 /** A small operation table in the generated form, for the runtime's own tests. */
 export const table = {
-  'things.list': {
-    method: 'GET',
-    path: '/owners/{ownerId}/things',
-    pagination: { pageTokenParameter: 'pageToken', nextPageTokenField: 'nextPageToken', itemsField: 'items' },
-    sync: {
-      syncTokenParameter: 'syncToken',
-      nextSyncTokenField: 'nextSyncToken',
-      incompatibleParameters: ['q', 'timeMin'],
-    },
-  },
-  'things.get': {
-    method: 'GET',
-    path: '/owners/{ownerId}/things/{thingId}',
-    headers: { ifNoneMatch: 'If-None-Match' },
-  },
-  'things.insert': {
-    method: 'POST',
-    path: '/owners/{ownerId}/things',
-    body: true,
-    query: ['sendUpdates', 'fields'],
-  },
-  'things.update': {
-    method: 'PUT',
-    path: '/owners/{ownerId}/things/{thingId}',
-    body: true,
-    query: ['sendUpdates'],
-    headers: { ifMatch: 'If-Match' },
-  },
-  'things.patch': { method: 'PATCH', path: '/owners/{ownerId}/things/{thingId}', body: true, query: [] },
-  'things.delete': { method: 'DELETE', path: '/owners/{ownerId}/things/{thingId}' },
-  'things.export': { method: 'GET', path: '/owners/{ownerId}/export', parseAs: 'text' },
-  'colors.get': { method: 'GET', path: '/colors' },
+  'things.list': ['things.list', 'GET', '/owners/{ownerId}/things', 0, ['q', 'timeMin']],
+  'things.history': ['things.history', 'GET', '/owners/{ownerId}/history', 0, 1],
+  'things.get': ['things.get', 'GET', '/owners/{ownerId}/things/{thingId}'],
+  'things.insert': ['things.insert', 'POST', '/owners/{ownerId}/things', ['sendUpdates']],
+  'things.update': ['things.update', 'PUT', '/owners/{ownerId}/things/{thingId}', ['sendUpdates']],
+  'things.patch': ['things.patch', 'PATCH', '/owners/{ownerId}/things/{thingId}', []],
+  'things.delete': ['things.delete', 'DELETE', '/owners/{ownerId}/things/{thingId}'],
+  'things.export': ['things.export', 'GET', '/owners/{ownerId}/export', 0, 0, 1],
+  'colors.get': ['colors.get', 'GET', '/colors'],
 } as const satisfies OperationTable;
 
 export const BASE = 'https://example.test/api/v1';

@@ -2,8 +2,10 @@ import { describe, expect, expectTypeOf, it } from 'vitest';
 import {
   type ArgsOf,
   type Conversion,
+  conversionInsert,
   createSearchAds360,
   createSearchAds360Client,
+  createSearchAds360With,
   defaultBaseUrl,
   GoogleApiError,
   insertConversions,
@@ -80,7 +82,7 @@ describe('createSearchAds360Client', () => {
       csv,
     );
     expect(requests[0]?.url).toBe(`${defaultBaseUrl}/agency/1/advertiser/2/idmapping?alt=media`);
-    expect(operations['reports.getIdMappingFile']).toMatchObject({ parseAs: 'text' });
+    expect(operations['reports.getIdMappingFile'][5]).toBe(1);
   });
 
   it('keeps the raw openapi-fetch client on the same object', async () => {
@@ -104,11 +106,16 @@ describe('createSearchAds360Client', () => {
     );
   });
 
-  it('marks the deprecated operations in the table', () => {
-    const deprecated = Object.entries(operations)
-      .filter(([, op]) => 'deprecated' in op && op.deprecated)
-      .map(([id]) => id);
-    expect(deprecated.sort()).toEqual(['conversion.get', 'conversion.getByCustomerId']);
+  it('binds only the operations named with createSearchAds360With, sending what the other client sends', async () => {
+    const body = { conversion: [] };
+    const bound = scriptedFetch(Response.json({ kind: 'doubleclicksearch#conversionList' }));
+    const full = scriptedFetch(Response.json({ kind: 'doubleclicksearch#conversionList' }));
+    const searchAds = createSearchAds360With({ accessToken: 't', fetch: bound.fetch }, conversionInsert);
+    expect(Object.keys(searchAds)).toEqual(['conversion']);
+    expect(Object.keys(searchAds.conversion)).toEqual(['insert']);
+    await searchAds.conversion.insert(body);
+    await createSearchAds360Client({ accessToken: 't', fetch: full.fetch }).conversion.insert(body);
+    expect(bound.requests).toEqual(full.requests);
   });
 
   it('types 64-bit ids as strings and leaves read-only fields out of requests', () => {

@@ -108,6 +108,15 @@ describe('deprecated operations', () => {
     expect(probe.errors(code)).toEqual([]);
     expect(probe.deprecations(code)).toEqual(['get']);
   });
+
+  it('are struck through as exports, and through a client bound to them', () => {
+    const code = `import { conversionGet, conversionInsert, createSearchAds360With } from '@gspec/searchads360';
+const searchAds = createSearchAds360With({ accessToken: 't' }, conversionGet, conversionInsert);
+export const run = () => searchAds.conversion.get({ agencyId: '1', advertiserId: '2', engineAccountId: '3', endDate: 20270101, rowCount: 10, startDate: 20270101, startRow: 0 });
+`;
+    expect(probe.errors(code)).toEqual([]);
+    expect(probe.deprecations(code).sort()).toEqual(['conversionGet', 'conversionGet', 'get']);
+  });
 });
 
 describeEveryOperation(

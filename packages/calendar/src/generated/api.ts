@@ -9,421 +9,131 @@ export const apiName = "calendar@v3" as const;
 /** The live service this client talks to unless told otherwise. */
 export const defaultBaseUrl = "https://www.googleapis.com/calendar/v3" as const;
 
-/** Every operation of the spec, by operationId, with what the resource methods need to call it. */
+/*
+ * Each operation as the runtime reads it (OperationDescriptor of @gspec/runtime):
+ * [operationId, method, path, query, paging, text]. query: for an operation with a JSON body,
+ * its query parameters besides fields, prettyPrint and quotaUser, which always go to the query;
+ * 0 when it takes no body. paging: 1 for a list operation (pageToken, nextPageToken, items), or
+ * for one that also syncs (syncToken, nextSyncToken) the parameters it refuses with a sync
+ * token. text: 1 when the answer is text. The arguments ifMatch and ifNoneMatch are the
+ * If-Match and If-None-Match headers. A client bound to some of them leaves the others out of
+ * a bundle.
+ */
+
+/** acl.delete: Remove a sharing rule (`DELETE /calendars/{calendarId}/acl/{ruleId}`). */
+export const aclDelete = ["acl.delete","DELETE","/calendars/{calendarId}/acl/{ruleId}"] as const;
+/** acl.get: Get a sharing rule (`GET /calendars/{calendarId}/acl/{ruleId}`). */
+export const aclGet = ["acl.get","GET","/calendars/{calendarId}/acl/{ruleId}"] as const;
+/** acl.insert: Share a calendar (`POST /calendars/{calendarId}/acl`). */
+export const aclInsert = ["acl.insert","POST","/calendars/{calendarId}/acl",["sendNotifications"]] as const;
+/** acl.list: List the sharing rules of a calendar (`GET /calendars/{calendarId}/acl`). */
+export const aclList = ["acl.list","GET","/calendars/{calendarId}/acl",0,[]] as const;
+/** acl.patch: Change a sharing rule (`PATCH /calendars/{calendarId}/acl/{ruleId}`). */
+export const aclPatch = ["acl.patch","PATCH","/calendars/{calendarId}/acl/{ruleId}",["sendNotifications"]] as const;
+/** acl.update: Replace a sharing rule (`PUT /calendars/{calendarId}/acl/{ruleId}`). */
+export const aclUpdate = ["acl.update","PUT","/calendars/{calendarId}/acl/{ruleId}",["sendNotifications"]] as const;
+/** acl.watch: Watch the sharing rules of a calendar (`POST /calendars/{calendarId}/acl/watch`). */
+export const aclWatch = ["acl.watch","POST","/calendars/{calendarId}/acl/watch",["maxResults","pageToken","showDeleted","syncToken"]] as const;
+/** calendarList.delete: Remove a calendar from the user's list (`DELETE /users/me/calendarList/{calendarId}`). */
+export const calendarListDelete = ["calendarList.delete","DELETE","/users/me/calendarList/{calendarId}"] as const;
+/** calendarList.get: Get a calendar list entry (`GET /users/me/calendarList/{calendarId}`). */
+export const calendarListGet = ["calendarList.get","GET","/users/me/calendarList/{calendarId}"] as const;
+/** calendarList.insert: Add a calendar to the user's list (`POST /users/me/calendarList`). */
+export const calendarListInsert = ["calendarList.insert","POST","/users/me/calendarList",["colorRgbFormat"]] as const;
+/** calendarList.list: List the user's calendars (`GET /users/me/calendarList`). */
+export const calendarListList = ["calendarList.list","GET","/users/me/calendarList",0,["minAccessRole"]] as const;
+/** calendarList.patch: Change some of the user's settings for a calendar (`PATCH /users/me/calendarList/{calendarId}`). */
+export const calendarListPatch = ["calendarList.patch","PATCH","/users/me/calendarList/{calendarId}",["colorRgbFormat"]] as const;
+/** calendarList.update: Replace the user's settings for a calendar (`PUT /users/me/calendarList/{calendarId}`). */
+export const calendarListUpdate = ["calendarList.update","PUT","/users/me/calendarList/{calendarId}",["colorRgbFormat"]] as const;
+/** calendarList.watch: Watch the user's calendar list (`POST /users/me/calendarList/watch`). */
+export const calendarListWatch = ["calendarList.watch","POST","/users/me/calendarList/watch",["maxResults","minAccessRole","pageToken","showDeleted","showHidden","syncToken"]] as const;
+/** calendars.clear: Clear a primary calendar (`POST /calendars/{calendarId}/clear`). */
+export const calendarsClear = ["calendars.clear","POST","/calendars/{calendarId}/clear"] as const;
+/** calendars.delete: Delete a secondary calendar (`DELETE /calendars/{calendarId}`). */
+export const calendarsDelete = ["calendars.delete","DELETE","/calendars/{calendarId}"] as const;
+/** calendars.get: Get a calendar's metadata (`GET /calendars/{calendarId}`). */
+export const calendarsGet = ["calendars.get","GET","/calendars/{calendarId}"] as const;
+/** calendars.insert: Create a secondary calendar (`POST /calendars`). */
+export const calendarsInsert = ["calendars.insert","POST","/calendars",[]] as const;
+/** calendars.patch: Change some of a calendar's metadata (`PATCH /calendars/{calendarId}`). */
+export const calendarsPatch = ["calendars.patch","PATCH","/calendars/{calendarId}",[]] as const;
+/** calendars.update: Replace a calendar's metadata (`PUT /calendars/{calendarId}`). */
+export const calendarsUpdate = ["calendars.update","PUT","/calendars/{calendarId}",[]] as const;
+/** channels.stop: Stop a notification channel (`POST /channels/stop`). */
+export const channelsStop = ["channels.stop","POST","/channels/stop",[]] as const;
+/** colors.get: Get the color palettes (`GET /colors`). */
+export const colorsGet = ["colors.get","GET","/colors"] as const;
+/** events.delete: Delete an event (`DELETE /calendars/{calendarId}/events/{eventId}`). */
+export const eventsDelete = ["events.delete","DELETE","/calendars/{calendarId}/events/{eventId}"] as const;
+/** events.get: Get an event (`GET /calendars/{calendarId}/events/{eventId}`). */
+export const eventsGet = ["events.get","GET","/calendars/{calendarId}/events/{eventId}"] as const;
+/** events.import: Import a copy of an event (`POST /calendars/{calendarId}/events/import`). */
+export const eventsImport = ["events.import","POST","/calendars/{calendarId}/events/import",["conferenceDataVersion","supportsAttachments"]] as const;
+/** events.insert: Create an event (`POST /calendars/{calendarId}/events`). */
+export const eventsInsert = ["events.insert","POST","/calendars/{calendarId}/events",["conferenceDataVersion","maxAttendees","sendNotifications","sendUpdates","supportsAttachments"]] as const;
+/** events.instances: List the instances of a recurring event (`GET /calendars/{calendarId}/events/{eventId}/instances`). */
+export const eventsInstances = ["events.instances","GET","/calendars/{calendarId}/events/{eventId}/instances",0,1] as const;
+/** events.list: List events (`GET /calendars/{calendarId}/events`). */
+export const eventsList = ["events.list","GET","/calendars/{calendarId}/events",0,["iCalUID","orderBy","privateExtendedProperty","q","sharedExtendedProperty","timeMin","timeMax","updatedMin"]] as const;
+/** events.move: Move an event to another calendar (`POST /calendars/{calendarId}/events/{eventId}/move`). */
+export const eventsMove = ["events.move","POST","/calendars/{calendarId}/events/{eventId}/move"] as const;
+/** events.patch: Change some fields of an event (`PATCH /calendars/{calendarId}/events/{eventId}`). */
+export const eventsPatch = ["events.patch","PATCH","/calendars/{calendarId}/events/{eventId}",["alwaysIncludeEmail","conferenceDataVersion","maxAttendees","sendNotifications","sendUpdates","supportsAttachments"]] as const;
+/** events.quickAdd: Create an event from a line of text (`POST /calendars/{calendarId}/events/quickAdd`). */
+export const eventsQuickAdd = ["events.quickAdd","POST","/calendars/{calendarId}/events/quickAdd"] as const;
+/** events.update: Replace an event (`PUT /calendars/{calendarId}/events/{eventId}`). */
+export const eventsUpdate = ["events.update","PUT","/calendars/{calendarId}/events/{eventId}",["alwaysIncludeEmail","conferenceDataVersion","maxAttendees","sendNotifications","sendUpdates","supportsAttachments"]] as const;
+/** events.watch: Watch the events of a calendar (`POST /calendars/{calendarId}/events/watch`). */
+export const eventsWatch = ["events.watch","POST","/calendars/{calendarId}/events/watch",["alwaysIncludeEmail","eventTypes","iCalUID","maxAttendees","maxResults","orderBy","pageToken","privateExtendedProperty","q","sharedExtendedProperty","showDeleted","showHiddenInvitations","singleEvents","syncToken","timeMax","timeMin","timeZone","updatedMin"]] as const;
+/** freebusy.query: Query busy times (`POST /freeBusy`). */
+export const freebusyQuery = ["freebusy.query","POST","/freeBusy",[]] as const;
+/** settings.get: Get one setting (`GET /users/me/settings/{setting}`). */
+export const settingsGet = ["settings.get","GET","/users/me/settings/{setting}"] as const;
+/** settings.list: List the user's settings (`GET /users/me/settings`). */
+export const settingsList = ["settings.list","GET","/users/me/settings",0,[]] as const;
+/** settings.watch: Watch the user's settings (`POST /users/me/settings/watch`). */
+export const settingsWatch = ["settings.watch","POST","/users/me/settings/watch",["maxResults","pageToken","syncToken"]] as const;
+
+/** Every operation of the spec, by operationId. */
 export const operations = {
-  "acl.delete": {
-    "method": "DELETE",
-    "path": "/calendars/{calendarId}/acl/{ruleId}"
-  },
-  "acl.get": {
-    "method": "GET",
-    "path": "/calendars/{calendarId}/acl/{ruleId}",
-    "headers": {
-      "ifNoneMatch": "If-None-Match"
-    }
-  },
-  "acl.insert": {
-    "method": "POST",
-    "path": "/calendars/{calendarId}/acl",
-    "body": true,
-    "query": [
-      "fields",
-      "prettyPrint",
-      "quotaUser",
-      "sendNotifications"
-    ]
-  },
-  "acl.list": {
-    "method": "GET",
-    "path": "/calendars/{calendarId}/acl",
-    "headers": {
-      "ifNoneMatch": "If-None-Match"
-    },
-    "pagination": {
-      "pageTokenParameter": "pageToken",
-      "nextPageTokenField": "nextPageToken",
-      "itemsField": "items"
-    },
-    "sync": {
-      "syncTokenParameter": "syncToken",
-      "nextSyncTokenField": "nextSyncToken",
-      "incompatibleParameters": []
-    }
-  },
-  "acl.patch": {
-    "method": "PATCH",
-    "path": "/calendars/{calendarId}/acl/{ruleId}",
-    "body": true,
-    "query": [
-      "fields",
-      "prettyPrint",
-      "quotaUser",
-      "sendNotifications"
-    ]
-  },
-  "acl.update": {
-    "method": "PUT",
-    "path": "/calendars/{calendarId}/acl/{ruleId}",
-    "body": true,
-    "query": [
-      "fields",
-      "prettyPrint",
-      "quotaUser",
-      "sendNotifications"
-    ]
-  },
-  "acl.watch": {
-    "method": "POST",
-    "path": "/calendars/{calendarId}/acl/watch",
-    "body": true,
-    "query": [
-      "fields",
-      "prettyPrint",
-      "quotaUser",
-      "maxResults",
-      "pageToken",
-      "showDeleted",
-      "syncToken"
-    ]
-  },
-  "calendarList.delete": {
-    "method": "DELETE",
-    "path": "/users/me/calendarList/{calendarId}"
-  },
-  "calendarList.get": {
-    "method": "GET",
-    "path": "/users/me/calendarList/{calendarId}",
-    "headers": {
-      "ifNoneMatch": "If-None-Match"
-    }
-  },
-  "calendarList.insert": {
-    "method": "POST",
-    "path": "/users/me/calendarList",
-    "body": true,
-    "query": [
-      "fields",
-      "prettyPrint",
-      "quotaUser",
-      "colorRgbFormat"
-    ]
-  },
-  "calendarList.list": {
-    "method": "GET",
-    "path": "/users/me/calendarList",
-    "headers": {
-      "ifNoneMatch": "If-None-Match"
-    },
-    "pagination": {
-      "pageTokenParameter": "pageToken",
-      "nextPageTokenField": "nextPageToken",
-      "itemsField": "items"
-    },
-    "sync": {
-      "syncTokenParameter": "syncToken",
-      "nextSyncTokenField": "nextSyncToken",
-      "incompatibleParameters": [
-        "minAccessRole"
-      ]
-    }
-  },
-  "calendarList.patch": {
-    "method": "PATCH",
-    "path": "/users/me/calendarList/{calendarId}",
-    "body": true,
-    "query": [
-      "fields",
-      "prettyPrint",
-      "quotaUser",
-      "colorRgbFormat"
-    ]
-  },
-  "calendarList.update": {
-    "method": "PUT",
-    "path": "/users/me/calendarList/{calendarId}",
-    "body": true,
-    "query": [
-      "fields",
-      "prettyPrint",
-      "quotaUser",
-      "colorRgbFormat"
-    ]
-  },
-  "calendarList.watch": {
-    "method": "POST",
-    "path": "/users/me/calendarList/watch",
-    "body": true,
-    "query": [
-      "fields",
-      "prettyPrint",
-      "quotaUser",
-      "maxResults",
-      "minAccessRole",
-      "pageToken",
-      "showDeleted",
-      "showHidden",
-      "syncToken"
-    ]
-  },
-  "calendars.clear": {
-    "method": "POST",
-    "path": "/calendars/{calendarId}/clear"
-  },
-  "calendars.delete": {
-    "method": "DELETE",
-    "path": "/calendars/{calendarId}"
-  },
-  "calendars.get": {
-    "method": "GET",
-    "path": "/calendars/{calendarId}",
-    "headers": {
-      "ifNoneMatch": "If-None-Match"
-    }
-  },
-  "calendars.insert": {
-    "method": "POST",
-    "path": "/calendars",
-    "body": true,
-    "query": [
-      "fields",
-      "prettyPrint",
-      "quotaUser"
-    ]
-  },
-  "calendars.patch": {
-    "method": "PATCH",
-    "path": "/calendars/{calendarId}",
-    "body": true,
-    "query": [
-      "fields",
-      "prettyPrint",
-      "quotaUser"
-    ]
-  },
-  "calendars.update": {
-    "method": "PUT",
-    "path": "/calendars/{calendarId}",
-    "body": true,
-    "query": [
-      "fields",
-      "prettyPrint",
-      "quotaUser"
-    ]
-  },
-  "channels.stop": {
-    "method": "POST",
-    "path": "/channels/stop",
-    "body": true,
-    "query": [
-      "fields",
-      "prettyPrint",
-      "quotaUser"
-    ]
-  },
-  "colors.get": {
-    "method": "GET",
-    "path": "/colors"
-  },
-  "events.delete": {
-    "method": "DELETE",
-    "path": "/calendars/{calendarId}/events/{eventId}",
-    "headers": {
-      "ifMatch": "If-Match"
-    }
-  },
-  "events.get": {
-    "method": "GET",
-    "path": "/calendars/{calendarId}/events/{eventId}",
-    "headers": {
-      "ifNoneMatch": "If-None-Match"
-    }
-  },
-  "events.import": {
-    "method": "POST",
-    "path": "/calendars/{calendarId}/events/import",
-    "body": true,
-    "query": [
-      "fields",
-      "prettyPrint",
-      "quotaUser",
-      "conferenceDataVersion",
-      "supportsAttachments"
-    ]
-  },
-  "events.insert": {
-    "method": "POST",
-    "path": "/calendars/{calendarId}/events",
-    "body": true,
-    "query": [
-      "fields",
-      "prettyPrint",
-      "quotaUser",
-      "conferenceDataVersion",
-      "maxAttendees",
-      "sendNotifications",
-      "sendUpdates",
-      "supportsAttachments"
-    ]
-  },
-  "events.instances": {
-    "method": "GET",
-    "path": "/calendars/{calendarId}/events/{eventId}/instances",
-    "headers": {
-      "ifNoneMatch": "If-None-Match"
-    },
-    "pagination": {
-      "pageTokenParameter": "pageToken",
-      "nextPageTokenField": "nextPageToken",
-      "itemsField": "items"
-    }
-  },
-  "events.list": {
-    "method": "GET",
-    "path": "/calendars/{calendarId}/events",
-    "headers": {
-      "ifNoneMatch": "If-None-Match"
-    },
-    "pagination": {
-      "pageTokenParameter": "pageToken",
-      "nextPageTokenField": "nextPageToken",
-      "itemsField": "items"
-    },
-    "sync": {
-      "syncTokenParameter": "syncToken",
-      "nextSyncTokenField": "nextSyncToken",
-      "incompatibleParameters": [
-        "iCalUID",
-        "orderBy",
-        "privateExtendedProperty",
-        "q",
-        "sharedExtendedProperty",
-        "timeMin",
-        "timeMax",
-        "updatedMin"
-      ]
-    }
-  },
-  "events.move": {
-    "method": "POST",
-    "path": "/calendars/{calendarId}/events/{eventId}/move"
-  },
-  "events.patch": {
-    "method": "PATCH",
-    "path": "/calendars/{calendarId}/events/{eventId}",
-    "body": true,
-    "query": [
-      "fields",
-      "prettyPrint",
-      "quotaUser",
-      "alwaysIncludeEmail",
-      "conferenceDataVersion",
-      "maxAttendees",
-      "sendNotifications",
-      "sendUpdates",
-      "supportsAttachments"
-    ],
-    "headers": {
-      "ifMatch": "If-Match"
-    }
-  },
-  "events.quickAdd": {
-    "method": "POST",
-    "path": "/calendars/{calendarId}/events/quickAdd"
-  },
-  "events.update": {
-    "method": "PUT",
-    "path": "/calendars/{calendarId}/events/{eventId}",
-    "body": true,
-    "query": [
-      "fields",
-      "prettyPrint",
-      "quotaUser",
-      "alwaysIncludeEmail",
-      "conferenceDataVersion",
-      "maxAttendees",
-      "sendNotifications",
-      "sendUpdates",
-      "supportsAttachments"
-    ],
-    "headers": {
-      "ifMatch": "If-Match"
-    }
-  },
-  "events.watch": {
-    "method": "POST",
-    "path": "/calendars/{calendarId}/events/watch",
-    "body": true,
-    "query": [
-      "fields",
-      "prettyPrint",
-      "quotaUser",
-      "alwaysIncludeEmail",
-      "eventTypes",
-      "iCalUID",
-      "maxAttendees",
-      "maxResults",
-      "orderBy",
-      "pageToken",
-      "privateExtendedProperty",
-      "q",
-      "sharedExtendedProperty",
-      "showDeleted",
-      "showHiddenInvitations",
-      "singleEvents",
-      "syncToken",
-      "timeMax",
-      "timeMin",
-      "timeZone",
-      "updatedMin"
-    ]
-  },
-  "freebusy.query": {
-    "method": "POST",
-    "path": "/freeBusy",
-    "body": true,
-    "query": [
-      "fields",
-      "prettyPrint",
-      "quotaUser"
-    ]
-  },
-  "settings.get": {
-    "method": "GET",
-    "path": "/users/me/settings/{setting}",
-    "headers": {
-      "ifNoneMatch": "If-None-Match"
-    }
-  },
-  "settings.list": {
-    "method": "GET",
-    "path": "/users/me/settings",
-    "headers": {
-      "ifNoneMatch": "If-None-Match"
-    },
-    "pagination": {
-      "pageTokenParameter": "pageToken",
-      "nextPageTokenField": "nextPageToken",
-      "itemsField": "items"
-    },
-    "sync": {
-      "syncTokenParameter": "syncToken",
-      "nextSyncTokenField": "nextSyncToken",
-      "incompatibleParameters": []
-    }
-  },
-  "settings.watch": {
-    "method": "POST",
-    "path": "/users/me/settings/watch",
-    "body": true,
-    "query": [
-      "fields",
-      "prettyPrint",
-      "quotaUser",
-      "maxResults",
-      "pageToken",
-      "syncToken"
-    ]
-  }
+  "acl.delete": aclDelete,
+  "acl.get": aclGet,
+  "acl.insert": aclInsert,
+  "acl.list": aclList,
+  "acl.patch": aclPatch,
+  "acl.update": aclUpdate,
+  "acl.watch": aclWatch,
+  "calendarList.delete": calendarListDelete,
+  "calendarList.get": calendarListGet,
+  "calendarList.insert": calendarListInsert,
+  "calendarList.list": calendarListList,
+  "calendarList.patch": calendarListPatch,
+  "calendarList.update": calendarListUpdate,
+  "calendarList.watch": calendarListWatch,
+  "calendars.clear": calendarsClear,
+  "calendars.delete": calendarsDelete,
+  "calendars.get": calendarsGet,
+  "calendars.insert": calendarsInsert,
+  "calendars.patch": calendarsPatch,
+  "calendars.update": calendarsUpdate,
+  "channels.stop": channelsStop,
+  "colors.get": colorsGet,
+  "events.delete": eventsDelete,
+  "events.get": eventsGet,
+  "events.import": eventsImport,
+  "events.insert": eventsInsert,
+  "events.instances": eventsInstances,
+  "events.list": eventsList,
+  "events.move": eventsMove,
+  "events.patch": eventsPatch,
+  "events.quickAdd": eventsQuickAdd,
+  "events.update": eventsUpdate,
+  "events.watch": eventsWatch,
+  "freebusy.query": freebusyQuery,
+  "settings.get": settingsGet,
+  "settings.list": settingsList,
+  "settings.watch": settingsWatch,
 } as const;
 
 export type OperationId = keyof typeof operations;

@@ -4,7 +4,7 @@
  * `npm test` fails when this file differs from what the spec produces.
  */
 
-import type { ConditionalMethod, ConditionalMethodOptionalArgs, MaskedMethod, MaskedMethodOptionalArgs, Paged, PagedOptionalArgs, Syncing } from '@gspec/runtime';
+import type { ConditionalMethod, ConditionalMethodOptionalArgs, MaskedMethod, MaskedMethodOptionalArgs, Paged, PagedOptionalArgs, Syncing, Walkable } from '@gspec/runtime';
 import type { Acl, AclRule, AclRuleInput, Calendar, CalendarInput, CalendarList, CalendarListEntry, CalendarListEntryInput, CalendarListEntryPatchInput, CalendarPatchInput, Channel, ChannelInput, Colors, Event, EventDateTime, EventInput, EventPatchInput, Events, FreeBusyRequest, FreeBusyResponse, Setting, Settings } from './types.js';
 
 /** The argument of `acl.delete` (Remove a sharing rule): its path, query and header parameters. */
@@ -1352,8 +1352,12 @@ export type ArgsOf<Id extends keyof OperationTypes> = OperationTypes[Id]["args"]
 export type BodyOf<Id extends keyof OperationTypes> = OperationTypes[Id]["body"];
 export type AnswerOf<Id extends keyof OperationTypes> = OperationTypes[Id]["answer"];
 
-/** The resource methods: `client.<resource>.<method>(args, options)`; they resolve to the answer or throw a GoogleApiError. */
-export interface Resources {
+/**
+ * The resource methods, with their documentation: `client.<resource>.<method>(args, options)`;
+ * they resolve to the answer or throw a GoogleApiError. What a client bound to some operations
+ * has of them (`createCalendarWith`); list methods are walked with `pages`, `items` and `sync`.
+ */
+export interface ResourceMethods {
   acl: {
     /**
      * Remove a sharing rule
@@ -1394,7 +1398,7 @@ export interface Resources {
      *
      * `GET /calendars/{calendarId}/acl`, quota cost 1.
      */
-    list: ConditionalMethod<AclListArgs, Acl> & Paged<AclListArgs, Acl, AclRule> & Syncing<Omit<AclListArgs, "syncToken" | "pageToken" | "fields" | "ifNoneMatch">, AclRule>;
+    list: ConditionalMethod<AclListArgs, Acl> & Walkable<AclListArgs, Acl, AclRule, Omit<AclListArgs, "syncToken" | "pageToken" | "fields" | "ifNoneMatch">, false>;
     /**
      * Change a sharing rule
      *
@@ -1464,7 +1468,7 @@ export interface Resources {
      *
      * `GET /users/me/calendarList`, quota cost 1.
      */
-    list: ConditionalMethodOptionalArgs<CalendarListListArgs, CalendarList> & PagedOptionalArgs<CalendarListListArgs, CalendarList, CalendarListEntry> & Syncing<Omit<CalendarListListArgs, "syncToken" | "pageToken" | "fields" | "ifNoneMatch">, CalendarListEntry>;
+    list: ConditionalMethodOptionalArgs<CalendarListListArgs, CalendarList> & Walkable<CalendarListListArgs, CalendarList, CalendarListEntry, Omit<CalendarListListArgs, "syncToken" | "pageToken" | "fields" | "ifNoneMatch">, true>;
     /**
      * Change some of the user's settings for a calendar
      *
@@ -1610,7 +1614,7 @@ export interface Resources {
      *
      * `GET /calendars/{calendarId}/events/{eventId}/instances`, quota cost 1.
      */
-    instances: ConditionalMethod<EventsInstancesArgs, Events> & Paged<EventsInstancesArgs, Events, Event>;
+    instances: ConditionalMethod<EventsInstancesArgs, Events> & Walkable<EventsInstancesArgs, Events, Event, never, false>;
     /**
      * List events
      *
@@ -1633,7 +1637,7 @@ export interface Resources {
      *
      * `GET /calendars/{calendarId}/events`, quota cost 1.
      */
-    list: ConditionalMethod<EventsListArgs, Events> & Paged<EventsListArgs, Events, Event> & Syncing<Omit<EventsListArgs, "syncToken" | "pageToken" | "fields" | "ifNoneMatch">, Event>;
+    list: ConditionalMethod<EventsListArgs, Events> & Walkable<EventsListArgs, Events, Event, Omit<EventsListArgs, "syncToken" | "pageToken" | "fields" | "ifNoneMatch">, false>;
     /**
      * Move an event to another calendar
      *
@@ -1709,7 +1713,7 @@ export interface Resources {
      *
      * `GET /users/me/settings`, quota cost 1.
      */
-    list: ConditionalMethodOptionalArgs<SettingsListArgs, Settings> & PagedOptionalArgs<SettingsListArgs, Settings, Setting> & Syncing<Omit<SettingsListArgs, "syncToken" | "pageToken" | "fields" | "ifNoneMatch">, Setting>;
+    list: ConditionalMethodOptionalArgs<SettingsListArgs, Settings> & Walkable<SettingsListArgs, Settings, Setting, Omit<SettingsListArgs, "syncToken" | "pageToken" | "fields" | "ifNoneMatch">, true>;
     /**
      * Watch the user's settings
      *
@@ -1718,5 +1722,26 @@ export interface Resources {
      * `POST /users/me/settings/watch`, quota cost 1.
      */
     watch: MaskedMethod<SettingsWatchArgs, Channel>;
+  };
+}
+
+/** The resource methods of a client of every operation: list methods also have their walks as properties (`list.pages(args)`). */
+export interface Resources {
+  acl: ResourceMethods["acl"] & {
+    list: Paged<AclListArgs, Acl, AclRule> & Syncing<Omit<AclListArgs, "syncToken" | "pageToken" | "fields" | "ifNoneMatch">, AclRule>;
+  };
+  calendarList: ResourceMethods["calendarList"] & {
+    list: PagedOptionalArgs<CalendarListListArgs, CalendarList, CalendarListEntry> & Syncing<Omit<CalendarListListArgs, "syncToken" | "pageToken" | "fields" | "ifNoneMatch">, CalendarListEntry>;
+  };
+  calendars: ResourceMethods["calendars"];
+  channels: ResourceMethods["channels"];
+  colors: ResourceMethods["colors"];
+  events: ResourceMethods["events"] & {
+    instances: Paged<EventsInstancesArgs, Events, Event>;
+    list: Paged<EventsListArgs, Events, Event> & Syncing<Omit<EventsListArgs, "syncToken" | "pageToken" | "fields" | "ifNoneMatch">, Event>;
+  };
+  freebusy: ResourceMethods["freebusy"];
+  settings: ResourceMethods["settings"] & {
+    list: PagedOptionalArgs<SettingsListArgs, Settings, Setting> & Syncing<Omit<SettingsListArgs, "syncToken" | "pageToken" | "fields" | "ifNoneMatch">, Setting>;
   };
 }

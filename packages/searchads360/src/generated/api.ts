@@ -9,57 +9,41 @@ export const apiName = "searchads360@v2" as const;
 /** The live service this client talks to unless told otherwise. */
 export const defaultBaseUrl = "https://doubleclicksearch.googleapis.com/doubleclicksearch/v2" as const;
 
-/** Every operation of the spec, by operationId, with what the resource methods need to call it. */
+/*
+ * Each operation as the runtime reads it (OperationDescriptor of @gspec/runtime):
+ * [operationId, method, path, query, paging, text]. query: for an operation with a JSON body,
+ * its query parameters besides fields, prettyPrint and quotaUser, which always go to the query;
+ * 0 when it takes no body. paging: 1 for a list operation (pageToken, nextPageToken, items), or
+ * for one that also syncs (syncToken, nextSyncToken) the parameters it refuses with a sync
+ * token. text: 1 when the answer is text. The arguments ifMatch and ifNoneMatch are the
+ * If-Match and If-None-Match headers. A client bound to some of them leaves the others out of
+ * a bundle.
+ */
+
+/** conversion.get: List the conversions of an engine account (deprecated) (`GET /agency/{agencyId}/advertiser/{advertiserId}/engine/{engineAccountId}/conversion`). @deprecated Since 2025-Q3. Use the conversion resource of the Search Ads 360 Reporting API: Build a report on the conversion resource of the Search Ads 360 Reporting API, addressed by the customer id of the account in the new Search Ads 360. */
+export const conversionGet = ["conversion.get","GET","/agency/{agencyId}/advertiser/{advertiserId}/engine/{engineAccountId}/conversion"] as const;
+/** conversion.getByCustomerId: List the conversions of an account by its customer id (deprecated) (`GET /customer/{customerId}/conversion`). @deprecated Since 2025-Q3. Use the conversion resource of the Search Ads 360 Reporting API: Build a report on the conversion resource of the Search Ads 360 Reporting API for the same customer id. */
+export const conversionGetByCustomerId = ["conversion.getByCustomerId","GET","/customer/{customerId}/conversion"] as const;
+/** conversion.insert: Upload a batch of new conversions (`POST /conversion`). */
+export const conversionInsert = ["conversion.insert","POST","/conversion",[]] as const;
+/** conversion.update: Change a batch of stored conversions (`PUT /conversion`). */
+export const conversionUpdate = ["conversion.update","PUT","/conversion",[]] as const;
+/** conversion.updateAvailability: Report how far the conversions of Floodlight activities are uploaded (`POST /conversion/updateAvailability`). */
+export const conversionUpdateAvailability = ["conversion.updateAvailability","POST","/conversion/updateAvailability",[]] as const;
+/** reports.getIdMappingFile: Download the ID mapping file of an advertiser (`GET /agency/{agencyId}/advertiser/{advertiserId}/idmapping`). */
+export const reportsGetIdMappingFile = ["reports.getIdMappingFile","GET","/agency/{agencyId}/advertiser/{advertiserId}/idmapping",0,0,1] as const;
+/** savedColumns.list: List the saved columns of an advertiser (`GET /agency/{agencyId}/advertiser/{advertiserId}/savedcolumns`). */
+export const savedColumnsList = ["savedColumns.list","GET","/agency/{agencyId}/advertiser/{advertiserId}/savedcolumns"] as const;
+
+/** Every operation of the spec, by operationId. */
 export const operations = {
-  "conversion.get": {
-    "method": "GET",
-    "path": "/agency/{agencyId}/advertiser/{advertiserId}/engine/{engineAccountId}/conversion",
-    "deprecated": true
-  },
-  "conversion.getByCustomerId": {
-    "method": "GET",
-    "path": "/customer/{customerId}/conversion",
-    "deprecated": true
-  },
-  "conversion.insert": {
-    "method": "POST",
-    "path": "/conversion",
-    "body": true,
-    "query": [
-      "fields",
-      "prettyPrint",
-      "quotaUser"
-    ]
-  },
-  "conversion.update": {
-    "method": "PUT",
-    "path": "/conversion",
-    "body": true,
-    "query": [
-      "fields",
-      "prettyPrint",
-      "quotaUser"
-    ]
-  },
-  "conversion.updateAvailability": {
-    "method": "POST",
-    "path": "/conversion/updateAvailability",
-    "body": true,
-    "query": [
-      "fields",
-      "prettyPrint",
-      "quotaUser"
-    ]
-  },
-  "reports.getIdMappingFile": {
-    "method": "GET",
-    "path": "/agency/{agencyId}/advertiser/{advertiserId}/idmapping",
-    "parseAs": "text"
-  },
-  "savedColumns.list": {
-    "method": "GET",
-    "path": "/agency/{agencyId}/advertiser/{advertiserId}/savedcolumns"
-  }
+  "conversion.get": conversionGet,
+  "conversion.getByCustomerId": conversionGetByCustomerId,
+  "conversion.insert": conversionInsert,
+  "conversion.update": conversionUpdate,
+  "conversion.updateAvailability": conversionUpdateAvailability,
+  "reports.getIdMappingFile": reportsGetIdMappingFile,
+  "savedColumns.list": savedColumnsList,
 } as const;
 
 export type OperationId = keyof typeof operations;

@@ -269,8 +269,12 @@ export type ArgsOf<Id extends keyof OperationTypes> = OperationTypes[Id]["args"]
 export type BodyOf<Id extends keyof OperationTypes> = OperationTypes[Id]["body"];
 export type AnswerOf<Id extends keyof OperationTypes> = OperationTypes[Id]["answer"];
 
-/** The resource methods: `client.<resource>.<method>(args, options)`; they resolve to the answer or throw a GoogleApiError. */
-export interface Resources {
+/**
+ * The resource methods, with their documentation: `client.<resource>.<method>(args, options)`;
+ * they resolve to the answer or throw a GoogleApiError. What a client bound to some operations
+ * has of them (`createCalendarWith`); list methods are walked with `pages`, `items` and `sync`.
+ */
+export interface ResourceMethods {
   conversion: {
     /**
      * List the conversions of an engine account (deprecated)
@@ -540,4 +544,11 @@ export interface Resources {
      */
     list: MaskedMethod<SavedColumnsListArgs, SavedColumnList>;
   };
+}
+
+/** The resource methods of a client of every operation: list methods also have their walks as properties (`list.pages(args)`). */
+export interface Resources {
+  conversion: ResourceMethods["conversion"];
+  reports: ResourceMethods["reports"];
+  savedColumns: ResourceMethods["savedColumns"];
 }

@@ -1,12 +1,74 @@
+/**
+ * The walks of list operations, in both of their forms: the functions `pages`, `items` and
+ * `sync` of paging.ts, on a list method of any client, and the methods `list.pages`, ... that
+ * the clients binding every operation add (`withWalks`). Every case runs in each form.
+ */
 import { describe, expect, it } from 'vitest';
-import { GoogleApiError } from '../src/index.ts';
-import { type Thing, type ThingPage, testClient } from './fixture.ts';
+import {
+  type CallOptions,
+  ClientConfigError,
+  type FetchLike,
+  GoogleApiError,
+  items,
+  type PageIterator,
+  pages,
+  type SyncOptions,
+  type SyncResult,
+  sync,
+} from '../src/index.ts';
+import { boundTestClient, type Thing, type ThingPage, testClient } from './fixture.ts';
 import { type Answer, fakeClock, googleError, scriptedFetch } from './support.ts';
 
 const page = (body: ThingPage) => Response.json(body);
 const names = (things: Thing[]) => things.map((t) => t.name);
 
-describe('page iteration', () => {
+type ListArgs = { ownerId: string; q?: string; timeMin?: string; maxResults?: number };
+interface Walks {
+  items(args: ListArgs, options?: CallOptions): PageIterator<Thing>;
+  pages(args: ListArgs, options?: CallOptions): PageIterator<ThingPage>;
+  sync(args: ListArgs, options: SyncOptions<Thing>): Promise<SyncResult>;
+}
+type Given = { fetch: FetchLike; clock?: ReturnType<typeof fakeClock> };
+
+const forms: [string, (given: Given) => Walks][] = [
+  [
+    'methods of a client with every operation (list.items(args))',
+    (given) => {
+      const { list } = testClient(given).things;
+      return {
+        items: (a, o) => list.items(a, o),
+        pages: (a, o) => list.pages(a, o),
+        sync: (a, o) => list.sync(a, o),
+      };
+    },
+  ],
+  [
+    'functions on a client bound to the list alone (items(list, args))',
+    (given) => {
+      const { list } = boundTestClient(given, ['things.list']).things;
+      return {
+        items: (a, o) => items(list, a, o),
+        pages: (a, o) => pages(list, a, o),
+        sync: (a, o) => sync(list, a, o),
+      };
+    },
+  ],
+  [
+    'functions on a method of a client with every operation',
+    (given) => {
+      const { list } = testClient(given).things;
+      return {
+        items: (a, o) => items(list, a, o),
+        pages: (a, o) => pages(list, a, o),
+        sync: (a, o) => sync(list, a, o),
+      };
+    },
+  ],
+];
+
+describe.each(forms)('page iteration, as %s', (_form, walksOf) => {
+  const testClient = (given: Given) => ({ things: { list: walksOf(given) } });
+
   it.each<
     [
       string,
@@ -84,7 +146,9 @@ describe('page iteration', () => {
 
 const fullSyncRequired = () => googleError(410, ['fullSyncRequired']);
 
-describe('incremental sync', () => {
+describe.each(forms)('incremental sync, as %s', (_form, walksOf) => {
+  const testClient = (given: Given) => ({ things: { list: walksOf(given) } });
+
   it.each<
     [
       string,
@@ -190,5 +254,41 @@ describe('incremental sync', () => {
       testClient({ fetch }).things.list.sync({ ownerId: 'o' }, { syncToken: 'old', onItems: () => {} }),
     ).rejects.toMatchObject({ status: 410 });
     expect(requests).toHaveLength(2);
+  });
+});
+
+describe('the walk functions', () => {
+  it.each<[string, () => unknown, RegExp]>([
+    [
+      'a method that does not list',
+      () => items(boundTestClient().things.get as never, {} as never),
+      /items\(\) takes a list method.*does not list/,
+    ],
+    [
+      'something else',
+      () => pages('things.list' as never, {} as never),
+      /pages\(\) takes a list method.*got string/,
+    ],
+    ['nothing', () => pages(undefined as never, {} as never), /got undefined/],
+  ])('refuse %s with a ClientConfigError before sending anything', (_title, walk, want) => {
+    expect(walk).toThrow(ClientConfigError);
+    expect(walk).toThrow(want);
+  });
+
+  it('refuse to sync a list that does not sync, and give it no sync method', async () => {
+    const { fetch, requests } = scriptedFetch(page({ items: [] }));
+    const history = boundTestClient({ fetch }, ['things.history']).things.history;
+    await expect(sync(history as never, { ownerId: 'o' }, { onItems: () => {} })).rejects.toThrow(
+      'sync(): things.history does not sync',
+    );
+    expect(requests).toEqual([]);
+    expect('sync' in testClient().things.history).toBe(false);
+    expect(typeof testClient().things.history.items).toBe('function');
+  });
+
+  it('give a bound client no walk methods of its own: they are functions the program imports', () => {
+    const { list } = boundTestClient({}, ['things.list']).things;
+    expect(Object.keys(list)).toEqual([]);
+    expect('items' in list || 'pages' in list || 'sync' in list).toBe(false);
   });
 });
