@@ -1,6 +1,6 @@
 // The type-check benchmark's program with @gspec/calendar and @gspec/searchads360; theirs.ts
 // is the same program with Google's clients. Never run, only type-checked (types.bench.ts).
-import { createCalendar, type Event, type EventsInsertBody, isNotFound } from '@gspec/calendar';
+import { createCalendar, type Event, type EventsInsertBody, isNotFound, items, sync } from '@gspec/calendar';
 import { type ConversionInput, createSearchAds360 } from '@gspec/searchads360';
 
 const calendar = createCalendar({ accessToken: 'token' });
@@ -76,7 +76,7 @@ export async function events(): Promise<Event[]> {
     end: { date: '2027-02-02' },
   });
   const all: Event[] = [];
-  for await (const event of calendar.events.list.items({ calendarId: 'primary', singleEvents: true })) {
+  for await (const event of items(calendar.events.list, { calendarId: 'primary', singleEvents: true })) {
     if (event.status !== 'cancelled') all.push(event);
   }
   const page = await calendar.events.list({
@@ -196,9 +196,10 @@ export async function more(): Promise<number> {
   });
   await calendar.settings.watch({ id: 'channel-3', type: 'web_hook', address: 'https://example.com/n' });
   const kept: Event[] = [];
-  const result = await calendar.events.list.sync(
+  const result = await sync(
+    calendar.events.list,
     { calendarId: 'primary', showDeleted: true },
-    { syncToken: watched.token ?? undefined, onItems: (items) => void kept.push(...items) },
+    { syncToken: watched.token ?? undefined, onItems: (changed) => void kept.push(...changed) },
   );
   const rows = await searchAds.conversion.get({
     agencyId: '20100000000000895',
