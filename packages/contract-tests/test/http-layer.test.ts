@@ -5,7 +5,7 @@
  * malformed credential; a path parameter with escapes; a method the path does not have; a
  * CORS preflight. The live services are left out (413 and 415 are the local servers' own).
  */
-import { request } from 'node:http';
+import { Agent, request } from 'node:http';
 import { describe, expect, it, type TestContext } from 'vitest';
 import { currentTarget } from './support/run.ts';
 import { SKIP } from './support/target.ts';
@@ -32,17 +32,21 @@ async function call(path: string, init: RequestInit = {}) {
 }
 
 /**
- * `call` on a connection of its own, closed after the answer: a server that answers 413 while
+ * `call` on a connection of its own, dropped after the answer: a server that answers 413 while
  * the client is still sending may close that connection whenever it likes, and a later
- * request of the shared fetch pool must not be the one that finds it reset.
+ * request of the shared fetch pool must not be the one that finds it reset. The connection is
+ * kept alive, as fetch's are: a client that asks for `Connection: close` lets the server close
+ * as soon as its answer is out, and the rest of the body it is still sending then meets a reset
+ * that can reach the client before the answer does.
  */
 function callAlone(path: string, init: { method: string; headers: Record<string, string>; body: string }) {
   const target = currentTarget();
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
   return new Promise<{ status: number; body: unknown }>((resolve, reject) => {
     const sent = request(`${target.directOrigin}${path}`, {
       method: init.method,
-      agent: false,
-      headers: { authorization: `Bearer ${target.token}`, connection: 'close', ...init.headers },
+      agent,
+      headers: { authorization: `Bearer ${target.token}`, ...init.headers },
     });
     let answered = false;
     let failure: Error | undefined;
@@ -65,7 +69,7 @@ function callAlone(path: string, init: { method: string; headers: Record<string,
       if (!answered) reject(failure ?? new Error('the connection closed with no answer'));
     });
     sent.end(init.body);
-  });
+  }).finally(() => agent.destroy());
 }
 
 describe('the HTTP layer of the local servers', () => {
