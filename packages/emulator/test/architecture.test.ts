@@ -79,7 +79,7 @@ function apiWords(file: string): string[] {
 
 describe('the layout of src/', () => {
   it('reads the files it checks', () => {
-    expect(graph.get('core/server.ts')).toContain('core/storage.ts');
+    expect(graph.get('core/wiring.ts')).toContain('core/storage.ts');
     expect(graph.get('apis/index.ts')).toEqual(
       expect.arrayContaining(['apis/calendar/index.ts', 'apis/searchads360/index.ts']),
     );
@@ -170,5 +170,67 @@ describe('the handlers on generated types', () => {
     const text =
       'const a = x as string; const b = [1] as const; const c = y as unknown as number; String(a); s.String(b); f(String(c));';
     expect(countIn(text)).toEqual({ as: 3, String: 2 });
+  });
+});
+
+/** Functions of a source text longer than `max` lines, as `name (line N): M lines`. */
+function longFunctions(text: string, max: number): string[] {
+  const source = ts.createSourceFile('file.ts', text, ts.ScriptTarget.Latest, true);
+  const found: string[] = [];
+  const visit = (node: ts.Node): void => {
+    if (ts.isFunctionLike(node) && 'body' in node && node.body) {
+      const first = source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1;
+      const lines = source.getLineAndCharacterOfPosition(node.end).line + 2 - first;
+      const named =
+        node.name?.getText(source) ??
+        (ts.isVariableDeclaration(node.parent) ? node.parent.name.getText(source) : 'a function');
+      if (lines > max) found.push(`${named} (line ${first}): ${lines} lines`);
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return found;
+}
+
+/**
+ * The core's files over 500 lines, each with its length when this ceiling was set (issue 37):
+ * they may shrink below it, not grow, and no other file may pass 500. storage.ts and
+ * postgres.ts are to become one storage interface with adapters; notifier.ts and oauth.ts to
+ * be split.
+ */
+const LONG_CORE_FILES: Record<string, number> = {
+  'notifier.ts': 515,
+  'oauth.ts': 599,
+  'postgres.ts': 731,
+  'storage.ts': 813,
+};
+
+describe('the core in small parts', () => {
+  const core = path.join(src, 'core');
+  const files = readdirSync(core).filter((name) => name.endsWith('.ts'));
+
+  it('has no function over 100 lines', () => {
+    const long = files.flatMap((name) =>
+      longFunctions(readFileSync(path.join(core, name), 'utf8'), 100).map((found) => `${name}: ${found}`),
+    );
+    expect(long).toEqual([]);
+  });
+
+  it('has no file over 500 lines but those known, and none of those grew', () => {
+    const over = files.flatMap((name) => {
+      const lines = readFileSync(path.join(core, name), 'utf8').split('\n').length;
+      return lines > Math.max(500, LONG_CORE_FILES[name] ?? 0) ? [`${name}: ${lines} lines`] : [];
+    });
+    expect(over).toEqual([]);
+  });
+
+  it('counts the lines of functions of every form', () => {
+    const body = Array.from({ length: 101 }, (_, i) => `  const v${i} = ${i};`).join('\n');
+    const text = `function a() {\n${body}\n}\nconst b = () => {\n${body}\n};\nclass C { m() {\n${body}\n} }\nfunction small() { return 1; }`;
+    expect(longFunctions(text, 100)).toEqual([
+      'a (line 1): 103 lines',
+      'b (line 104): 103 lines',
+      'm (line 207): 103 lines',
+    ]);
   });
 });

@@ -142,62 +142,39 @@ function mergeUsers(lists: readonly (readonly SeedUser[])[]): SeedUser[] {
   return [...byEmail.values()];
 }
 
-/**
- * The seed a recording's entries make, with the report of what was taken and left out.
- * `source` names the recording in messages. A RecordingError when nothing of it can be
- * seeded.
- */
-export function recordingSeed(
-  entries: readonly HarEntry[],
-  modules: readonly AnyApiModule[],
-  source: string,
-  specs: Partial<Record<ApiName, ApiSpec>> = {},
-): RecordedSeed {
-  const apis = modules.map((module) => ({
-    module,
-    spec: specs[module.name] ?? loadApiSpec(module.name),
-    exchanges: [] as RecordedExchange[],
-  }));
+/** An API of a recording: its module, its spec and the exchanges of it the recording holds. */
+interface RecordedApi {
+  module: AnyApiModule;
+  spec: ApiSpec;
+  exchanges: RecordedExchange[];
+}
+
+/** One call and its answer, alone or from a batch: `at` names it in messages. */
+interface Call {
+  at: string;
+  method: string;
+  url: URL;
+  status: number;
+  sentText: string | undefined;
+  answerText: string | undefined;
+  answerType: string | undefined;
+}
+
+/** What takes one call and hands it to its API, or counts it in `skipped` with the reason. */
+function callSorter(apis: readonly RecordedApi[], skipped: Record<string, number>): (call: Call) => void {
   const routers = new Map(apis.map((api) => [api, createPathRouter(api.spec.operations)] as const));
-  const skipped: Record<string, number> = {};
-  /** One call and its answer, alone or from a batch, handed to its API or counted as skipped. */
-  const consider = (
-    at: string,
-    method: string,
-    url: URL,
-    status: number,
-    sentText: string | undefined,
-    answerText: string | undefined,
-    answerType: string | undefined,
-  ): void => {
+  return ({ at, method, url, status, sentText, answerText, answerType }) => {
     const pathname = url.pathname;
     const api = apis.find((a) => pathname.startsWith(`${a.spec.basePath}/`));
-    if (!api) {
-      add(skipped, SKIPPED.path);
-      return;
-    }
+    if (!api) return add(skipped, SKIPPED.path);
     const routed = routers.get(api)?.route(method, pathname.slice(api.spec.basePath.length));
-    if (routed?.kind !== 'operation') {
-      add(skipped, SKIPPED.operation);
-      return;
-    }
-    if (status >= 400) {
-      add(skipped, SKIPPED.error);
-      return;
-    }
-    if (status < 200 || status >= 300) {
-      add(skipped, SKIPPED.status);
-      return;
-    }
-    if (url.searchParams.has('fields')) {
-      add(skipped, SKIPPED.partial);
-      return;
-    }
+    if (routed?.kind !== 'operation') return add(skipped, SKIPPED.operation);
+    if (status >= 400) return add(skipped, SKIPPED.error);
+    if (status < 200 || status >= 300) return add(skipped, SKIPPED.status);
+    if (url.searchParams.has('fields')) return add(skipped, SKIPPED.partial);
     const answer = isJsonType(answerType) ? jsonOf(answerText) : undefined;
-    if (isJsonType(answerType) && answerText !== undefined && answerText.trim() !== '' && !answer) {
-      add(skipped, SKIPPED.json);
-      return;
-    }
+    if (isJsonType(answerType) && answerText !== undefined && answerText.trim() !== '' && !answer)
+      return add(skipped, SKIPPED.json);
     const sent = jsonOf(sentText);
     api.exchanges.push({
       at,
@@ -209,7 +186,14 @@ export function recordingSeed(
       ...(answer ? { body: answer.value } : {}),
     });
   };
+}
 
+/** Every call of the entries, a batch's one by one as if each had been sent alone. */
+function sortEntries(
+  entries: readonly HarEntry[],
+  sort: (call: Call) => void,
+  skipped: Record<string, number>,
+): void {
   for (const [i, entry] of entries.entries()) {
     const at = `log.entries[${i}]`;
     const url = new URL(entry.request.url);
@@ -220,35 +204,38 @@ export function recordingSeed(
     const text = harContentBody(entry.response.content)?.toString('utf8');
     const answerType = entry.response.content.mimeType || harHeader(entry.response.headers, 'content-type');
     if (!batchPath(url.pathname)) {
-      consider(
+      const sentText = entry.request.postData?.text;
+      sort({
         at,
-        entry.request.method,
+        method: entry.request.method,
         url,
-        entry.response.status,
-        entry.request.postData?.text,
-        text,
+        status: entry.response.status,
+        sentText,
+        answerText: text,
         answerType,
-      );
+      });
       continue;
     }
-    // A batch: each call with its own answer, as if it had been sent alone.
     const calls = batchCalls(entry, text, answerType);
     if (!calls) {
       add(skipped, SKIPPED.batch);
       continue;
     }
     for (const { call, answer } of calls)
-      consider(
-        `${at} (call ${call.index})`,
-        call.method,
-        new URL(call.target, url),
-        answer.status,
-        call.body,
-        answer.body,
-        answer.headers['content-type'],
-      );
+      sort({
+        at: `${at} (call ${call.index})`,
+        method: call.method,
+        url: new URL(call.target, url),
+        status: answer.status,
+        sentText: call.body,
+        answerText: answer.body,
+        answerType: answer.headers['content-type'],
+      });
   }
+}
 
+/** What each API's module makes of its exchanges: the parts of the seed, what it took and left out. */
+function seedParts(apis: readonly RecordedApi[], skipped: Record<string, number>) {
   const keys: Seed = {};
   const taken: Record<string, number> = {};
   const users: SeedUser[][] = [];
@@ -270,6 +257,28 @@ export function recordingSeed(
     for (const [kind, n] of Object.entries(part.taken)) add(taken, kind, n);
     for (const [kind, n] of Object.entries(part.skipped)) add(skipped, kind, n);
   }
+  return { keys, taken, users, read };
+}
+
+/**
+ * The seed a recording's entries make, with the report of what was taken and left out.
+ * `source` names the recording in messages. A RecordingError when nothing of it can be
+ * seeded.
+ */
+export function recordingSeed(
+  entries: readonly HarEntry[],
+  modules: readonly AnyApiModule[],
+  source: string,
+  specs: Partial<Record<ApiName, ApiSpec>> = {},
+): RecordedSeed {
+  const apis: RecordedApi[] = modules.map((module) => ({
+    module,
+    spec: specs[module.name] ?? loadApiSpec(module.name),
+    exchanges: [],
+  }));
+  const skipped: Record<string, number> = {};
+  sortEntries(entries, callSorter(apis, skipped), skipped);
+  const { keys, taken, users, read } = seedParts(apis, skipped);
   // The users first, as a seed is written (and applied).
   const merged = mergeUsers(users);
   const seed: Seed = merged.length > 0 ? { users: merged, ...keys } : keys;

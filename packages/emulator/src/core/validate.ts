@@ -188,33 +188,28 @@ function refuse(items: GoogleErrorItem[]): never {
   );
 }
 
-export function validateRequest(
-  op: OperationSpec,
-  raw: RawRequest,
-  tools: SchemaTools,
-  options: ValidateOptions = {},
-): ValidRequest {
-  const out: ValidRequest = { path: {}, query: {}, headers: {}, body: undefined };
+/** A parameter's value as the request carries it: converted from the query's text, an array for an array schema. */
+function parameterValue(parameter: OperationSpec['parameters'][number], raw: RawRequest): Json | undefined {
+  if (parameter.in === 'path') return raw.pathParams[parameter.name];
+  if (parameter.in === 'header') {
+    const header = raw.headers[parameter.name.toLowerCase()];
+    return Array.isArray(header) ? header.join(', ') : header;
+  }
+  const all = raw.query.getAll(parameter.name);
+  if (all.length === 0) return undefined;
+  if (schemaType(parameter.schema) === 'array') {
+    const items = isObject(parameter.schema.items) ? parameter.schema.items : {};
+    return all.map((text) => convert(text, items));
+  }
+  return convert(all[all.length - 1] as string, parameter.schema);
+}
+
+/** The path, query and header parameters into `out`; every problem with them refused at once. */
+function validateParameters(op: OperationSpec, raw: RawRequest, tools: SchemaTools, out: ValidRequest): void {
   const problems: GoogleErrorItem[] = [];
   for (const parameter of op.parameters) {
     const locationType = parameter.in === 'header' ? 'header' : 'parameter';
-    let value: Json | undefined;
-    if (parameter.in === 'path') {
-      value = raw.pathParams[parameter.name];
-    } else if (parameter.in === 'header') {
-      const header = raw.headers[parameter.name.toLowerCase()];
-      value = Array.isArray(header) ? header.join(', ') : header;
-    } else {
-      const all = raw.query.getAll(parameter.name);
-      if (all.length > 0) {
-        if (schemaType(parameter.schema) === 'array') {
-          const items = isObject(parameter.schema.items) ? parameter.schema.items : {};
-          value = all.map((text) => convert(text, items));
-        } else {
-          value = convert(all[all.length - 1] as string, parameter.schema);
-        }
-      }
-    }
+    const value = parameterValue(parameter, raw);
     if (value === undefined) {
       if (parameter.required)
         problems.push({
@@ -243,65 +238,89 @@ export function validateRequest(
     else out.query[parameter.name] = value;
   }
   if (problems.length > 0) refuse(problems);
+}
 
-  if (op.body) {
-    if (raw.body === undefined || raw.body.trim() === '') {
-      if (op.body.required)
-        refuse([
-          {
-            domain: 'global',
-            reason: 'required',
-            message: 'Required: a request body',
-            location: 'body',
-            locationType: 'parameter',
-          },
-        ]);
-      return out;
-    }
-    if (raw.contentType && !isJsonContentType(raw.contentType))
-      throw fromRefusal(unsupportedMediaType(raw.contentType));
-    const tooDeep = jsonNestingRefusal(raw.body);
-    if (tooDeep) throw fromRefusal(tooDeep);
-    let body: unknown;
-    try {
-      body = JSON.parse(raw.body);
-    } catch (error) {
-      // Not the parser's own message: it quotes the body, which may hold a credential.
-      const message = `The request body is not valid JSON: ${describeJsonError(error)}`;
-      throw new ApiError(PARSE_ERROR, [PARSE_ERROR.item(message)], message);
-    }
-    // A read-only field is the service's to set, and ignored in a request like every
-    // read-only value; null there asks nothing more, so it is dropped before the schema sees it.
-    if (isObject(body)) {
-      const pointer = op.body.schemaPointer;
-      for (const name of Object.keys(body))
-        if (body[name] === null && tools.isReadOnly(pointer, name)) delete body[name];
-    }
-    const validate = tools.validator(op.body.schemaPointer);
-    if (!validate(body)) {
-      const errors = meaningful(validate.errors ?? []);
-      const items = errors.map((error): GoogleErrorItem => {
-        const field = fieldOf(error);
-        const required = error.keyword === 'required';
-        return {
-          domain: 'global',
-          reason: required ? 'required' : 'invalid',
-          message: required
-            ? `Required field: ${field}`
-            : `Invalid value for field ${field || 'body'}: ${describe(error)}`,
-          location: field || 'body',
-          locationType: 'parameter',
-        };
-      });
-      const rows = options.batchList ? rowsOf(errors, options.batchList) : undefined;
-      if (!rows) refuse(items);
-      out.rowProblems = new Map();
-      items.forEach((item, k) => {
-        const row = rows[k] as number;
-        out.rowProblems?.set(row, [...(out.rowProblems.get(row) ?? []), item]);
-      });
-    }
-    out.body = isObject(body) ? body : undefined;
+/** The body's text as JSON: a media type that is not JSON, too deep a nesting or bad JSON refused. */
+function parseBody(raw: RawRequest, text: string): unknown {
+  if (raw.contentType && !isJsonContentType(raw.contentType))
+    throw fromRefusal(unsupportedMediaType(raw.contentType));
+  const tooDeep = jsonNestingRefusal(text);
+  if (tooDeep) throw fromRefusal(tooDeep);
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    // Not the parser's own message: it quotes the body, which may hold a credential.
+    const message = `The request body is not valid JSON: ${describeJsonError(error)}`;
+    throw new ApiError(PARSE_ERROR, [PARSE_ERROR.item(message)], message);
   }
+}
+
+/**
+ * The body into `out`, checked against its schema. The problems of a batch list's rows
+ * (`options.batchList`) go to `out.rowProblems` by row; any other problem is refused.
+ */
+function validateBody(
+  spec: NonNullable<OperationSpec['body']>,
+  raw: RawRequest,
+  tools: SchemaTools,
+  options: ValidateOptions,
+  out: ValidRequest,
+): void {
+  if (raw.body === undefined || raw.body.trim() === '') {
+    if (spec.required)
+      refuse([
+        {
+          domain: 'global',
+          reason: 'required',
+          message: 'Required: a request body',
+          location: 'body',
+          locationType: 'parameter',
+        },
+      ]);
+    return;
+  }
+  const body = parseBody(raw, raw.body);
+  // A read-only field is the service's to set, and ignored in a request like every
+  // read-only value; null there asks nothing more, so it is dropped before the schema sees it.
+  if (isObject(body)) {
+    for (const name of Object.keys(body))
+      if (body[name] === null && tools.isReadOnly(spec.schemaPointer, name)) delete body[name];
+  }
+  const validate = tools.validator(spec.schemaPointer);
+  if (!validate(body)) {
+    const errors = meaningful(validate.errors ?? []);
+    const items = errors.map((error): GoogleErrorItem => {
+      const field = fieldOf(error);
+      const required = error.keyword === 'required';
+      return {
+        domain: 'global',
+        reason: required ? 'required' : 'invalid',
+        message: required
+          ? `Required field: ${field}`
+          : `Invalid value for field ${field || 'body'}: ${describe(error)}`,
+        location: field || 'body',
+        locationType: 'parameter',
+      };
+    });
+    const rows = options.batchList ? rowsOf(errors, options.batchList) : undefined;
+    if (!rows) refuse(items);
+    out.rowProblems = new Map();
+    items.forEach((item, k) => {
+      const row = rows[k] as number;
+      out.rowProblems?.set(row, [...(out.rowProblems.get(row) ?? []), item]);
+    });
+  }
+  out.body = isObject(body) ? body : undefined;
+}
+
+export function validateRequest(
+  op: OperationSpec,
+  raw: RawRequest,
+  tools: SchemaTools,
+  options: ValidateOptions = {},
+): ValidRequest {
+  const out: ValidRequest = { path: {}, query: {}, headers: {}, body: undefined };
+  validateParameters(op, raw, tools, out);
+  if (op.body) validateBody(op.body, raw, tools, options, out);
   return out;
 }
