@@ -17,12 +17,41 @@
  * self-signed JWT as its bearer token (what google-auth-library does when no scope is given),
  * checked the same way. Everything here lives in memory: the tokens end with the process.
  */
-import { createHash, type KeyObject, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Answer } from './answers.js';
-import { authError, type Refusal, refusal } from './errors.js';
-import { type ParsedJwt, parseJwt, readPublicKey, verifyRs256 } from './jwt.js';
-import type { Evidence } from './refusals.js';
+import { authError } from './errors.js';
+import { type ParsedJwt, parseJwt, verifyRs256 } from './jwt.js';
+import {
+  checkServiceAccounts,
+  numericId,
+  type OAuthClientConfig,
+  OAuthConfigError,
+  type OAuthOptions,
+  type RefreshTokenConfig,
+  type ServiceAccount,
+} from './oauth-config.js';
+import {
+  OAuthRefusal,
+  refuse,
+  TOKEN_INVALID_CLIENT,
+  TOKEN_INVALID_GRANT,
+  TOKEN_INVALID_REQUEST,
+  TOKEN_INVALID_SCOPE,
+  TOKEN_INVALID_TOKEN,
+  TOKEN_METHOD,
+  TOKEN_UNAUTHORIZED_CLIENT,
+  TOKEN_UNSUPPORTED_GRANT,
+} from './oauth-refusals.js';
 import { expandScope } from './users.js';
+
+export {
+  numericId,
+  type OAuthClientConfig,
+  OAuthConfigError,
+  type OAuthOptions,
+  type RefreshTokenConfig,
+  type ServiceAccountConfig,
+} from './oauth-config.js';
 
 /** The token endpoint Google's libraries sign their assertions for, and the emulator's paths. */
 export const GOOGLE_TOKEN_URL = 'https://oauth2.googleapis.com/token';
@@ -43,48 +72,6 @@ const MAX_ASSERTION_SECONDS = 3600;
 /** Clock skew allowed between the signer and the emulator, in seconds. */
 const SKEW_SECONDS = 300;
 
-/** A service account as the seed registers it. */
-export interface ServiceAccountConfig {
-  /** Its email, the `client_email` of its key file and the `iss` of its assertions. */
-  email: string;
-  /** Its numeric unique id (`client_id` of the key file); derived from the email when absent. */
-  clientId?: string;
-  /** Its public keys by key id (the key file's `private_key_id`): PEM public keys or X.509 certificates. */
-  keys: Record<string, string>;
-  /**
-   * Domain-wide delegation: the scopes an administrator authorised it for when it acts as a
-   * user (`sub`). Without it, an assertion with a `sub` is refused.
-   */
-  delegation?: { scopes: string[] };
-}
-
-/** An OAuth client (an installed or web app): the refresh-token grant authenticates it. */
-export interface OAuthClientConfig {
-  clientId: string;
-  clientSecret: string;
-}
-
-/** A refresh token a user granted an OAuth client, for the given scopes. */
-export interface RefreshTokenConfig {
-  token: string;
-  email: string;
-  clientId: string;
-  scopes: string[];
-}
-
-export interface OAuthOptions {
-  serviceAccounts?: ServiceAccountConfig[];
-  clients?: OAuthClientConfig[];
-  refreshTokens?: RefreshTokenConfig[];
-  /** How long an access token lives, in seconds: 3599 as Google's, shorter in tests. */
-  tokenLifetimeSeconds?: number;
-}
-
-/** An OAuth configuration that cannot work; the message names the entry at fault. */
-export class OAuthConfigError extends Error {
-  override name = 'OAuthConfigError';
-}
-
 /** Who a token acts as, and what it may do; `scopes` undefined means every scope. */
 export interface TokenGrant {
   email: string;
@@ -102,111 +89,6 @@ interface IssuedToken {
   refreshToken?: string;
 }
 
-interface ServiceAccount {
-  email: string;
-  clientId: string;
-  keys: Map<string, KeyObject>;
-  delegation?: Set<string>;
-}
-
-/** A refusal of the token endpoint, as Google words it. */
-class OAuthRefusal extends Error {
-  constructor(
-    readonly status: number,
-    readonly error: string,
-    readonly description: string,
-    readonly headers: Record<string, string> = {},
-  ) {
-    super(`${error}: ${description}`);
-  }
-}
-
-/** A refusal of the token endpoints, answered as OAuth 2.0 errors (`{error, error_description}`). */
-const tokenRefusal = (
-  name: string,
-  status: number,
-  error: string,
-  when: string,
-  evidence: Evidence[],
-): Refusal =>
-  refusal({
-    id: `token.${name}`,
-    scope: 'token endpoint',
-    operations: [],
-    status,
-    reason: error,
-    when,
-    evidence: evidence as [Evidence, ...Evidence[]],
-  });
-
-export const TOKEN_INVALID_REQUEST = tokenRefusal(
-  'invalidRequest',
-  400,
-  'invalid_request',
-  'a parameter the grant needs is missing, or the body is not form-encoded parameters or a JSON object',
-  ['fact:conventions:oauthToken/errorStatuses/invalid_request'],
-);
-export const TOKEN_METHOD = tokenRefusal(
-  'methodNotAllowed',
-  405,
-  'invalid_request',
-  'a token endpoint asked with another method than it takes (with `Allow`)',
-  ['decision:0054'],
-);
-export const TOKEN_UNSUPPORTED_GRANT = tokenRefusal(
-  'unsupportedGrantType',
-  400,
-  'unsupported_grant_type',
-  'a `grant_type` other than the JWT bearer, refresh token or authorization code grants',
-  ['decision:0054'],
-);
-export const TOKEN_INVALID_GRANT = tokenRefusal(
-  'invalidGrant',
-  400,
-  'invalid_grant',
-  'an assertion that does not check out (signature, times, audience, account, `sub`), or a code or refresh token that is unknown, used or revoked',
-  ['fact:conventions:oauthToken/errorStatuses/invalid_grant'],
-);
-export const TOKEN_INVALID_SCOPE = tokenRefusal(
-  'invalidScope',
-  400,
-  'invalid_scope',
-  'a scope that is empty or not a scope of the served APIs',
-  ['fact:conventions:oauthToken/errorStatuses/invalid_scope'],
-);
-export const TOKEN_INVALID_CLIENT = tokenRefusal(
-  'invalidClient',
-  401,
-  'invalid_client',
-  'an unknown OAuth client, or a wrong client secret',
-  ['fact:conventions:oauthToken/errorStatuses/invalid_client'],
-);
-export const TOKEN_UNAUTHORIZED_CLIENT = tokenRefusal(
-  'unauthorizedClient',
-  400,
-  'unauthorized_client',
-  'a refresh token or code used by another client than the one it was issued to',
-  ['fact:conventions:oauthToken/errorStatuses/unauthorized_client'],
-);
-export const TOKEN_INVALID_TOKEN = tokenRefusal(
-  'invalidToken',
-  400,
-  'invalid_token',
-  'tokeninfo or revoke of a token the emulator did not issue, or that expired or was revoked',
-  ['decision:0047', 'decision:0054'],
-);
-
-// A declaration, not an arrow: TypeScript narrows after a call only of a declared `never` function.
-function refuse(entry: Refusal, description: string): never {
-  throw new OAuthRefusal(entry.status, entry.reason, description);
-}
-
-/** A stable numeric id for an email: Google's account and client ids are long decimal numbers. */
-export function numericId(email: string): string {
-  const digest = createHash('sha256').update(email.toLowerCase()).digest();
-  return `1${digest.readBigUInt64BE(0).toString().padStart(20, '0')}`;
-}
-
 const sameSecret = (a: string, b: string): boolean =>
   timingSafeEqual(createHash('sha256').update(a).digest(), createHash('sha256').update(b).digest());
 
@@ -220,34 +102,6 @@ function readScopes(value: unknown): string[] | undefined {
   if (bad !== undefined)
     refuse(TOKEN_INVALID_SCOPE, `Invalid OAuth scope or ID token audience provided: ${JSON.stringify(bad)}.`);
   return scopes;
-}
-
-function checkServiceAccounts(entries: ServiceAccountConfig[]): Map<string, ServiceAccount> {
-  const accounts = new Map<string, ServiceAccount>();
-  entries.forEach((entry, i) => {
-    const at = `serviceAccounts[${i}]`;
-    const email = entry.email.toLowerCase();
-    if (accounts.has(email)) throw new OAuthConfigError(`${at}.email: ${email} is registered twice`);
-    const keys = new Map<string, KeyObject>();
-    for (const [id, pem] of Object.entries(entry.keys)) {
-      try {
-        keys.set(id, readPublicKey(pem));
-      } catch (error) {
-        throw new OAuthConfigError(`${at}.keys[${JSON.stringify(id)}]: ${(error as Error).message}`);
-      }
-    }
-    if (keys.size === 0)
-      throw new OAuthConfigError(
-        `${at}.keys: a service account needs at least one public key to check its assertions`,
-      );
-    accounts.set(email, {
-      email,
-      clientId: entry.clientId ?? numericId(email),
-      keys,
-      ...(entry.delegation ? { delegation: new Set(entry.delegation.scopes.map(expandScope)) } : {}),
-    });
-  });
-  return accounts;
 }
 
 /** The form or JSON parameters of a request to the endpoint, the query's beneath them. */
