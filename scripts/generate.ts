@@ -263,7 +263,7 @@ function descriptorOf(api: ApiEntry, facts: OperationFacts): unknown[] {
 }
 
 /** The name of an operation's own export: `events.list` is `eventsList`. */
-export function operationExportName(id: string): string {
+function operationExportName(id: string): string {
   return id.replace(/\.(\w)/g, (_, first: string) => first.toUpperCase());
 }
 

@@ -95,7 +95,13 @@ export function createEmulatorOf(modules: readonly AnyApiModule[], options: Emul
   server.on('clientError', answerClientError);
 
   const emulator: Emulator = {
-    ...{ server, services, store, quota, notifier, journal, oauth },
+    server,
+    services,
+    store,
+    quota,
+    notifier,
+    journal,
+    oauth,
     ...(persistence ? { persistence } : {}),
     ...(shared ? { shared } : {}),
     invoke: operations.invoke.bind(operations),

@@ -182,7 +182,20 @@ export function wireEmulator(
   });
   const allowedHosts = AllowedHosts.parse(options.allowedHosts, 'allowedHosts');
   return {
-    ...{ store, services, quota, access, oauth, journal, notifier, control, persistence, shared },
-    ...{ operations, admin, inspector, allowedHosts, served: services.list.map(servedApi) },
+    store,
+    services,
+    quota,
+    access,
+    oauth,
+    journal,
+    notifier,
+    control,
+    persistence,
+    shared,
+    operations,
+    admin,
+    inspector,
+    allowedHosts,
+    served: services.list.map(servedApi),
   };
 }
