@@ -20,7 +20,8 @@
  * each task's time (from turbo's summary) and each test file's (from the vitest reports). At the
  * end, `--lines` adds up every saved line, with the CI's checks, into the closing line, each row
  * named after its line (`node-v24.21.0 @gspec/mock#test`); before it, it prints each line's wall
- * time and the twenty slowest test files, and writes them all to reports/test-times.md.
+ * time, the twenty slowest test files and every test that failed with the first line of its
+ * error, and writes them all to reports/test-times.md.
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -43,6 +44,20 @@ interface VitestReport {
   numFailedTests: number;
   numPendingTests: number;
   numTodoTests: number;
+  testResults?: {
+    name: string;
+    status?: string;
+    message?: string;
+    assertionResults?: { fullName: string; status: string; failureMessages?: string[] }[];
+  }[];
+}
+
+/** One test that failed, or a file that failed before its tests ran, with what it said first. */
+export interface Failure {
+  /** `packages/reference/test/browser.test.ts > the portal in a browser > opens /` */
+  test: string;
+  /** The first line of its error, cut to 300 characters. */
+  message: string;
 }
 
 /** The tasks whose vitest reports are counted: `test`, and `test:node-line` on the other lines. */
@@ -76,6 +91,8 @@ export interface SavedLine {
   tasks: Timed[];
   /** Each test file, per vitest run, imports and hooks included (`packages/mock/test/cli.test.ts`, `... [emulator]`). */
   files: Timed[];
+  /** Each test that failed (absent in lines saved before it was kept). */
+  failures?: Failure[];
 }
 
 export const LINES_DIR = path.join(repoRoot, 'reports', 'lines');
@@ -96,11 +113,36 @@ export function fileTimes(times: FileTimes, timesFile: string, packageDir: strin
   });
 }
 
+const firstLine = (text: string | undefined) => {
+  const line = (text ?? '').split('\n').find((l) => l.trim() !== '')?.trim() ?? 'no message';
+  return line.length > 300 ? `${line.slice(0, 299)}…` : line;
+};
+
+/**
+ * The tests of one vitest report that failed, named from the repository's root: each failed
+ * test with its first error line, and a file that failed with no failed test (it did not load,
+ * or a hook threw) with the file's own message.
+ */
+export function failuresOf(report: VitestReport, packageDir: string): Failure[] {
+  const failures: Failure[] = [];
+  for (const file of report.testResults ?? []) {
+    const name = path.posix.join(
+      packageDir.split(path.sep).join('/'),
+      path.relative(path.join(repoRoot, packageDir), file.name).split(path.sep).join('/'),
+    );
+    const failed = (file.assertionResults ?? []).filter((t) => t.status === 'failed');
+    for (const t of failed) failures.push({ test: `${name} > ${t.fullName}`, message: firstLine(t.failureMessages?.[0]) });
+    if (failed.length === 0 && file.status === 'failed') failures.push({ test: name, message: firstLine(file.message) });
+  }
+  return failures;
+}
+
 /** The rows and times of the newest `npm test` run: its tasks' counts and the leftover-process check. */
 function countRun(): SavedLine {
   const rows: Row[] = [];
   const tasks: Timed[] = [];
   const files: Timed[] = [];
+  const failures: Failure[] = [];
   for (const task of newestRunSummary().tasks) {
     const exitCode = task.execution?.exitCode;
     const ran = exitCode !== undefined && exitCode !== null;
@@ -117,6 +159,7 @@ function countRun(): SavedLine {
         : [];
       if (ran && reportFiles.length > 0) {
         const reports = reportFiles.map((f) => JSON.parse(readFileSync(f, 'utf8')) as VitestReport);
+        for (const r of reports) failures.push(...failuresOf(r, task.directory));
         for (const f of readdirSync(reportsDir).filter((name) => /^times.*\.json$/.test(name))) {
           const times = JSON.parse(readFileSync(path.join(reportsDir, f), 'utf8')) as FileTimes;
           files.push(...fileTimes(times, f, task.directory));
@@ -157,7 +200,7 @@ function countRun(): SavedLine {
         : 'could not look (no /proc)',
     ]);
   }
-  return { rows, tasks, files };
+  return { rows, tasks, files, failures };
 }
 
 /** Every line saved with --save-line, by name, in name order. */
@@ -225,6 +268,15 @@ export function timesReport(
   for (const f of files) {
     md.push(`| ${f.seconds.toFixed(1)} | \`${f.name}\` | ${f.line} |`);
     summary.push(`  ${f.seconds.toFixed(1).padStart(7)} s  ${f.name}  (${f.line})`);
+  }
+  const failures = lines.flatMap(([name, line]) => (line.failures ?? []).map((f) => ({ ...f, line: name })));
+  if (failures.length > 0) {
+    md.push('', '## Failed tests', '');
+    summary.push(`Failed tests (${failures.length}):`);
+    for (const f of failures) {
+      md.push(`- ${f.line}: \`${f.test}\`: ${f.message}`);
+      summary.push(`  ${f.line}  ${f.test}`, `      ${f.message}`);
+    }
   }
   for (const [name, line] of lines) {
     md.push('', `## Tasks on ${name}`, '', '| seconds | task |', '|---:|---|');

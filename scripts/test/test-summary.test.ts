@@ -2,7 +2,9 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { repoRoot } from '../lib/apis.ts';
 import {
+  failuresOf,
   fileTimes,
   minutes,
   type Row,
@@ -101,6 +103,63 @@ describe('test times', () => {
     expect(markdown).toContain('| 40.0 | `b.test.ts` | node-v20.20.2 |');
     expect(markdown).not.toContain('a.test.ts');
     expect(markdown).toContain('## Tasks on node-v24.21.0');
+  });
+});
+
+describe('failed tests', () => {
+  const dir = 'packages/reference';
+  const file = (name: string) => path.join(repoRoot, dir, 'test', name);
+  const report = {
+    numPassedTests: 1,
+    numFailedTests: 1,
+    numPendingTests: 0,
+    numTodoTests: 0,
+    testResults: [
+      {
+        name: file('browser.test.ts'),
+        status: 'failed',
+        assertionResults: [
+          { fullName: 'the portal > opens /', status: 'passed' },
+          {
+            fullName: 'the portal > opens every link',
+            status: 'failed',
+            failureMessages: ['\nAssertionError: console errors: expected [ …(1) ] to deeply equal []\n    at x.ts:1'],
+          },
+        ],
+      },
+      { name: file('build.test.ts'), status: 'failed', message: 'Error: Cannot find module x', assertionResults: [] },
+      { name: file('samples.test.ts'), status: 'passed', assertionResults: [] },
+    ],
+  };
+
+  it('names each failed test from the root with its first error line, and a file that failed to load', () => {
+    expect(failuresOf(report, dir)).toEqual([
+      {
+        test: 'packages/reference/test/browser.test.ts > the portal > opens every link',
+        message: 'AssertionError: console errors: expected [ …(1) ] to deeply equal []',
+      },
+      { test: 'packages/reference/test/build.test.ts', message: 'Error: Cannot find module x' },
+    ]);
+  });
+
+  it('prints them with their line after the slowest files, and cuts a long message', () => {
+    const long = { ...report, testResults: [{ ...report.testResults[1], message: 'y'.repeat(400) }] };
+    const failures = failuresOf(long, dir);
+    expect(failures[0]?.message).toHaveLength(300);
+    const { summary, markdown } = timesReport([
+      ['node-v24.21.0', { rows: [['a#test', 0, 1, 0, 'exit 1']], tasks: [], files: [], failures }],
+    ]);
+    expect(summary.slice(-3)).toEqual([
+      'Failed tests (1):',
+      '  node-v24.21.0  packages/reference/test/build.test.ts',
+      `      ${'y'.repeat(299)}…`,
+    ]);
+    expect(markdown).toContain('## Failed tests');
+  });
+
+  it('prints no such section when nothing failed', () => {
+    const { summary } = timesReport([['node-v24.21.0', { rows: [], tasks: [], files: [], failures: [] }]]);
+    expect(summary.join('\n')).not.toContain('Failed tests');
   });
 });
 
