@@ -148,6 +148,36 @@ describe('the inspector endpoints', () => {
     expect((await fetch(`${origin}/__emulator/health`)).status).toBe(200);
   });
 
+  it("serves each API's page from the API's folder, lists its tab, and adds its style rules", async () => {
+    const admin = { headers: { 'x-emulator-admin-token': ADMIN } };
+    const { apis } = (await (await fetch(`${origin}/__emulator/apis`, admin)).json()) as {
+      apis: { name: string; page: { label: string } | null }[];
+    };
+    expect(apis.map((api) => [api.name, api.page?.label])).toEqual([
+      ['calendar', 'Calendar'],
+      ['searchads360', 'Search Ads 360'],
+    ]);
+    for (const { name } of apis) {
+      const script = await fetch(`${origin}/__emulator/ui/apis/${name}.js`);
+      expect(script.status, name).toBe(200);
+      expect(script.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
+      const text = await script.text();
+      expect(text).toContain('export async function render()');
+      // The import the served address resolves to the kit the page itself loaded.
+      expect(text).toContain("from '../../ui/kit.js'");
+      expect(new URL('../../ui/kit.js', `${origin}/__emulator/ui/apis/${name}.js`).pathname).toBe(
+        '/__emulator/ui/kit.js',
+      );
+    }
+    for (const name of ['nosuch', 'calendar/inspector-page', '..%2Fcore%2Fstore'])
+      expect((await fetch(`${origin}/__emulator/ui/apis/${name}.js`)).status, name).toBe(404);
+    const style = await (await fetch(`${origin}/__emulator/ui/style.css`)).text();
+    expect(style).toContain('.week {');
+    expect(style).toContain('.sa-detail {');
+    const page = await (await fetch(`${origin}/__emulator/ui/`)).text();
+    expect(page).not.toMatch(/data-view="(calendar|searchads360)"/);
+  });
+
   it('keeps the last N requests, cuts bodies at the cap and never keeps a credential', async () => {
     const headers = { authorization: 'Bearer token-ana', 'content-type': 'application/json' };
     for (let i = 0; i < 4; i++)

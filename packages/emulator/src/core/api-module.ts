@@ -131,6 +131,23 @@ export interface ApiModule<S = unknown, Seed extends SeedDocument = SeedDocument
    * Without it the API has none.
    */
   readonly inspect?: Readonly<Record<string, InspectView<S>>>;
+  /**
+   * Its page in the web inspector: the label of its tab, and the style rules the page needs
+   * (added to the inspector's style sheet). The page's script is `inspector-page.ts` in the
+   * API's folder, run in the browser: it exports `render()`, which draws the page into the
+   * kit's `main`, and imports the kit as `../../ui/kit.js`. The inspector serves it as
+   * `ui/apis/<name>.js`. What it shows it reads from the `inspect` views above and from the
+   * API's read-only operations run as a user (the kit's `invoke`). Without it, no tab.
+   */
+  readonly page?: InspectorPage;
+}
+
+/** An API's page in the web inspector (`ApiModule.page`). */
+export interface InspectorPage {
+  /** The tab's label (`Calendar`). */
+  readonly label: string;
+  /** Style rules of the page's own classes, added to the inspector's style sheet. */
+  readonly style?: string;
 }
 
 /**

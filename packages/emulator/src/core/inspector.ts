@@ -147,14 +147,22 @@ export const INSPECTOR_NO_FILE = inspector(
 const problem = (entry: Refusal, message: string) => refuse(entry, message);
 
 /**
- * The page's scripts: app.js and the view modules it imports, compiled from src/ui to dist/ui.
- * Their names: lower-case words, at most one folder deep (views/calendar.js); nothing else.
+ * The page's scripts: app.js and the modules it imports, compiled from src/ui to dist/ui, and
+ * each API's page (`ApiModule.page`), compiled from src/apis/<name>/inspector-page.ts and served
+ * as apis/<name>.js (so that its import of `../../ui/kit.js` is the kit the page loaded). Their
+ * names: lower-case words, at most one folder deep (views/requests.js); nothing else.
  */
 const SCRIPT_NAME = /^(?:[a-z0-9-]+\/)?[a-z0-9-]+\.js$/;
 
-/** Where a built script is: dist/ui beside dist/core, or the package's dist/ when run from src/. */
-function scriptFile(name: string): URL | undefined {
-  return [new URL(`../ui/${name}`, import.meta.url), new URL(`../../dist/ui/${name}`, import.meta.url)].find(
+/**
+ * Where a built script is, in dist/ beside dist/core or, when run from src/, in the package's
+ * dist/: a page of an API among `pages`, or a file of dist/ui.
+ */
+function scriptFile(name: string, pages: ReadonlySet<string>): URL | undefined {
+  const api = /^apis\/([a-z0-9-]+)\.js$/.exec(name)?.[1];
+  if (api !== undefined && !pages.has(api)) return undefined;
+  const built = api === undefined ? `ui/${name}` : `apis/${api}/inspector-page.js`;
+  return [new URL(`../${built}`, import.meta.url), new URL(`../../dist/${built}`, import.meta.url)].find(
     (file) => existsSync(file),
   );
 }
@@ -166,7 +174,16 @@ export class Inspector {
   /** The unsent output past which a stream reader is dropped. */
   private readonly backlog: number;
 
+  /** The APIs with a page of their own (`ApiModule.page`), by name. */
+  private readonly pages: ReadonlySet<string>;
+
+  /** The style sheet: the page's own rules, then each API page's. */
+  private readonly style: string;
+
   constructor(private readonly deps: InspectorDeps) {
+    const withPage = deps.services.list.filter((s) => s.module.page);
+    this.pages = new Set(withPage.map((s) => s.name));
+    this.style = [STYLE_CSS, ...withPage.map((s) => s.module.page?.style ?? '')].join('\n');
     const backlog = deps.streamBacklogBytes ?? STREAM_BACKLOG_BYTES;
     if (!Number.isSafeInteger(backlog) || backlog < 1)
       throw new RangeError(
@@ -262,8 +279,9 @@ export class Inspector {
   }
 
   /**
-   * `GET /apis`: each API with the names of its views; `GET /apis/<api>/<view>`: one view of an
-   * API's state, as its module answers it (`ApiModule.inspect`).
+   * `GET /apis`: each API with the names of its views and the label of its page's tab (null
+   * without a page); `GET /apis/<api>/<view>`: one view of an API's state, as its module
+   * answers it (`ApiModule.inspect`).
    */
   private apiView(api: string | undefined, view: string | undefined, query: URLSearchParams): Answer {
     const { list } = this.deps.services;
@@ -272,7 +290,14 @@ export class Inspector {
       return {
         status: 200,
         headers: {},
-        body: { apis: list.map((s) => ({ name: s.name, title: s.module.title, views: viewsOf(s) })) },
+        body: {
+          apis: list.map((s) => ({
+            name: s.name,
+            title: s.module.title,
+            views: viewsOf(s),
+            page: s.module.page ? { label: s.module.page.label } : null,
+          })),
+        },
       };
     const service = list.find((s) => s.name === api);
     if (!service)
@@ -370,11 +395,11 @@ export class Inspector {
     if (name === '' || name === 'index.html')
       return { status: 200, headers, text: { contentType: 'text/html; charset=utf-8', body: INDEX_HTML } };
     if (name === 'style.css')
-      return { status: 200, headers, text: { contentType: 'text/css; charset=utf-8', body: STYLE_CSS } };
+      return { status: 200, headers, text: { contentType: 'text/css; charset=utf-8', body: this.style } };
     if (SCRIPT_NAME.test(name)) {
       let script = this.scripts.get(name);
       if (script === undefined) {
-        const file = scriptFile(name);
+        const file = scriptFile(name, this.pages);
         if (!file) {
           if (name === 'app.js')
             throw problem(

@@ -1,24 +1,41 @@
 /**
  * The inspector's script (runs in the browser; served as /__emulator/ui/app.js with the modules
- * it imports). Views by the address's hash, one module each in views/: requests (the journal),
- * calendar, searchads360, notifications, control. Everything is read from the control plane
- * (`/__emulator/...`) of the page's own origin; live updates come from `/__emulator/stream`
- * (server-sent events).
+ * it imports). Views by the address's hash: the core's, one module each in views/ (requests,
+ * the journal; notifications; control), and each API's page, which the API's folder holds
+ * (`ApiModule.page`; served as apis/<name>.js and loaded when first shown), with a tab between
+ * Requests and Notifications. Everything is read from the control plane (`/__emulator/...`) of
+ * the page's own origin; live updates come from `/__emulator/stream` (server-sent events).
  */
 import { API, getJson, h, main, refreshLive, show, showError } from './kit.js';
-import { renderCalendar } from './views/calendar.js';
 import { renderControl } from './views/control.js';
 import { renderNotifications } from './views/notifications.js';
 import { renderRequests } from './views/requests.js';
-import { renderSearchAds360 } from './views/searchads360.js';
 
 const views: Record<string, () => Promise<void>> = {
   requests: renderRequests,
-  calendar: renderCalendar,
-  searchads360: renderSearchAds360,
   notifications: renderNotifications,
   control: renderControl,
 };
+
+/** An API as `GET /apis` lists it: `page` is its tab's label, null when it has no page. */
+interface ApiListing {
+  name: string;
+  page: { label: string } | null;
+}
+
+/** A tab for each API's page, before Notifications, and its view, which loads the page's script. */
+async function addApiPages(): Promise<void> {
+  const { apis } = await getJson<{ apis: ApiListing[] }>('/apis');
+  const next = document.querySelector('nav a[data-view="notifications"]') as HTMLElement;
+  for (const { name, page } of apis) {
+    if (!page || name in views) continue;
+    next.before(h('a', { href: `#/${name}`, 'data-view': name }, page.label), ' ');
+    views[name] = async () => {
+      const script = (await import(`./apis/${name}.js`)) as { render(): Promise<void> };
+      await script.render();
+    };
+  }
+}
 
 /** How many times a view was drawn from the address: `data-rendered` of the body, for tests. */
 let routed = 0;
@@ -105,6 +122,7 @@ function listen(): void {
 const session = await getJson<Session>('/ui/session');
 if (session.required && !session.signedIn) signIn(session);
 else {
+  await addApiPages().catch(showError);
   window.addEventListener('hashchange', route);
   route();
   listen();

@@ -1,7 +1,9 @@
 /**
  * The inspector's page and style sheet (served by core/inspector.ts under `/__emulator/ui/`);
  * its script is app.ts, compiled to dist/ui/app.js. No inline script or style: the page is
- * served with a Content-Security-Policy of its own origin only.
+ * served with a Content-Security-Policy of its own origin only. The tabs of the APIs' pages
+ * are added by app.ts, between Requests and Notifications, and each API's style rules follow
+ * these in the style sheet (`ApiModule.page`).
  */
 export const INDEX_HTML = `<!doctype html>
 <html lang="en">
@@ -18,8 +20,6 @@ export const INDEX_HTML = `<!doctype html>
   <strong>gspec emulator</strong>
   <nav>
     <a href="#/requests" data-view="requests">Requests</a>
-    <a href="#/calendar" data-view="calendar">Calendar</a>
-    <a href="#/searchads360" data-view="searchads360">Search Ads 360</a>
     <a href="#/notifications" data-view="notifications">Notifications</a>
     <a href="#/control" data-view="control">Control</a>
   </nav>
@@ -31,7 +31,7 @@ export const INDEX_HTML = `<!doctype html>
 `;
 
 export const STYLE_CSS = `
-:root { --line: #d0d4da; --muted: #5f6773; --accent: #1a73e8; --error: #c5221f; --hour: 40px; }
+:root { --line: #d0d4da; --muted: #5f6773; --accent: #1a73e8; --error: #c5221f; }
 * { box-sizing: border-box; }
 body { margin: 0; font: 13px/1.4 system-ui, sans-serif; color: #202124; background: #fff; }
 header { display: flex; gap: 24px; align-items: center; padding: 8px 16px; border-bottom: 1px solid var(--line); background: #f8f9fa; }
@@ -70,26 +70,5 @@ table.lines th, table.lines td { white-space: nowrap; overflow: hidden; text-ove
 .muted { color: var(--muted); }
 .error-box { color: var(--error); border: 1px solid var(--error); padding: 6px; margin: 6px 0; }
 .toolbar { display: flex; gap: 8px; align-items: center; margin: 8px 0; flex-wrap: wrap; }
-.week { display: grid; grid-template-columns: 48px repeat(7, minmax(0, 1fr)); border: 1px solid var(--line); }
-.week .head { padding: 4px; border-left: 1px solid var(--line); border-bottom: 1px solid var(--line); font-weight: 600; text-align: center; }
-.week .allday-label { border-bottom: 1px solid var(--line); color: var(--muted); font-size: 11px; padding: 2px; }
-.allday { grid-column: 2 / 9; display: grid; grid-template-columns: repeat(7, minmax(0, 1fr)); gap: 2px; padding: 2px 0; min-height: 22px; border-bottom: 1px solid var(--line); }
-.allday .event { position: static; }
-.gutter { position: relative; height: calc(var(--hour) * 24); }
-.gutter .hour { position: absolute; right: 4px; font-size: 10px; color: var(--muted); transform: translateY(-50%); }
-.day { position: relative; height: calc(var(--hour) * 24); border-left: 1px solid var(--line); background-image: linear-gradient(#eceff1 1px, transparent 1px); background-size: 100% var(--hour); }
-.event { position: absolute; left: 2px; right: 2px; background: #d2e3fc; border-left: 3px solid var(--accent); border-radius: 3px; padding: 1px 4px; font-size: 11px; overflow: hidden; cursor: pointer; }
-.event.selected { outline: 2px solid #174ea6; }
-.kv { display: grid; grid-template-columns: max-content 1fr; gap: 2px 12px; }
-.kv dt { color: var(--muted); }
-.kv dd { margin: 0; word-break: break-all; }
-.tabs { display: flex; gap: 4px; margin: 12px 0 4px; }
-.tabs button.active { background: var(--accent); color: #fff; border-color: var(--accent); }
 .actions { display: flex; flex-direction: column; gap: 12px; max-width: 640px; }
-th.sortable { cursor: pointer; user-select: none; white-space: nowrap; }
-th.sortable:hover, th[aria-sort] { color: var(--accent); }
-.scroll { overflow-x: auto; }
-.sa-detail { display: grid; grid-template-columns: minmax(0, 2fr) minmax(0, 3fr); gap: 16px; margin-top: 8px; padding-top: 4px; border-top: 1px solid var(--line); }
-tr.not-in-file td { color: var(--muted); }
-#conversion-writes pre { margin: 0; max-height: 200px; white-space: pre; word-break: normal; }
 `;

@@ -1,12 +1,14 @@
 /**
  * Google Calendar API v3 as an emulator module: its store, handlers, tables, its parts of the
- * state and seed files, and its rate-limit answer.
+ * state and seed files, its rate-limit answer and its page in the inspector (inspector-page.ts,
+ * which reads the calendars and events through read-only operations run as a user).
  */
 import type { ApiModule } from '../../core/api-module.js';
 import type { Services } from '../../core/services.js';
 import { readDefaults } from './defaults.js';
 import { withGroupsSeed, withGroupsState } from './groups.js';
 import { HANDLERS } from './handlers.js';
+import { CALENDAR_PAGE_STYLE } from './inspector-style.js';
 import { calendarSeedFromRecording } from './recording.js';
 import { type CalendarSeed, calendarSeedShape } from './seed.js';
 import { calendarStateShape } from './state-schema.js';
@@ -30,6 +32,7 @@ export const calendarApi: ApiModule<Store, CalendarSeed> = {
   seedFromRecording: calendarSeedFromRecording,
   // The live service answers 403 rateLimitExceeded (decision 0032).
   rateLimitStatus: 403,
+  page: { label: 'Calendar', style: CALENDAR_PAGE_STYLE },
 };
 
 /** Calendar's store among an emulator's services (its indexes and lookups), for tests and benchmarks. */

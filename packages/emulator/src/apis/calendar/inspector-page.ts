@@ -4,9 +4,19 @@
  * state (what a sync token would replay).
  */
 import type { JournalEntry, JournalSummary } from '../../core/journal.js';
-import { type Child, emulatorNow, getJson, h, invoke, type Json, main, refreshSoon, table } from '../kit.js';
+import {
+  type Child,
+  emulatorNow,
+  getJson,
+  h,
+  invoke,
+  type Json,
+  main,
+  refreshSoon,
+  table,
+} from '../../ui/kit.js';
 
-/** The height of an hour in the week view, in pixels (the style sheet's --hour). */
+/** The height of an hour in the week view, in pixels (--hour in inspector-style.ts). */
 const HOUR_PX = 40;
 
 /** What is shown of a calendar: its week, its sharing rules or its sync state. */
@@ -129,7 +139,7 @@ let selectedEventId: string | undefined;
  * in the emulator's clock) and written back into the address in place, so that a reload and
  * the back button keep it.
  */
-export async function renderCalendar(): Promise<void> {
+export async function render(): Promise<void> {
   const state = calendarState();
   const { users } = await getJson<{ users: string[] }>('/users');
   if (!state.user || !users.includes(state.user)) {

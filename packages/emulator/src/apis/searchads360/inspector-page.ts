@@ -7,14 +7,10 @@
  * views (`/__emulator/apis/searchads360/<view>`), so it is what a client would be answered.
  * The place is in the address: `#/searchads360/<advertiserId>/<conversionTimestamp>:<conversionId>`.
  */
-import type {
-  AdvertisersView,
-  AvailabilitiesView,
-  ConversionsView,
-  EntitiesView,
-} from '../../apis/searchads360/inspect.js';
+
 import type { JournalEntry, JournalSummary } from '../../core/journal.js';
-import { type Child, getJson, h, main } from '../kit.js';
+import { type Child, getJson, h, main } from '../../ui/kit.js';
+import type { AdvertisersView, AvailabilitiesView, ConversionsView, EntitiesView } from './inspect.js';
 
 const VIEWS = '/apis/searchads360';
 /** The operations that write a conversion: its history. */
@@ -430,7 +426,7 @@ function entitiesTable({ engineAccounts }: EntitiesView): HTMLElement {
   );
 }
 
-export async function renderSearchAds360(): Promise<void> {
+export async function render(): Promise<void> {
   const at = place();
   const { agencies } = await getJson<AdvertisersView>(`${VIEWS}/advertisers`);
   const all = agencies.flatMap((agency) => agency.advertisers.map((advertiser) => advertiser.id));
