@@ -36,15 +36,16 @@ describe("Search Ads 360's inspector views", () => {
   };
   const mine = { advertiserId: ADVERTISER };
 
-  it('lists each API with its views; Calendar has none', async () => {
+  it('lists each API with its views and its page; Calendar has no views', async () => {
     const reply = await emu.call('GET', '/__emulator/apis', { token: null });
     expect(reply.status).toBe(200);
     expect(reply.body.apis).toEqual([
-      { name: 'calendar', title: 'Google Calendar API', views: [] },
+      { name: 'calendar', title: 'Google Calendar API', views: [], page: { label: 'Calendar' } },
       {
         name: 'searchads360',
         title: 'Search Ads 360 API',
         views: ['advertisers', 'conversions', 'availabilities', 'entities'],
+        page: { label: 'Search Ads 360' },
       },
     ]);
   });
