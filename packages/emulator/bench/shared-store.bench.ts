@@ -423,7 +423,8 @@ ${sharedRows
 advisory lock (decision 0049), so the database runs one such transaction at a time, whichever
 instance sent it: throughput is at most (requests per transaction) ÷ (the lock's hold time).
 The hold time is the transaction's round trips to PostgreSQL (\`BEGIN\`, the lock and the
-version read in one; a statement per changed row and shared counter; \`COMMIT\`), the handlers
+version read in one; the writes, many rows to a statement, with the shared counters and
+\`COMMIT\` in another: decision 0064), the handlers
 of the requests it carries, and, when another instance wrote since this one's last
 transaction, the catch-up with what it wrote. An instance starts its next transaction only when
 its last one is done, and the requests that arrive meanwhile share it. One instance under load
@@ -453,8 +454,7 @@ each transaction also catches up with the others' writes and the same connection
 more instances make smaller transactions. Grouping a turn's requests into one transaction is
 what amortises the lock today, and a catch-up reads only the rows the others wrote (not the
 whole state), so it costs little more as the state grows. What would lift the bound: reads without the lock when nothing
-changed (\`state_commit\` unchanged: one round trip, no lock), fewer round trips per commit
-(multi-row statements, or the whole write sent as one), and, for throughput that grows with
+changed (\`state_commit\` unchanged: one round trip, no lock) and, for throughput that grows with
 instances, finer locks (per user or per calendar), so that instances working on different
 users' data commit in parallel.
 `,

@@ -211,12 +211,11 @@ function longFunctions(text: string, max: number): string[] {
 
 /**
  * The core's files over 500 lines, each with its length when this ceiling was set (issue 37):
- * they may shrink below it, not grow, and no other file may pass 500. storage.ts and
- * postgres.ts are to become one storage interface with adapters.
+ * they may shrink below it, not grow, and no other file may pass 500. postgres.ts is left: its
+ * catch-up (the rows other processes wrote) is to move out with the finer locks.
  */
 const LONG_CORE_FILES: Record<string, number> = {
-  'postgres.ts': 731,
-  'storage.ts': 813,
+  'postgres.ts': 586,
 };
 
 describe('the core in small parts', () => {

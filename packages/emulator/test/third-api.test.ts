@@ -135,22 +135,19 @@ const notesApi: ApiModule<NotesStore> = {
   storage() {
     return {
       name: 'notes',
-      migrations: ['CREATE TABLE notes_notes (id TEXT PRIMARY KEY, body TEXT NOT NULL) STRICT'],
-      tables: ['notes_notes'],
+      schema: [[{ name: 'notes_notes', key: ['id'] }]],
       load(rows, state, parse) {
         const notes: Record<string, Note> = {};
-        for (const [id, body] of rows.iterate('SELECT id, body FROM notes_notes ORDER BY rowid'))
-          notes[String(id)] = parse(body, 'notes_notes', String(id));
+        for (const [id = '', body] of rows.scan('notes_notes')) notes[id] = parse(body, 'notes_notes', id);
         state.notes = notes;
       },
       writeAll(rows, state) {
         for (const note of Object.values(notesOf(state)))
-          rows.run('INSERT INTO notes_notes VALUES (?, ?)', note.id, JSON.stringify(note));
+          rows.put('notes_notes', [note.id], JSON.stringify(note));
       },
       writeChanges(rows, state, since) {
         for (const note of Object.values(notesOf(state)))
-          if (note.revision > since)
-            rows.run('INSERT OR REPLACE INTO notes_notes VALUES (?, ?)', note.id, JSON.stringify(note));
+          if (note.revision > since) rows.put('notes_notes', [note.id], JSON.stringify(note));
       },
       committed: () => undefined,
     };

@@ -6,9 +6,9 @@
 import type { Handler, InvokeInput, InvokeResult } from './context.js';
 import type { OAuthClientConfig, RefreshTokenConfig, ServiceAccountConfig } from './oauth.js';
 import type { SchemaTools } from './schemas.js';
+import type { StorageSlice } from './slice.js';
 import { type ApiName, type ApiSpec, SpecError } from './spec.js';
 import type { State, UserRecord } from './state.js';
-import type { StorageSlice } from './storage.js';
 import type { Store } from './store.js';
 import type { ValidRequest } from './validate.js';
 
@@ -111,7 +111,7 @@ export interface ApiModule<S = unknown, Seed extends SeedDocument = SeedDocument
   createStore(core: Store, spec: ApiSpec): S;
   /** Gives a new user what the API starts an account with. */
   startUser?(store: S, user: UserRecord): void;
-  /** Its tables in the database of `--persist` (core/storage.ts). */
+  /** Its tables in the databases of `--persist` and `--store` (core/slice.ts). */
   storage(store: S): StorageSlice;
   readonly state: ApiStateShape;
   readonly seed?: ApiSeedShape<S, Seed>;

@@ -7,8 +7,9 @@
  * transaction-level advisory lock (one holder at a time, across every process), reads the shared
  * version numbers, and reloads what another process changed since this one last saw it; then the
  * handlers run on memory, synchronously, as without a store; then what they changed is written
- * (each API's `StorageSlice`, with its PostgreSQL migrations), the versions bumped, and the
- * transaction committed before any of the answers goes out. So a write answered by one process
+ * (each API's `StorageSlice`, its tables made in PostgreSQL's dialect: sql.ts), the versions
+ * bumped, and the transaction committed before any of the answers goes out. The writes and the
+ * commit go in one round trip, many rows to a statement. So a write answered by one process
  * is seen by the next request at any other, etags, sequences, sync and page tokens, ids and
  * quota counts are one series across processes, and two writers with If-Match cannot both win.
  *
@@ -24,117 +25,56 @@
  * before the next request runs.
  */
 import pg from 'pg';
-import type { Notifier } from './notifier.js';
-import type { QuotaMeter } from './quota.js';
-import type { State, StateHolder } from './state.js';
-import type {
-  ChangedRow,
-  ParseRow,
-  Rows,
-  SqlValue,
-  StateMark,
-  StorageSlice,
-  TableChanges,
-} from './storage.js';
-import type { AccessPolicy } from './strict.js';
+import {
+  describeStore,
+  type Outcome,
+  parseStoreUrl,
+  type SharedParts,
+  type SharedStats,
+  SharedStoreError,
+  type SharedStoreOptions,
+} from './postgres-options.js';
+import { migrateShared, SCHEMA_LOCK } from './postgres-schema.js';
+import {
+  type ChangedRow,
+  changedSince,
+  markOf,
+  type ParseRow,
+  type Rows,
+  type StateMark,
+  type StorageSlice,
+  scalarsOf,
+  scalarsOnly,
+  type TableChanges,
+  type TableSpec,
+  tablesOf,
+} from './slice.js';
+import { postgres, tableIn, tableMap } from './sql.js';
+import type { State } from './state.js';
 
-export interface SharedStoreOptions {
-  /** postgres://user:password@host:port/database (or postgresql://). */
-  url: string;
-  /** Told of each failed transaction and lost connection (the requests are answered 503). */
-  onError?: (message: string) => void;
-  /**
-   * How a process catches up with what others committed: `changes` (default) reads only the
-   * rows written since it last saw the state; `reload` reads the whole state again every time
-   * (the way of the first version, kept to measure against).
-   */
-  catchUp?: 'changes' | 'reload';
-}
-
-/** A bad URL, an unreachable server, a refused login, a database of another kind or a newer schema. */
-export class SharedStoreError extends Error {
-  override name = 'SharedStoreError';
-}
-
-/** What a shared store keeps beside the state: the counters and channels every process shares. */
-export interface SharedParts {
-  store: StateHolder;
-  slices: readonly StorageSlice[];
-  quota: Pick<QuotaMeter, 'save' | 'restore'>;
-  /**
-   * The rate limit (read at each use: `PUT|DELETE /__emulator/rate-limit` replaces it), its
-   * setting and the tokens a seed added while running, shared like the state.
-   */
-  access: Pick<AccessPolicy, 'limiter' | 'saveShared' | 'restoreShared'>;
-  notifier: Pick<Notifier, 'save' | 'restore' | 'hold' | 'release'>;
-}
-
-/** How a piece of work run in a turn's transaction ended. */
-export type Outcome<T> =
-  | { ran: true; value: T; failure?: SharedStoreError }
-  | { ran: false; failure: SharedStoreError };
-
-export interface SharedStats {
-  /**
-   * Transactions committed, failed; the full reloads of the state (at start, after a failed
-   * turn, or after another process reset or loaded it) and the catch-ups that read only the
-   * rows another process changed.
-   */
-  commits: number;
-  failures: number;
-  reloads: number;
-  catchUps: number;
-  /** Duration of the last transaction, lock wait included. */
-  lastMs: number;
-}
+export {
+  describeStore,
+  type Outcome,
+  parseStoreUrl,
+  type SharedParts,
+  type SharedStats,
+  SharedStoreError,
+  type SharedStoreOptions,
+} from './postgres-options.js';
 
 /** The advisory lock every process takes per turn: the order of all requests. */
 const TURN_LOCK = 0x67_73_70_63;
-/** The advisory lock taken while a process brings the schema up to date and starts the state. */
-const SCHEMA_LOCK = 0x67_73_70_64;
-
-const CORE_MIGRATIONS = [
-  `CREATE TABLE emulator_meta (key text PRIMARY KEY, value text NOT NULL)`,
-  // Catching up with the changes only: every slice table gets a column with the commit that
-  // last wrote the row (set by a trigger from the transaction's emulator.commit, so the slices'
-  // SQL stays SQLite's), and a deleted row leaves a tombstone here (none for a full write,
-  // which empties every table: emulator.full). See `track`.
-  `CREATE TABLE emulator_deleted (id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-     tbl text NOT NULL, key jsonb NOT NULL, written bigint NOT NULL);
-   CREATE INDEX emulator_deleted_written ON emulator_deleted (written);
-   CREATE FUNCTION emulator_mark_written() RETURNS trigger LANGUAGE plpgsql AS $$
-   BEGIN
-     NEW.written := current_setting('emulator.commit')::bigint;
-     RETURN NEW;
-   END $$;
-   CREATE FUNCTION emulator_mark_deleted() RETURNS trigger LANGUAGE plpgsql AS $$
-   BEGIN
-     IF current_setting('emulator.full', true) IS DISTINCT FROM 'on' THEN
-       INSERT INTO emulator_deleted (tbl, key, written)
-       VALUES (TG_TABLE_NAME, to_jsonb(OLD) - 'body' - 'rowid' - 'written',
-               current_setting('emulator.commit')::bigint);
-     END IF;
-     RETURN OLD;
-   END $$;`,
-] as const;
-
-/** A slice table made to carry the commit of its rows and leave tombstones (CORE_MIGRATIONS). */
-const track = (table: string) =>
-  `ALTER TABLE ${table} ADD COLUMN written bigint NOT NULL DEFAULT 0;
-   CREATE INDEX ${table}_written ON ${table} (written);
-   CREATE TRIGGER ${table}_written BEFORE INSERT OR UPDATE ON ${table}
-     FOR EACH ROW EXECUTE FUNCTION emulator_mark_written();
-   CREATE TRIGGER ${table}_deleted AFTER DELETE ON ${table}
-     FOR EACH ROW EXECUTE FUNCTION emulator_mark_deleted();`;
-
 /**
  * Tombstones older than this many commits are dropped (every so many commits); a process
  * that last saw the state before them reloads it whole.
  */
 const TOMBSTONE_COMMITS = 1000;
 
-const PUT_META =
-  'INSERT INTO emulator_meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value';
+const literal = (value: string) => pg.escapeLiteral(value);
+
+/** Sets a row of emulator_meta (a statement of a commit's text: its values as literals). */
+const putMeta = (key: string, value: string) =>
+  `INSERT INTO emulator_meta (key, value) VALUES (${literal(key)}, ${literal(value)}) ON CONFLICT (key) DO UPDATE SET value = excluded.value`;
 
 /**
  * The rows of `emulator_meta` shared as JSON, each with the part that saves and restores it;
@@ -146,47 +86,6 @@ type SharedKey = (typeof SHARED_KEYS)[number];
 
 const message = (error: unknown) => (error as Error).message;
 const noop = () => undefined;
-
-/** The URL checked: postgres:// or postgresql://, with a host. */
-export function parseStoreUrl(text: string): URL {
-  let url: URL;
-  try {
-    url = new URL(text);
-  } catch {
-    throw new SharedStoreError(
-      `${JSON.stringify(text)} is not a URL; expected postgres://user:password@host:port/database`,
-    );
-  }
-  if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:')
-    throw new SharedStoreError(
-      `${url.protocol}// is not a store this emulator knows; expected postgres://user:password@host:port/database`,
-    );
-  if (!url.hostname && !url.searchParams.has('host'))
-    throw new SharedStoreError(
-      `${describeStore(url)}: no host; expected postgres://user:password@host:port/database`,
-    );
-  return url;
-}
-
-/** Where a store is, for messages: user, host, port and database, never the password. */
-export function describeStore(url: URL): string {
-  const host = url.hostname || url.searchParams.get('host') || 'localhost';
-  const user = url.username ? `${decodeURIComponent(url.username)}@` : '';
-  return `postgres://${user}${host}:${url.port || '5432'}${url.pathname}`;
-}
-
-/** A slice's SQL with SQLite's `?` placeholders as PostgreSQL's `$1, $2…`. */
-function numbered(sql: string): string {
-  let n = 0;
-  return sql.replace(/\?/g, () => `$${++n}`);
-}
-
-/** The scalars of the state (epoch, revision, clock...); objects belong to slices. */
-function scalarsOf(state: State): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(state)) if (typeof value !== 'object') out[key] = value;
-  return out;
-}
 
 interface Queued {
   work: () => unknown;
@@ -213,9 +112,8 @@ export class SharedStore {
   private seen = new Map<string, string>();
   /** The state as the database holds it (undefined: reload it before the next request). */
   private durable: StateMark | undefined;
-  private readonly sqlOf = new Map<string, string>();
-  /** The slice tables with a rowid (the order rows are loaded in); a one-row table has none. */
-  private withRowid = new Set<string>();
+  /** The slices' tables by name. */
+  private readonly tables: ReadonlyMap<string, TableSpec>;
 
   constructor(
     private readonly parts: SharedParts,
@@ -226,21 +124,20 @@ export class SharedStore {
     this.where = describeStore(url);
     this.onError = options.onError ?? noop;
     this.catchUpBy = options.catchUp ?? 'changes';
-    for (const slice of parts.slices)
-      if (slice.postgresMigrations?.length !== slice.migrations.length)
-        throw new SharedStoreError(
-          `the ${slice.name} API has no PostgreSQL tables for its schema version ${slice.migrations.length}: it cannot be kept in a shared store`,
-        );
+    try {
+      this.tables = tableMap(parts.slices);
+    } catch (error) {
+      throw new SharedStoreError(message(error));
+    }
   }
 
   mark(): StateMark {
-    return { state: this.parts.store.state, revision: this.parts.store.state.revision };
+    return markOf(this.parts.store);
   }
 
   /** Whether the state moved since `mark` (a write, a reset or a load). */
   changedSince(mark: StateMark): boolean {
-    const now = this.parts.store.state;
-    return mark.state !== now || mark.revision !== now.revision;
+    return changedSince(this.parts.store, mark);
   }
 
   /** The connection, opened when there is none (the first, or the last one was lost). */
@@ -291,11 +188,12 @@ export class SharedStore {
     try {
       await client.query('BEGIN');
       await client.query('SELECT pg_advisory_xact_lock($1)', [SCHEMA_LOCK]);
-      await this.migrate(client);
+      await migrateShared(client, this.parts.slices, this.where);
       const meta = await this.readMeta(client);
       if (meta.has('state')) {
         await this.catchUp(client, meta);
         this.restored = true;
+        await client.query('COMMIT');
       } else {
         try {
           initialize?.();
@@ -304,9 +202,8 @@ export class SharedStore {
           starting = error;
           throw error;
         }
-        await this.write(client, meta);
+        await client.query([...this.write(meta), 'COMMIT'].join(';\n'));
       }
-      await client.query('COMMIT');
     } catch (error) {
       await client.query('ROLLBACK').catch(noop);
       this.drop(client);
@@ -317,56 +214,6 @@ export class SharedStore {
         : new SharedStoreError(`PostgreSQL at ${this.where}: ${message(error)}`);
     }
     this.afterCommit();
-  }
-
-  private async migrate(client: pg.Client): Promise<void> {
-    await client.query(
-      'CREATE TABLE IF NOT EXISTS emulator_schema (slice text PRIMARY KEY, version integer NOT NULL)',
-    );
-    const { rows } = await client.query<{ slice: string; version: number }>(
-      'SELECT slice, version FROM emulator_schema',
-    );
-    const versions = new Map(rows.map((row) => [row.slice, row.version]));
-    const all = [
-      { name: 'emulator', migrations: CORE_MIGRATIONS as readonly string[] },
-      ...this.parts.slices.map((slice) => ({ name: slice.name, migrations: slice.postgresMigrations ?? [] })),
-    ];
-    for (const { name, migrations } of all) {
-      const version = versions.get(name) ?? 0;
-      if (version > migrations.length)
-        throw new SharedStoreError(
-          `${this.where}: written by a newer emulator (${name} schema version ${version}; this one knows up to ${migrations.length})`,
-        );
-      if (version === migrations.length) continue;
-      try {
-        for (const sql of migrations.slice(version)) await client.query(sql);
-      } catch (error) {
-        throw new SharedStoreError(
-          `${this.where}: cannot bring the ${name} tables up to date (${message(error)})`,
-        );
-      }
-      await client.query(
-        'INSERT INTO emulator_schema (slice, version) VALUES ($1, $2) ON CONFLICT (slice) DO UPDATE SET version = excluded.version',
-        [name, migrations.length],
-      );
-    }
-    // Every slice table carries its rows' commits (a table a slice's later version adds too).
-    const { rows: columns } = await client.query<{ table_name: string; column_name: string }>(
-      "SELECT table_name, column_name FROM information_schema.columns WHERE table_schema = current_schema() AND column_name IN ('written', 'rowid')",
-    );
-    const done = new Set(columns.filter((c) => c.column_name === 'written').map((c) => c.table_name));
-    this.withRowid = new Set(columns.filter((c) => c.column_name === 'rowid').map((c) => c.table_name));
-    for (const slice of this.parts.slices)
-      for (const table of slice.tables) {
-        if (done.has(table)) continue;
-        try {
-          await client.query(track(table));
-        } catch (error) {
-          throw new SharedStoreError(
-            `${this.where}: cannot track the changes of ${table} (${message(error)})`,
-          );
-        }
-      }
   }
 
   private async readMeta(client: pg.Client): Promise<Map<string, string>> {
@@ -428,8 +275,7 @@ export class SharedStore {
     });
     let failure: SharedStoreError | undefined;
     try {
-      await this.write(client);
-      await client.query('COMMIT');
+      await client.query([...this.write(), 'COMMIT'].join(';\n'));
     } catch (error) {
       await client.query('ROLLBACK').catch(noop);
       this.drop(client);
@@ -462,15 +308,34 @@ export class SharedStore {
     return failure;
   }
 
-  /** The statements of the writes since the last commit, then the versions and shared rows. */
-  private async write(client: pg.Client, meta?: Map<string, string>): Promise<void> {
+  /**
+   * The statements of the writes since the last commit, then the versions and shared rows, to
+   * be sent as one text with the COMMIT (none when nothing changed). A slice's puts to one table
+   * in a row go in one statement, a key put twice there with its last body.
+   */
+  private write(meta?: Map<string, string>): string[] {
     const { slices } = this.parts;
-    const statements: [string, SqlValue[]][] = [];
+    const statements: string[] = [];
+    /** The puts not yet in a statement: one table's, by key. */
+    let batch: { table: TableSpec; rows: Map<string, readonly string[]> } | undefined;
+    const flush = () => {
+      if (batch) statements.push(postgres.putRows(batch.table, [...batch.rows.values()], literal));
+      batch = undefined;
+    };
     const rows: Rows = {
-      run: (sql, ...params) => {
-        statements.push([this.postgresSql(sql), params]);
+      put: (name, key, body) => {
+        const table = tableIn(this.tables, name);
+        if (batch?.table !== table) {
+          flush();
+          batch = { table, rows: new Map() };
+        }
+        batch.rows.set(JSON.stringify(key), [...key, body]);
       },
-      iterate: () => {
+      remove: (name, key) => {
+        flush();
+        statements.push(postgres.remove(tableIn(this.tables, name), key, literal));
+      },
+      scan: () => {
         throw new Error('a slice read while writing');
       },
     };
@@ -480,41 +345,42 @@ export class SharedStore {
       const commit = String(number);
       const full = this.durable?.state !== mark.state;
       // The slice tables' triggers mark each row written with this commit.
-      statements.push([
-        "SELECT set_config('emulator.commit', $1, true), set_config('emulator.full', $2, true)",
-        [commit, full ? 'on' : 'off'],
-      ]);
+      statements.push(
+        `SELECT set_config('emulator.commit', ${literal(commit)}, true), set_config('emulator.full', ${literal(full ? 'on' : 'off')}, true)`,
+      );
       if (full) {
         // Everything changed: a process behind reloads the whole state, tombstones are moot.
         for (const slice of slices) {
-          for (const table of slice.tables) statements.push([`DELETE FROM ${table}`, []]);
+          for (const table of tablesOf(slice)) statements.push(`DELETE FROM ${table.name}`);
           slice.writeAll(rows, mark.state);
+          flush();
         }
-        statements.push(['DELETE FROM emulator_deleted', []]);
-        statements.push([PUT_META, ['state_full', commit]]);
+        statements.push('DELETE FROM emulator_deleted');
+        statements.push(putMeta('state_full', commit));
       } else {
-        for (const slice of slices)
+        for (const slice of slices) {
           slice.writeChanges(rows, mark.state, (this.durable as StateMark).revision);
+          flush();
+        }
         if (number % TOMBSTONE_COMMITS === 0) {
           const kept = String(number - TOMBSTONE_COMMITS);
-          statements.push(['DELETE FROM emulator_deleted WHERE written <= $1', [kept]]);
-          statements.push([PUT_META, ['deleted_after', kept]]);
+          statements.push(`DELETE FROM emulator_deleted WHERE written <= ${literal(kept)}`);
+          statements.push(putMeta('deleted_after', kept));
         }
       }
-      statements.push([PUT_META, ['state', JSON.stringify(scalarsOf(mark.state))]]);
-      statements.push([PUT_META, ['state_commit', commit]]);
+      statements.push(putMeta('state', JSON.stringify(scalarsOf(mark.state))));
+      statements.push(putMeta('state_commit', commit));
       this.pendingSeen.set('state_commit', commit);
     }
     for (const key of SHARED_KEYS) {
       const text = this.save(key);
       if (text !== undefined && text !== this.seen.get(key)) {
-        statements.push([PUT_META, [key, text]]);
+        statements.push(putMeta(key, text));
         this.pendingSeen.set(key, text);
       }
     }
-    if (statements.length === 0) return;
-    for (const [sql, params] of statements) await client.query(sql, params);
-    this.pendingMark = mark;
+    if (statements.length > 0) this.pendingMark = mark;
+    return statements;
   }
 
   private pendingSeen = new Map<string, string>();
@@ -618,13 +484,10 @@ export class SharedStore {
   private async applyChanges(client: pg.Client, meta: Map<string, string>, since: number): Promise<void> {
     const { store, slices } = this.parts;
     const scalars = this.scalarsIn(meta);
-    const tables = slices.flatMap((slice) => slice.tables);
+    const tables = slices.flatMap((slice) => tablesOf(slice).map((table) => table.name));
     const queries = [
-      `SELECT tbl, key FROM emulator_deleted WHERE written > ${since} ORDER BY id`,
-      ...tables.map(
-        (table) =>
-          `SELECT * FROM ${table} WHERE written > ${since}${this.withRowid.has(table) ? ' ORDER BY rowid' : ''}`,
-      ),
+      `SELECT tbl, key FROM emulator_deleted WHERE written > ${Math.trunc(since)} ORDER BY id`,
+      ...tables.map((table) => postgres.changedSince(tableIn(this.tables, table), since)),
     ];
     const answer = (await client.query(queries.join(';\n'))) as unknown as
       | pg.QueryResult<ChangedRow>
@@ -635,9 +498,9 @@ export class SharedStore {
     this.durable = undefined;
     Object.assign(store.state, scalars);
     for (const slice of slices) {
-      const own = new Set(slice.tables);
-      const gone = deleted.filter((row) => own.has(row.tbl));
-      if (gone.length === 0 && slice.tables.every((table) => changed.get(table)?.length === 0)) continue;
+      const own = tablesOf(slice).map((table) => table.name);
+      const gone = deleted.filter((row) => own.includes(row.tbl));
+      if (gone.length === 0 && own.every((table) => changed.get(table)?.length === 0)) continue;
       const changes = slice.changes;
       if (!changes) {
         await this.load(client, [slice], () => store.state);
@@ -645,7 +508,7 @@ export class SharedStore {
         continue;
       }
       for (const { tbl, key } of gone) this.tableChanges(slice, tbl).remove(store.state, key);
-      for (const table of slice.tables) {
+      for (const table of own) {
         const apply = this.tableChanges(slice, table);
         for (const row of changed.get(table) ?? []) apply.put(store.state, row, this.parse);
       }
@@ -665,12 +528,7 @@ export class SharedStore {
   private async reload(client: pg.Client, meta: Map<string, string>): Promise<void> {
     const { store, slices } = this.parts;
     const scalars = this.scalarsIn(meta);
-    const state = await this.load(client, slices, () => {
-      const fresh = { ...store.state, ...scalars } as State;
-      for (const [key, value] of Object.entries(fresh))
-        if (typeof value === 'object' && value !== null) delete (fresh as Record<string, unknown>)[key];
-      return fresh;
-    });
+    const state = await this.load(client, slices, () => scalarsOnly(store.state, scalars));
     store.state = state;
     for (const slice of slices) slice.committed(state);
     this.durable = this.mark();
@@ -679,44 +537,41 @@ export class SharedStore {
 
   /**
    * Slices loaded from the database into `target()`. A slice reads its rows synchronously, so
-   * `load` is run until every query it makes has its rows fetched (a slice may ask for more
-   * once it has seen the first rows), then once more on them all; returns the state it filled.
+   * `load` is run until every table it scans has its rows fetched (a slice may scan more once
+   * it has seen the first rows), then once more on them all; returns the state it filled.
    */
   private async load(
     client: pg.Client,
     slices: readonly StorageSlice[],
     target: () => State,
   ): Promise<State> {
-    const fetched = new Map<string, unknown[][]>();
+    const fetched = new Map<string, string[][]>();
     for (;;) {
       const missing = new Set<string>();
       const rows: Rows = {
-        run: () => {
+        put: () => {
           throw new Error('a slice wrote while loading');
         },
-        iterate: (sql) => {
-          const found = fetched.get(sql);
-          if (!found) missing.add(sql);
-          return (found ?? [])[Symbol.iterator]();
+        remove: () => {
+          throw new Error('a slice wrote while loading');
+        },
+        scan: (table) => {
+          const found = fetched.get(table);
+          if (!found) missing.add(table);
+          return found ?? [];
         },
       };
       const state = target();
       for (const slice of slices) slice.load(rows, state, this.parse);
       if (missing.size === 0) return state;
-      for (const sql of missing) {
-        const result = await client.query({ text: this.postgresSql(sql), rowMode: 'array' });
-        fetched.set(sql, result.rows as unknown[][]);
+      for (const table of missing) {
+        const result = await client.query({
+          text: postgres.scan(tableIn(this.tables, table)),
+          rowMode: 'array',
+        });
+        fetched.set(table, result.rows as string[][]);
       }
     }
-  }
-
-  private postgresSql(sql: string): string {
-    let out = this.sqlOf.get(sql);
-    if (out === undefined) {
-      out = numbered(sql);
-      this.sqlOf.set(sql, out);
-    }
-    return out;
   }
 
   /** Waits for the turns under way, then closes the connection. */

@@ -3,10 +3,11 @@
  * decision 0043) with a write-ahead log, one row per stored resource, while memory stays
  * where every request reads from.
  *
- * Each API keeps its own tables through a `StorageSlice`: its migrations, how it loads its part
- * of the state, writes all of it (after a reset or a load replaced the state) and writes only
- * what changed since the last commit. The core keeps the state's scalars (epoch, revision,
- * clock) in `emulator_meta` and each slice's schema version in `emulator_schema`.
+ * Each API keeps its own tables through a `StorageSlice` (slice.ts): the tables it declares,
+ * made here in SQLite's dialect (sql.ts), how it loads its part of the state, writes all of it
+ * (after a reset or a load replaced the state) and writes only what changed since the last
+ * commit. The core keeps the state's scalars (epoch, revision, clock) in `emulator_meta` and
+ * each slice's schema version in `emulator_schema`.
  *
  * Commits are synchronous: the server commits once per turn of the event loop, before the
  * answers of that turn go out (group commit), so an answered change is in the log when it is
@@ -15,21 +16,42 @@
  * database); `sync: 'full'` flushes every commit. A commit that fails (disk full, read-only
  * file) is rolled back and what it held stays pending for the next one.
  *
- * A file is only ever written once it is known to be the emulator's: SQLite's application_id
- * in its header marks it (files of emulators before the mark are known by their
- * `emulator_schema` table, and marked when next opened). A database of another program, one
- * of ours that lost its `emulator_meta` 'state' row while its tables hold rows, or one whose
- * rows are not JSON or fail the checks a loaded state gets (`PUT /__emulator/state`'s) is
- * refused with what is wrong and where, and left exactly as it was: all of that is read and
- * checked in the transaction that would first write to it, and rolled back. Only a file that
- * holds no rows (missing, empty, an empty database, or ours never written) starts new, so the
- * full write of a new state empties nothing but the emulator's own empty tables.
+ * A file is only ever written once it is known to be the emulator's (sqlite-file.ts).
  */
-import { closeSync, openSync, readSync } from 'node:fs';
 import Database from 'libsql';
+import {
+  changedSince,
+  markOf,
+  type ParseRow,
+  type Rows,
+  type StateMark,
+  type StorageSlice,
+  scalarsOf,
+  scalarsOnly,
+  type TableSpec,
+  tablesOf,
+} from './slice.js';
+import { sqlite, tableIn, tableMap } from './sql.js';
+import {
+  APPLICATION_ID,
+  configure,
+  connect,
+  head,
+  inspectFile,
+  isReadOnly,
+  message,
+  openReadOnly,
+  openWritable,
+  PersistError,
+  rowsAtFault,
+  type SchemaPart,
+  SQLITE_HEADER,
+  type SyncMode,
+  schemaParts,
+  sqliteCode,
+  storedScalars,
+} from './sqlite-file.js';
 import type { State, StateHolder } from './state.js';
-
-export type SyncMode = 'normal' | 'full';
 
 export interface PersistOptions {
   /** The database file; made when missing, the state loaded from it when it holds one. */
@@ -40,75 +62,9 @@ export interface PersistOptions {
   onError?: (message: string) => void;
 }
 
-/** A file that cannot be opened, is not an emulator database or holds rows that cannot be read. */
-export class PersistError extends Error {
-  override name = 'PersistError';
-}
+export { APPLICATION_ID, PersistError, type SyncMode } from './sqlite-file.js';
 
-export type SqlValue = string | number | null;
-
-/** What a slice reads and writes its tables with; statements are prepared once per text. */
-export interface Rows {
-  run(sql: string, ...params: SqlValue[]): void;
-  /** Every row, each as the array of its columns. */
-  iterate(sql: string, ...params: SqlValue[]): IterableIterator<unknown[]>;
-}
-
-/** A stored row's JSON body, parsed; one that is not JSON throws, naming the file, table and key. */
-export type ParseRow = <T>(body: unknown, table: string, key: string) => T;
-
-/**
- * How a shared store (core/postgres.ts) applies to memory one table's rows that another
- * process wrote: `put` a row added or changed (its columns by name, `body` the JSON text),
- * `remove` one deleted (its key columns by name). A slice with `changes` keeps its keys in
- * text columns, so they come as strings. Not used with SQLite.
- */
-export type ChangedRow<Column extends string = string> = Readonly<Record<Column, string>>;
-
-export interface TableChanges<Key extends string = string> {
-  put(state: State, row: ChangedRow<Key | 'body'>, parse: ParseRow): void;
-  remove(state: State, key: ChangedRow<Key>): void;
-}
-
-/** A table's TableChanges, its key columns named (`changes<'email'>({ put, remove })`). */
-export const tableChanges = <Key extends string>(changes: TableChanges<Key>): TableChanges => changes;
-
-/** One API's part of the stored state. */
-export interface StorageSlice {
-  /** Prefix of its tables and its key in `emulator_schema`. */
-  readonly name: string;
-  /** The SQL of each schema version, in order; a database is brought up to the last one at start. */
-  readonly migrations: readonly string[];
-  /**
-   * The same schema for a shared PostgreSQL store (core/postgres.ts), version for version; a
-   * slice without it cannot be kept there. Every table has a `rowid` column (an identity, kept
-   * by an upsert) so that `ORDER BY rowid` loads rows in the order SQLite's would.
-   */
-  readonly postgresMigrations?: readonly string[];
-  /** Its tables, emptied before a full write. */
-  readonly tables: readonly string[];
-  /** Puts its rows into a state that holds the core's scalars and nothing else yet. */
-  load(rows: Rows, state: State, parse: ParseRow): void;
-  /** Writes the whole of its part of `state` into its emptied tables. */
-  writeAll(rows: Rows, state: State): void;
-  /** Writes what changed in `state` since the commit that held revision `since`. */
-  writeChanges(rows: Rows, state: State, since: number): void;
-  /** The commit that held what the last write wrote succeeded: forget it as pending. */
-  committed(state: State): void;
-  /**
-   * For a shared store: how each of its tables' changed and deleted rows are applied to the
-   * state in memory (every table of `tables` named), so that catching up with another process
-   * reads only what it wrote. Without it, the slice is loaded again whole (`load` on the state
-   * as it is) when any of its rows changed.
-   */
-  readonly changes?: Readonly<Record<string, TableChanges>>;
-}
-
-/** Which state a commit holds: the object (reset and load replace it) and its revision. */
-export interface StateMark {
-  state: State;
-  revision: number;
-}
+type SqlValue = string | number | null;
 
 export interface PersistStats {
   /** Transactions committed. */
@@ -121,36 +77,7 @@ export interface PersistStats {
   lastStatements: number;
 }
 
-const SQLITE_HEADER = 'SQLite format 3\0';
-
-const CORE_MIGRATIONS = [
-  `CREATE TABLE emulator_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) STRICT`,
-] as const;
-const CORE_TABLES = ['emulator_meta'] as const;
-
-/**
- * The emulator's mark in the header of its database files (SQLite's application_id), "gsem"
- * in ASCII: a database marked by another program is never taken for one of ours.
- */
-export const APPLICATION_ID = 0x6773656d;
-
-/**
- * The scalars every emulator_meta 'state' row holds (it holds the state's scalars, as
- * scalarsOf writes them; emulators since the first one wrote these).
- */
-const CORE_SCALARS = ['version', 'epoch', 'revision', 'lastTime', 'nextSeq'] as const;
-
 const noop = () => undefined;
-
-/**
- * The log is folded into the database file (a checkpoint, which flushes both to the disk) once
- * it holds this many pages, 40 MB at SQLite's 4 KiB pages, instead of SQLite's 1,000. Every
- * checkpoint flushes the disk twice, and under load the same pages (the event index's) are
- * written again and again between two checkpoints. Measured with 20 connections inserting into
- * a calendar of 100,000 events: commit time per insert 48 → 37 µs, persisted throughput 0.45–0.46
- * → 0.53–0.54 of the emulator's without persistence (bench/persist.bench.ts, paired runs).
- */
-const CHECKPOINT_PAGES = 10_000;
 
 /**
  * After this long without a commit the log is folded in at once: what a power cut can cost
@@ -158,64 +85,6 @@ const CHECKPOINT_PAGES = 10_000;
  * writes when the emulator is not under load, and within CHECKPOINT_PAGES when it is.
  */
 const IDLE_CHECKPOINT_MS = 1000;
-
-/** The map under `key` in `map`, made empty when missing: where a loaded row goes. */
-export function slot<T>(map: Record<string, Record<string, T>>, key: string): Record<string, T> {
-  let inner = map[key];
-  if (!inner) {
-    inner = {};
-    map[key] = inner;
-  }
-  return inner;
-}
-
-/** The first bytes of a file, empty when it does not exist or is empty. */
-function head(file: string, length: number): string {
-  let fd: number;
-  try {
-    fd = openSync(file, 'r');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return '';
-    throw new PersistError(`${file}: cannot read (${(error as Error).message})`);
-  }
-  try {
-    const buffer = Buffer.alloc(length);
-    const read = readSync(fd, buffer, 0, length, 0);
-    return buffer.subarray(0, read).toString('latin1');
-  } catch (error) {
-    throw new PersistError(`${file}: cannot read (${(error as Error).message})`);
-  } finally {
-    closeSync(fd);
-  }
-}
-
-const message = (error: unknown) => (error as Error).message;
-
-/** SQLite's error code of an error (`SQLITE_BUSY`), also of the error a PersistError was made from. */
-const sqliteCode = (error: unknown): string | undefined => {
-  const { code, cause } = error as { code?: unknown; cause?: unknown };
-  if (typeof code === 'string') return code;
-  return cause === undefined ? undefined : sqliteCode(cause);
-};
-
-/** The file (or its disk) cannot be written: it is then opened for reading only. */
-const isReadOnly = (error: unknown): boolean =>
-  sqliteCode(error)?.startsWith('SQLITE_READONLY') === true ||
-  (!(error instanceof PersistError) && /readonly/i.test(String(message(error))));
-
-const hex = (id: number) => `0x${(id >>> 0).toString(16).padStart(8, '0')}`;
-
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
-
-const quoted = (name: string) => `"${name.replaceAll('"', '""')}"`;
-
-/** The state's own scalars (epoch, revision, clock...), kept by the core; objects belong to slices. */
-function scalarsOf(state: State): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(state)) if (typeof value !== 'object') out[key] = value;
-  return out;
-}
 
 export class Persistence {
   readonly file: string;
@@ -234,6 +103,8 @@ export class Persistence {
   private configured = false;
   private readonly statements = new Map<string, Database.Statement<SqlValue[]>>();
   private readonly rows: Rows;
+  /** The slices' tables by name. */
+  private readonly tables: ReadonlyMap<string, TableSpec>;
   private durable: StateMark | undefined;
   private readonly onError: (message: string) => void;
   private closed = false;
@@ -267,22 +138,27 @@ export class Persistence {
           : `${this.file}: not an emulator database (not SQLite)`,
       );
     }
+    this.tables = tableMap(slices);
     this.rows = {
-      run: (sql, ...params) => {
-        this.statement(sql).run(...params);
+      put: (table, key, body) => {
+        this.statement(sqlite.put(tableIn(this.tables, table))).run(...key, body);
         this.statementsRun += 1;
       },
-      iterate: (sql, ...params) =>
-        this.statement(sql)
+      remove: (table, key) => {
+        this.statement(sqlite.remove(tableIn(this.tables, table), key.length)).run(...key);
+        this.statementsRun += 1;
+      },
+      scan: (table) =>
+        this.statement(sqlite.scan(tableIn(this.tables, table)))
           .raw()
-          .iterate(...params) as IterableIterator<unknown[]>,
+          .iterate() as IterableIterator<string[]>,
     };
-    const connected = this.connect();
+    const connected = connect(this.file);
     if (!(connected instanceof Database)) {
       if (!(isReadOnly(connected) && start.length > 0)) throw this.opening(connected);
       this.readOnlyReason = connected.message;
     }
-    this.db = connected instanceof Database ? connected : this.openReadOnly();
+    this.db = connected instanceof Database ? connected : openReadOnly(this.file);
     let loaded: State | undefined;
     if (this.readOnlyReason === undefined) {
       try {
@@ -291,13 +167,13 @@ export class Persistence {
         this.abandon();
         if (!(isReadOnly(error) && start.length > 0)) throw this.opening(error);
         this.readOnlyReason = message(error);
-        this.db = this.openReadOnly();
+        this.db = openReadOnly(this.file);
       }
     }
     if (this.readOnlyReason !== undefined) {
       // A read-only file that holds a database: served for reading, writes refused until it can be written.
       try {
-        this.inspect();
+        inspectFile(this.db, this.file, () => this.schemaVersions(), [...this.tables.keys()]);
         this.checkSchema();
         loaded = this.read();
       } catch (error) {
@@ -322,12 +198,13 @@ export class Persistence {
     // Held from the first read on: no other process writes between the checks and the commits.
     this.db.exec('PRAGMA locking_mode = EXCLUSIVE');
     this.db.exec('BEGIN IMMEDIATE');
-    this.inspect();
-    if (this.applicationId() !== APPLICATION_ID) this.db.exec(`PRAGMA application_id = ${APPLICATION_ID}`);
+    inspectFile(this.db, this.file, () => this.schemaVersions(), [...this.tables.keys()]);
+    if ((this.db.prepare('PRAGMA application_id').raw().get() as [number])[0] !== APPLICATION_ID)
+      this.db.exec(`PRAGMA application_id = ${APPLICATION_ID}`);
     this.migrate();
     const loaded = this.read();
     this.db.exec('COMMIT');
-    this.configure(this.db);
+    configure(this.db, this.sync);
     this.configured = true;
     return loaded;
   }
@@ -366,153 +243,26 @@ export class Persistence {
     );
   }
 
-  /** A connection to the file for reading only (a read-only file or disk). */
-  private openReadOnly(): Database.Database {
-    try {
-      return new Database(this.file, { readonly: true });
-    } catch (error) {
-      throw new PersistError(`${this.file}: cannot open (${message(error)})`, { cause: error });
-    }
-  }
-
-  /** A connection to the file that may write, before anything is set or read; or why there is none. */
-  private connect(): Database.Database | { code: string | undefined; message: string } {
-    try {
-      return new Database(this.file, { timeout: 0 });
-    } catch (error) {
-      return { code: sqliteCode(error), message: message(error) };
-    }
-  }
-
-  /** Sets a connection up for the commits, holding the file; throws when it cannot. */
-  private configure(db: Database.Database): void {
-    // One process per file: memory is where the state lives, two writers would part ways.
-    db.exec('PRAGMA locking_mode = EXCLUSIVE');
-    db.exec('PRAGMA journal_mode = WAL');
-    db.exec(`PRAGMA synchronous = ${this.sync === 'full' ? 'FULL' : 'NORMAL'}`);
-    db.exec(`PRAGMA wal_autocheckpoint = ${CHECKPOINT_PAGES}`);
-    // The log file is reused after a checkpoint; past this size it is cut back.
-    db.exec(`PRAGMA journal_size_limit = ${CHECKPOINT_PAGES * 4096}`);
-    db.exec('BEGIN IMMEDIATE');
-    db.exec('COMMIT');
-  }
-
-  /** The file opened for writing and held by this process, or why it cannot be (a commit's reopening). */
-  private openWritable(): Database.Database | { code: string | undefined; message: string } {
-    const db = this.connect();
-    if (!(db instanceof Database)) return db;
-    try {
-      this.configure(db);
-      return db;
-    } catch (error) {
-      db.close();
-      return { code: sqliteCode(error), message: message(error) };
-    }
-  }
-
   /** Whether the file is open only for reading (see readOnlyReason); commits try to reopen it. */
   get readOnly(): boolean {
     return this.readOnlyReason !== undefined;
   }
 
-  private applicationId(): number {
-    return (this.db.prepare('PRAGMA application_id').raw().get() as [number])[0];
-  }
-
-  /**
-   * Refuses, reading only, a file the emulator cannot take as its own: another program's
-   * database (marked by another application_id, or holding tables and no emulator_schema),
-   * one whose schema table names tables that are gone, and one of ours that holds rows but no
-   * state row (it would be taken as new, and its rows emptied by the first commit). A database
-   * without tables is new.
-   */
-  private inspect(): void {
-    const id = this.applicationId();
-    if (id !== 0 && id !== APPLICATION_ID)
-      throw new PersistError(
-        `${this.file}: not an emulator database: its application_id is ${hex(id)} (the emulator marks its databases ${hex(APPLICATION_ID)})`,
-      );
-    const objects = new Map(
-      (
-        this.db
-          .prepare(
-            "SELECT name, type FROM sqlite_schema WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name",
-          )
-          .raw()
-          .all() as [string, string][]
-      ).map(([name, type]) => [String(name), String(type)]),
-    );
-    if (objects.size === 0) return;
-    if (!objects.has('emulator_schema')) {
-      const names = [...objects.keys()];
-      const held = `it holds ${names.length === 1 ? 'table' : 'tables'} ${names.slice(0, 5).join(', ')}${
-        names.length > 5 ? ` and ${names.length - 5} more` : ''
-      } and no emulator_schema table`;
-      throw new PersistError(
-        id === APPLICATION_ID
-          ? `${this.file}: marked as an emulator database (application_id ${hex(id)}) but ${held}`
-          : `${this.file}: not an emulator database: ${held}`,
-      );
-    }
-    for (const { name, migrations, version, tables } of this.schemaVersions())
-      if (version === migrations.length)
-        for (const table of tables)
-          if (objects.get(table) !== 'table')
-            throw new PersistError(
-              `${this.file}: its emulator_schema has the ${name} tables at version ${version}, yet table ${table} is missing`,
-            );
-    // Tables of an older schema are brought up to date by migrate, rows and all.
-    if (objects.get('emulator_meta') !== 'table') return;
-    if (this.db.prepare("SELECT 1 FROM emulator_meta WHERE key = 'state'").raw().get()) return;
-    const known = this.slices.flatMap((slice) => slice.tables);
-    const tables = [
-      ...known.filter((table) => objects.get(table) === 'table'),
-      ...[...objects.keys()].filter(
-        (name) =>
-          objects.get(name) === 'table' &&
-          !known.includes(name) &&
-          name !== 'emulator_schema' &&
-          name !== 'emulator_meta',
-      ),
-    ];
-    const held = tables.flatMap((table) => {
-      const [count] = this.db
-        .prepare(`SELECT count(*) FROM ${quoted(table)}`)
-        .raw()
-        .get() as [number];
-      return count > 0 ? [`${table} ${count}`] : [];
-    });
-    if (held.length > 0)
-      throw new PersistError(
-        `${this.file}: emulator_meta has no 'state' row, yet its tables hold rows (${held.join(', ')}): a database the emulator wrote has both`,
-      );
-  }
-
-  /** The core's and each slice's migrations and tables, with the schema version the database is at. */
-  private schemaVersions(): {
-    name: string;
-    migrations: readonly string[];
-    tables: readonly string[];
-    version: number;
-  }[] {
+  /** The core's and each slice's schema: its last version, its tables, and the version the database is at. */
+  private schemaVersions(): (SchemaPart & { version: number })[] {
     const read = this.db.prepare('SELECT version FROM emulator_schema WHERE slice = ?').raw();
-    return [
-      { name: 'emulator', migrations: CORE_MIGRATIONS as readonly string[], tables: CORE_TABLES },
-      ...this.slices,
-    ].map(({ name, migrations, tables }) => ({
-      name,
-      migrations,
-      tables,
-      version: (read.get(name) as [number] | undefined)?.[0] ?? 0,
+    return schemaParts(this.slices).map((part) => ({
+      ...part,
+      version: (read.get(part.name) as [number] | undefined)?.[0] ?? 0,
     }));
   }
 
   /** A read-only database must already be at this emulator's schema: it cannot be migrated. */
   private checkSchema(): void {
-    for (const { name, migrations, version } of this.schemaVersions())
-      if (version !== migrations.length)
+    for (const { name, latest, version } of this.schemaVersions())
+      if (version !== latest)
         throw new PersistError(
-          `${this.file}: read-only, and its ${name} tables are at schema version ${version}, not ${migrations.length}`,
+          `${this.file}: read-only, and its ${name} tables are at schema version ${version}, not ${latest}`,
         );
   }
 
@@ -530,17 +280,17 @@ export class Persistence {
     this.db.exec(
       'CREATE TABLE IF NOT EXISTS emulator_schema (slice TEXT PRIMARY KEY, version INTEGER NOT NULL) STRICT',
     );
-    for (const { name, migrations, version } of this.schemaVersions()) {
-      if (version > migrations.length)
+    for (const { name, latest, version, upgrade } of this.schemaVersions()) {
+      if (version > latest)
         throw new PersistError(
-          `${this.file}: written by a newer emulator (${name} schema version ${version}; this one knows up to ${migrations.length})`,
+          `${this.file}: written by a newer emulator (${name} schema version ${version}; this one knows up to ${latest})`,
         );
-      if (version === migrations.length) continue;
+      if (version === latest) continue;
       try {
-        for (const sql of migrations.slice(version)) this.db.exec(sql);
+        for (const sql of upgrade(version)) this.db.exec(sql);
         this.db
           .prepare('INSERT OR REPLACE INTO emulator_schema (slice, version) VALUES (?, ?)')
-          .run(name, migrations.length);
+          .run(name, latest);
       } catch (error) {
         throw new PersistError(
           `${this.file}: cannot bring the ${name} tables up to date (${message(error)})`,
@@ -550,32 +300,10 @@ export class Persistence {
     }
   }
 
-  /**
-   * The core's scalars from the state row and the state with them and nothing else yet (every
-   * collection is the slices' to fill); undefined when the database holds no state.
-   */
+  /** The core's scalars of the stored state and the state with them (sqlite-file.ts); undefined when none. */
   private readScalars(): { scalars: Record<string, unknown>; state: State } | undefined {
-    const row = this.db.prepare("SELECT value FROM emulator_meta WHERE key = 'state'").raw().get() as
-      | [string]
-      | undefined;
-    if (!row) return undefined;
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(row[0]);
-    } catch (error) {
-      throw new PersistError(`${this.file}: emulator_meta 'state' is not JSON (${message(error)})`);
-    }
-    const scalars = parsed;
-    const invalid = (what: string) =>
-      new PersistError(`${this.file}: emulator_meta 'state': not a valid state (${what})`);
-    if (!isObject(scalars)) throw invalid('not a JSON object');
-    const missing = CORE_SCALARS.filter((key) => !Object.hasOwn(scalars, key));
-    if (missing.length > 0) throw invalid(`lacks ${missing.join(', ')}`);
-    const state = { ...this.store.state, ...scalars } as State;
-    for (const [key, value] of Object.entries(state))
-      if (typeof value === 'object' && value !== null)
-        delete (state as unknown as Record<string, unknown>)[key];
-    return { scalars, state };
+    const scalars = storedScalars(this.db, this.file);
+    return scalars && { scalars, state: scalarsOnly(this.store.state, scalars) };
   }
 
   /** The stored state, read and checked (not put in the store); undefined when there is none. */
@@ -605,63 +333,21 @@ export class Persistence {
       const { problems } = error as { problems?: unknown };
       if (!Array.isArray(problems) || problems.length === 0)
         throw new PersistError(`${this.file}: ${message(error)}`, { cause: error });
-      throw this.invalidRows(problems.map(String), scalars);
+      throw rowsAtFault(this.file, problems.map(String), scalars, (parse) => {
+        const state = this.readScalars()?.state as State;
+        for (const slice of this.slices) slice.load(this.rows, state, parse);
+        return state;
+      });
     }
-  }
-
-  /**
-   * A state that failed its checks, told by the rows at fault: each problem (`pointer: what`)
-   * is put on the stored row that holds its place, found by reading the rows again with each
-   * parsed row (and the objects directly in it, as a slice may spread a row) noted.
-   */
-  private invalidRows(problems: readonly string[], scalars: Record<string, unknown>): PersistError {
-    const rows = new WeakMap<object, string>();
-    const note = (value: unknown, row: string) => {
-      if (typeof value === 'object' && value !== null && !rows.has(value)) rows.set(value, row);
-    };
-    const parse: ParseRow = <T>(body: unknown, table: string, key: string) => {
-      const value = JSON.parse(String(body)) as unknown;
-      note(value, `${table} ${key}`);
-      if (isObject(value)) for (const inner of Object.values(value)) note(inner, `${table} ${key}`);
-      return value as T;
-    };
-    const state = this.readScalars()?.state as State;
-    for (const slice of this.slices) slice.load(this.rows, state, parse);
-    const byRow = new Map<string, string[]>();
-    for (const problem of problems) {
-      const end = problem.indexOf(': ');
-      const path = problem.startsWith('/') ? problem.slice(1, end < 0 ? undefined : end).split('/') : [];
-      let row = 'the stored state';
-      const [first] = path;
-      if (path.length > 0 && first !== undefined && Object.hasOwn(scalars, first))
-        row = "emulator_meta 'state'";
-      let at: unknown = state;
-      for (const segment of path) {
-        if (typeof at !== 'object' || at === null) break;
-        at = (at as Record<string, unknown>)[segment.replaceAll('~1', '/').replaceAll('~0', '~')];
-        const found = typeof at === 'object' && at !== null ? rows.get(at) : undefined;
-        if (found) {
-          row = found;
-          break;
-        }
-      }
-      byRow.set(row, [...(byRow.get(row) ?? []), problem]);
-    }
-    return new PersistError(
-      [...byRow]
-        .map(([row, found]) => `${this.file}: ${row}: not a valid state (${found.join('; ')})`)
-        .join('; '),
-    );
   }
 
   mark(): StateMark {
-    return { state: this.store.state, revision: this.store.state.revision };
+    return markOf(this.store);
   }
 
   /** Whether the state moved since `mark` (a write, a reset or a load). */
   changedSince(mark: StateMark): boolean {
-    const now = this.store.state;
-    return mark.state !== now || mark.revision !== now.revision;
+    return changedSince(this.store, mark);
   }
 
   /** Whether the database holds the state as it is now. */
@@ -678,7 +364,7 @@ export class Persistence {
     if (this.isDurable()) return;
     if (this.closed) throw new Error(`The emulator's database ${this.file} is closed`);
     if (this.readOnlyReason !== undefined) {
-      const opened = this.openWritable();
+      const opened = openWritable(this.file, this.sync);
       if (!(opened instanceof Database)) {
         this.stats.failures += 1;
         const failure = new Error(
@@ -702,17 +388,17 @@ export class Persistence {
         for (const slice of this.slices) {
           // Only the slices' own tables, and only rows a state of this run replaces: a file whose
           // tables held rows without a state row was refused at start (inspect).
-          for (const table of slice.tables) this.db.exec(`DELETE FROM ${table}`);
+          for (const table of tablesOf(slice)) this.db.exec(`DELETE FROM ${table.name}`);
           slice.writeAll(this.rows, mark.state);
         }
       } else {
         const since = this.durable?.revision ?? 0;
         for (const slice of this.slices) slice.writeChanges(this.rows, mark.state, since);
       }
-      this.rows.run(
-        "INSERT OR REPLACE INTO emulator_meta (key, value) VALUES ('state', ?)",
+      this.statement("INSERT OR REPLACE INTO emulator_meta (key, value) VALUES ('state', ?)").run(
         JSON.stringify(scalarsOf(mark.state)),
       );
+      this.statementsRun += 1;
       this.db.exec('COMMIT');
     } catch (error) {
       if (this.db.inTransaction) {

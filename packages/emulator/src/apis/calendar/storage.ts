@@ -1,5 +1,5 @@
 /**
- * Calendar's tables in the emulator's database (core/storage.ts): one row per user, calendar,
+ * Calendar's tables in the emulator's databases (core/slice.ts): one row per user, calendar,
  * calendar-list entry, sharing rule and event, each the record as the state holds it, in JSON.
  *
  * What changed since the last commit is found without looking at every event: every change of
@@ -9,7 +9,7 @@
  * (`Store.eventWritten`), which keeps their ids here. A deleted calendar takes its rows along.
  */
 
-import { type Rows, type StorageSlice, slot, tableChanges } from '../../core/storage.js';
+import { type Rows, type StorageSlice, slot, type TableSpec, tableChanges } from '../../core/slice.js';
 import {
   type AclRecord,
   type CalendarRecord,
@@ -21,51 +21,23 @@ import {
 } from './records.js';
 import type { Store } from './store.js';
 
-const TABLES = [
-  'calendar_users',
-  'calendar_calendars',
-  'calendar_list',
-  'calendar_acl',
-  'calendar_events',
-] as const;
+// Tables are declared once (core/slice.ts); each database makes them in its own SQL (core/sql.ts).
+const USERS = 'calendar_users';
+const CALENDARS = 'calendar_calendars';
+const LIST = 'calendar_list';
+const ACL = 'calendar_acl';
+const EVENTS = 'calendar_events';
 
-const MIGRATIONS = [
-  `CREATE TABLE calendar_users (email TEXT PRIMARY KEY, body TEXT NOT NULL) STRICT;
-   CREATE TABLE calendar_calendars (id TEXT PRIMARY KEY, body TEXT NOT NULL) STRICT;
-   CREATE TABLE calendar_list (email TEXT NOT NULL, calendar_id TEXT NOT NULL, body TEXT NOT NULL,
-     PRIMARY KEY (email, calendar_id)) STRICT;
-   CREATE TABLE calendar_acl (calendar_id TEXT NOT NULL, rule_id TEXT NOT NULL, body TEXT NOT NULL,
-     PRIMARY KEY (calendar_id, rule_id)) STRICT;
-   CREATE TABLE calendar_events (calendar_id TEXT NOT NULL, event_id TEXT NOT NULL, body TEXT NOT NULL,
-     PRIMARY KEY (calendar_id, event_id)) STRICT;`,
+/** Its schema: version 1, the five tables, each row a record as JSON under its key. */
+const SCHEMA: readonly (readonly TableSpec[])[] = [
+  [
+    { name: USERS, key: ['email'] },
+    { name: CALENDARS, key: ['id'] },
+    { name: LIST, key: ['email', 'calendar_id'] },
+    { name: ACL, key: ['calendar_id', 'rule_id'] },
+    { name: EVENTS, key: ['calendar_id', 'event_id'] },
+  ],
 ];
-
-// The same tables in PostgreSQL (core/postgres.ts); the body stays text, as jsonb would not keep
-// the order of the record's keys, which the answers show.
-const ROWID = 'rowid bigint GENERATED ALWAYS AS IDENTITY';
-const POSTGRES_MIGRATIONS = [
-  `CREATE TABLE calendar_users (email text PRIMARY KEY, body text NOT NULL, ${ROWID});
-   CREATE TABLE calendar_calendars (id text PRIMARY KEY, body text NOT NULL, ${ROWID});
-   CREATE TABLE calendar_list (email text NOT NULL, calendar_id text NOT NULL, body text NOT NULL, ${ROWID},
-     PRIMARY KEY (email, calendar_id));
-   CREATE TABLE calendar_acl (calendar_id text NOT NULL, rule_id text NOT NULL, body text NOT NULL, ${ROWID},
-     PRIMARY KEY (calendar_id, rule_id));
-   CREATE TABLE calendar_events (calendar_id text NOT NULL, event_id text NOT NULL, body text NOT NULL, ${ROWID},
-     PRIMARY KEY (calendar_id, event_id));`,
-];
-
-// Upserts keep a row's rowid, so rows load in the order they were first written, as the state
-// holds them (a replace would move every changed row to the end).
-const upsert = (table: string, keys: string) =>
-  `INSERT INTO ${table} (${keys}, body) VALUES (${keys
-    .split(',')
-    .map(() => '?')
-    .join(', ')}, ?) ON CONFLICT (${keys}) DO UPDATE SET body = excluded.body`;
-const PUT_USER = upsert('calendar_users', 'email');
-const PUT_CALENDAR = upsert('calendar_calendars', 'id');
-const PUT_ENTRY = upsert('calendar_list', 'email, calendar_id');
-const PUT_RULE = upsert('calendar_acl', 'calendar_id, rule_id');
-const PUT_EVENT = upsert('calendar_events', 'calendar_id, event_id');
 
 export function calendarStorage(store: Store): StorageSlice {
   /** The calendars whose rows the database holds (a calendar gone from the state takes its rows along). */
@@ -76,19 +48,19 @@ export function calendarStorage(store: Store): StorageSlice {
   store.eventWrites = written;
 
   function putUser(rows: Rows, user: CalendarUser) {
-    rows.run(PUT_USER, user.email, JSON.stringify(user));
+    rows.put(USERS, [user.email], JSON.stringify(user));
   }
   function putCalendar(rows: Rows, calendar: CalendarRecord) {
-    rows.run(PUT_CALENDAR, calendar.id, JSON.stringify(calendar));
+    rows.put(CALENDARS, [calendar.id], JSON.stringify(calendar));
   }
   function putEntry(rows: Rows, email: string, entry: ListEntryRecord) {
-    rows.run(PUT_ENTRY, email, entry.calendarId, JSON.stringify(entry));
+    rows.put(LIST, [email, entry.calendarId], JSON.stringify(entry));
   }
   function putRule(rows: Rows, calendarId: string, rule: AclRecord) {
-    rows.run(PUT_RULE, calendarId, rule.id, JSON.stringify(rule));
+    rows.put(ACL, [calendarId, rule.id], JSON.stringify(rule));
   }
   function putEvent(rows: Rows, calendarId: string, event: EventRecord) {
-    rows.run(PUT_EVENT, calendarId, event.id, JSON.stringify(event));
+    rows.put(EVENTS, [calendarId, event.id], JSON.stringify(event));
   }
 
   /** An event another process wrote, put in memory with the calendar's indexes told, not written again. */
@@ -103,9 +75,7 @@ export function calendarStorage(store: Store): StorageSlice {
 
   return {
     name: 'calendar',
-    migrations: MIGRATIONS,
-    postgresMigrations: POSTGRES_MIGRATIONS,
-    tables: TABLES,
+    schema: SCHEMA,
 
     load(rows, loading, parse) {
       const state = calendarState(loading);
@@ -114,31 +84,18 @@ export function calendarStorage(store: Store): StorageSlice {
       state.events = {};
       state.calendarList = {};
       state.acl = {};
-      for (const [email, body] of rows.iterate('SELECT email, body FROM calendar_users ORDER BY rowid'))
-        state.users[String(email)] = parse(body, 'calendar_users', String(email));
-      for (const [id, body] of rows.iterate('SELECT id, body FROM calendar_calendars ORDER BY rowid')) {
-        state.calendars[String(id)] = parse(body, 'calendar_calendars', String(id));
-        state.events[String(id)] = {};
-        state.acl[String(id)] = {};
+      for (const [email = '', body] of rows.scan(USERS)) state.users[email] = parse(body, USERS, email);
+      for (const [id = '', body] of rows.scan(CALENDARS)) {
+        state.calendars[id] = parse(body, CALENDARS, id);
+        state.events[id] = {};
+        state.acl[id] = {};
       }
-      for (const [email, calendarId, body] of rows.iterate(
-        'SELECT email, calendar_id, body FROM calendar_list ORDER BY rowid',
-      )) {
-        const list = slot(state.calendarList, String(email));
-        list[String(calendarId)] = parse(body, 'calendar_list', `${email} ${calendarId}`);
-      }
-      for (const [calendarId, ruleId, body] of rows.iterate(
-        'SELECT calendar_id, rule_id, body FROM calendar_acl ORDER BY rowid',
-      )) {
-        const rules = slot(state.acl, String(calendarId));
-        rules[String(ruleId)] = parse(body, 'calendar_acl', `${calendarId} ${ruleId}`);
-      }
-      for (const [calendarId, eventId, body] of rows.iterate(
-        'SELECT calendar_id, event_id, body FROM calendar_events ORDER BY rowid',
-      )) {
-        const events = slot(state.events, String(calendarId));
-        events[String(eventId)] = parse(body, 'calendar_events', `${calendarId} ${eventId}`);
-      }
+      for (const [email = '', calendarId = '', body] of rows.scan(LIST))
+        slot(state.calendarList, email)[calendarId] = parse(body, LIST, `${email} ${calendarId}`);
+      for (const [calendarId = '', ruleId = '', body] of rows.scan(ACL))
+        slot(state.acl, calendarId)[ruleId] = parse(body, ACL, `${calendarId} ${ruleId}`);
+      for (const [calendarId = '', eventId = '', body] of rows.scan(EVENTS))
+        slot(state.events, calendarId)[eventId] = parse(body, EVENTS, `${calendarId} ${eventId}`);
       for (const email of Object.keys(state.users)) state.calendarList[email] ??= {};
       pending = new Set(Object.keys(state.calendars));
     },
@@ -166,9 +123,9 @@ export function calendarStorage(store: Store): StorageSlice {
       }
       for (const id of stored) {
         if (now.has(id)) continue;
-        rows.run('DELETE FROM calendar_calendars WHERE id = ?', id);
-        rows.run('DELETE FROM calendar_acl WHERE calendar_id = ?', id);
-        rows.run('DELETE FROM calendar_events WHERE calendar_id = ?', id);
+        rows.remove(CALENDARS, [id]);
+        rows.remove(ACL, [id]);
+        rows.remove(EVENTS, [id]);
       }
       for (const [email, list] of Object.entries(state.calendarList))
         for (const entry of Object.values(list)) if (entry.revision > since) putEntry(rows, email, entry);

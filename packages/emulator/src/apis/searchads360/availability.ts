@@ -9,9 +9,9 @@
  */
 
 import { refusal } from '../../core/errors.js';
+import { slot } from '../../core/slice.js';
 import type { JsonObject } from '../../core/spec.js';
 import { nextRevision } from '../../core/state.js';
-import { slot } from '../../core/storage.js';
 import {
   ACTIVITY_REQUIRED,
   activityOf,

@@ -24,9 +24,9 @@
 
 import { refusal } from '../../core/errors.js';
 import { own } from '../../core/own.js';
+import { slot } from '../../core/slice.js';
 import type { Json, JsonObject } from '../../core/spec.js';
 import { nextRevision, now } from '../../core/state.js';
-import { slot } from '../../core/storage.js';
 import {
   ACTIVITY_REQUIRED,
   activityOf,

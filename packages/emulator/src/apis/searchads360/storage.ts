@@ -1,5 +1,5 @@
 /**
- * Search Ads 360's tables in the emulator's database (core/storage.ts): the entities as one row
+ * Search Ads 360's tables in the emulator's databases (core/slice.ts): the entities as one row
  * (agencies down to clicks, and the next dsConversionId), one row per conversion and one per
  * availability.
  *
@@ -8,35 +8,24 @@
  * one pass over the references. The entities row is written when its JSON changed.
  */
 
+import { type Rows, type StorageSlice, slot, type TableSpec } from '../../core/slice.js';
 import type { JsonObject } from '../../core/spec.js';
 import type { State } from '../../core/state.js';
-import { type Rows, type StorageSlice, slot } from '../../core/storage.js';
 import { type AgencyRecord, type SearchAds360State, worldOf } from './state.js';
 
-const MIGRATIONS = [
-  `CREATE TABLE searchads360_world (id INTEGER PRIMARY KEY CHECK (id = 1), body TEXT NOT NULL) STRICT;
-   CREATE TABLE searchads360_conversions (advertiser_id TEXT NOT NULL, conversion_key TEXT NOT NULL,
-     body TEXT NOT NULL, PRIMARY KEY (advertiser_id, conversion_key)) STRICT;
-   CREATE TABLE searchads360_availabilities (advertiser_id TEXT NOT NULL, activity_id TEXT NOT NULL,
-     body TEXT NOT NULL, PRIMARY KEY (advertiser_id, activity_id)) STRICT;`,
-];
+// Tables are declared once (core/slice.ts); each database makes them in its own SQL (core/sql.ts).
+const WORLD = 'searchads360_world';
+const CONVERSIONS = 'searchads360_conversions';
+const AVAILABILITIES = 'searchads360_availabilities';
 
-// The same tables in PostgreSQL (core/postgres.ts); bodies stay text (jsonb reorders keys).
-const ROWID = 'rowid bigint GENERATED ALWAYS AS IDENTITY';
-const POSTGRES_MIGRATIONS = [
-  `CREATE TABLE searchads360_world (id integer PRIMARY KEY CHECK (id = 1), body text NOT NULL);
-   CREATE TABLE searchads360_conversions (advertiser_id text NOT NULL, conversion_key text NOT NULL,
-     body text NOT NULL, ${ROWID}, PRIMARY KEY (advertiser_id, conversion_key));
-   CREATE TABLE searchads360_availabilities (advertiser_id text NOT NULL, activity_id text NOT NULL,
-     body text NOT NULL, ${ROWID}, PRIMARY KEY (advertiser_id, activity_id));`,
+/** Its schema: version 1, the entities' one row, and a row per conversion and per availability. */
+const SCHEMA: readonly (readonly TableSpec[])[] = [
+  [
+    { name: WORLD, key: [] },
+    { name: CONVERSIONS, key: ['advertiser_id', 'conversion_key'] },
+    { name: AVAILABILITIES, key: ['advertiser_id', 'activity_id'] },
+  ],
 ];
-
-const PUT_WORLD =
-  'INSERT INTO searchads360_world (id, body) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET body = excluded.body';
-const PUT_CONVERSION =
-  'INSERT INTO searchads360_conversions (advertiser_id, conversion_key, body) VALUES (?, ?, ?) ON CONFLICT (advertiser_id, conversion_key) DO UPDATE SET body = excluded.body';
-const PUT_AVAILABILITY =
-  'INSERT INTO searchads360_availabilities (advertiser_id, activity_id, body) VALUES (?, ?, ?) ON CONFLICT (advertiser_id, activity_id) DO UPDATE SET body = excluded.body';
 
 interface WorldRow {
   agencies: Record<string, AgencyRecord>;
@@ -59,59 +48,49 @@ export function searchAds360Storage(): StorageSlice {
 
   function write(rows: Rows, world: SearchAds360State, all: boolean) {
     const text = worldText(world);
-    if (all || text !== savedWorld) rows.run(PUT_WORLD, text);
+    if (all || text !== savedWorld) rows.put(WORLD, [], text);
     writingWorld = text;
     for (const [advertiserId, conversions] of Object.entries(world.conversions))
       for (const [key, conversion] of Object.entries(conversions)) {
         if (!all && saved.has(conversion)) continue;
-        rows.run(PUT_CONVERSION, advertiserId, key, JSON.stringify(conversion));
+        rows.put(CONVERSIONS, [advertiserId, key], JSON.stringify(conversion));
         writing.push(conversion);
       }
     for (const [advertiserId, availabilities] of Object.entries(world.availabilities))
       for (const [activityId, availability] of Object.entries(availabilities)) {
         if (!all && saved.has(availability)) continue;
-        rows.run(PUT_AVAILABILITY, advertiserId, activityId, JSON.stringify(availability));
+        rows.put(AVAILABILITIES, [advertiserId, activityId], JSON.stringify(availability));
         writing.push(availability);
       }
   }
 
   return {
     name: 'searchads360',
-    migrations: MIGRATIONS,
-    postgresMigrations: POSTGRES_MIGRATIONS,
-    tables: ['searchads360_world', 'searchads360_conversions', 'searchads360_availabilities'],
+    schema: SCHEMA,
 
     load(rows, state, parse) {
       saved = new WeakSet();
       savedWorld = undefined;
       writing = [];
       writingWorld = undefined;
-      const [row] = Array.from(rows.iterate('SELECT body FROM searchads360_world'));
+      const [row] = Array.from(rows.scan(WORLD));
       // No row: Search Ads 360 was never written, its reads show the spec's examples. (A shared
       // store loads the slice again on the state in memory, which may hold a world.)
       if (!row) {
         delete state.searchads360;
         return;
       }
-      const { agencies, nextDsConversionId } = parse<WorldRow>(row[0], 'searchads360_world', '1');
+      const { agencies, nextDsConversionId } = parse<WorldRow>(row[0], WORLD, '1');
       // In the order of a world the emulator makes (emptyWorld), so a dump reads the same.
       const world: SearchAds360State = { agencies, conversions: {}, availabilities: {}, nextDsConversionId };
-      for (const [advertiserId, key, body] of rows.iterate(
-        'SELECT advertiser_id, conversion_key, body FROM searchads360_conversions ORDER BY rowid',
-      )) {
-        const conversions = slot(world.conversions, String(advertiserId));
-        conversions[String(key)] = parse(body, 'searchads360_conversions', `${advertiserId} ${key}`);
-      }
-      for (const [advertiserId, activityId, body] of rows.iterate(
-        'SELECT advertiser_id, activity_id, body FROM searchads360_availabilities ORDER BY rowid',
-      )) {
-        const availabilities = slot(world.availabilities, String(advertiserId));
-        availabilities[String(activityId)] = parse(
+      for (const [advertiserId = '', key = '', body] of rows.scan(CONVERSIONS))
+        slot(world.conversions, advertiserId)[key] = parse(body, CONVERSIONS, `${advertiserId} ${key}`);
+      for (const [advertiserId = '', activityId = '', body] of rows.scan(AVAILABILITIES))
+        slot(world.availabilities, advertiserId)[activityId] = parse(
           body,
-          'searchads360_availabilities',
+          AVAILABILITIES,
           `${advertiserId} ${activityId}`,
         );
-      }
       state.searchads360 = world;
       writingWorld = worldText(world);
       for (const conversions of Object.values(world.conversions)) writing.push(...Object.values(conversions));

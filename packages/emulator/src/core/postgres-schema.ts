@@ -1,0 +1,106 @@
+/**
+ * A shared store's schema (core/postgres.ts): the core's tables (emulator_meta; emulator_deleted,
+ * the tombstones of deleted rows, and the triggers that mark each row with the commit that
+ * wrote it), the slices' tables, and the migration that brings a database up to date.
+ */
+import type pg from 'pg';
+import { SharedStoreError } from './postgres-options.js';
+import { type StorageSlice, tablesOf, upgradeOf } from './slice.js';
+import { postgres } from './sql.js';
+
+const message = (error: unknown) => (error as Error).message;
+
+/** The advisory lock taken while a process brings the schema up to date and starts the state. */
+export const SCHEMA_LOCK = 0x67_73_70_64;
+
+const CORE_MIGRATIONS = [
+  `CREATE TABLE emulator_meta (key text PRIMARY KEY, value text NOT NULL)`,
+  // Catching up with the changes only: every slice table gets a column with the commit that
+  // last wrote the row (set by a trigger from the transaction's emulator.commit, so the writes
+  // need not name it), and a deleted row leaves a tombstone here (none for a full write,
+  // which empties every table: emulator.full). See `track`.
+  `CREATE TABLE emulator_deleted (id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+     tbl text NOT NULL, key jsonb NOT NULL, written bigint NOT NULL);
+   CREATE INDEX emulator_deleted_written ON emulator_deleted (written);
+   CREATE FUNCTION emulator_mark_written() RETURNS trigger LANGUAGE plpgsql AS $$
+   BEGIN
+     NEW.written := current_setting('emulator.commit')::bigint;
+     RETURN NEW;
+   END $$;
+   CREATE FUNCTION emulator_mark_deleted() RETURNS trigger LANGUAGE plpgsql AS $$
+   BEGIN
+     IF current_setting('emulator.full', true) IS DISTINCT FROM 'on' THEN
+       INSERT INTO emulator_deleted (tbl, key, written)
+       VALUES (TG_TABLE_NAME, to_jsonb(OLD) - 'body' - 'rowid' - 'written',
+               current_setting('emulator.commit')::bigint);
+     END IF;
+     RETURN OLD;
+   END $$;`,
+] as const;
+
+/** A slice table made to carry the commit of its rows and leave tombstones (CORE_MIGRATIONS). */
+const track = (table: string) =>
+  `ALTER TABLE ${table} ADD COLUMN written bigint NOT NULL DEFAULT 0;
+   CREATE INDEX ${table}_written ON ${table} (written);
+   CREATE TRIGGER ${table}_written BEFORE INSERT OR UPDATE ON ${table}
+     FOR EACH ROW EXECUTE FUNCTION emulator_mark_written();
+   CREATE TRIGGER ${table}_deleted AFTER DELETE ON ${table}
+     FOR EACH ROW EXECUTE FUNCTION emulator_mark_deleted();`;
+
+/**
+ * Brings a shared store's schema up to date, in the transaction that holds SCHEMA_LOCK: the
+ * core's tables, then each slice's tables of the versions the database lacks, made in
+ * PostgreSQL's dialect (sql.ts); then every slice table is made to carry its rows' commits
+ * (`track`). A database written by a newer emulator is refused. `where` names it in messages.
+ */
+export async function migrateShared(
+  client: pg.Client,
+  slices: readonly StorageSlice[],
+  where: string,
+): Promise<void> {
+  await client.query(
+    'CREATE TABLE IF NOT EXISTS emulator_schema (slice text PRIMARY KEY, version integer NOT NULL)',
+  );
+  const { rows } = await client.query<{ slice: string; version: number }>(
+    'SELECT slice, version FROM emulator_schema',
+  );
+  const versions = new Map(rows.map((row) => [row.slice, row.version]));
+  const all = [
+    { name: 'emulator', latest: CORE_MIGRATIONS.length, upgrade: (v: number) => CORE_MIGRATIONS.slice(v) },
+    ...slices.map((slice) => ({
+      name: slice.name,
+      latest: slice.schema.length,
+      upgrade: (v: number) => upgradeOf(slice.name, slice.schema, v).map(postgres.create),
+    })),
+  ];
+  for (const { name, latest, upgrade } of all) {
+    const version = versions.get(name) ?? 0;
+    if (version > latest)
+      throw new SharedStoreError(
+        `${where}: written by a newer emulator (${name} schema version ${version}; this one knows up to ${latest})`,
+      );
+    if (version === latest) continue;
+    try {
+      for (const sql of upgrade(version)) await client.query(sql);
+    } catch (error) {
+      throw new SharedStoreError(`${where}: cannot bring the ${name} tables up to date (${message(error)})`);
+    }
+    await client.query(
+      'INSERT INTO emulator_schema (slice, version) VALUES ($1, $2) ON CONFLICT (slice) DO UPDATE SET version = excluded.version',
+      [name, latest],
+    );
+  }
+  // Every slice table carries its rows' commits (a table a slice's later version adds too).
+  const { rows: columns } = await client.query<{ table_name: string }>(
+    "SELECT table_name FROM information_schema.columns WHERE table_schema = current_schema() AND column_name = 'written'",
+  );
+  const done = new Set(columns.map((c) => c.table_name));
+  for (const table of slices.flatMap((slice) => tablesOf(slice).map((table) => table.name))) {
+    if (done.has(table)) continue;
+    try {
+      await client.query(track(table));
+    } catch (error) {
+      throw new SharedStoreError(`${where}: cannot track the changes of ${table} (${message(error)})`);
+    }
+  }
+}
