@@ -4,7 +4,8 @@
  * a cluster made by `initdb` in a temporary folder owned by the `postgres` user, the server started
  * on a free port of 127.0.0.1 with its socket in that folder, and a database made per test file.
  * `stop()` stops it (SIGINT: a fast shutdown) and removes the folder; a process that exits
- * without calling it still kills the server.
+ * without calling it still kills the server. `restart()` stops it and starts it again on the same
+ * folder and port.
  *
  * `GSPEC_POSTGRES_URL` (postgres://user@host:port/) points at a server that is already running:
  * then only the databases are made there (`npm test` starts one for the whole run and sets it,
@@ -26,6 +27,11 @@ export interface PostgresServer {
   createDatabase(name: string): Promise<string>;
   /** Stops the server (when this helper started it) and removes its folder. */
   stop(): Promise<void>;
+  /**
+   * Stops the server (a fast shutdown) and starts it again on the same folder and port, as an
+   * administrator's restart does; only a server of the helper's own (`{ own: true }`).
+   */
+  restart(): Promise<void>;
 }
 
 /** The folder of the newest PostgreSQL server binaries (`PG_BIN`, else /usr/lib/postgresql/N/bin). */
@@ -144,7 +150,13 @@ export async function startPostgres({ own = false }: { own?: boolean } = {}): Pr
     return url.toString();
   };
   if (given)
-    return { url: given, createDatabase: (name) => createDatabase(given, name), stop: async () => {} };
+    return {
+      url: given,
+      createDatabase: (name) => createDatabase(given, name),
+      stop: async () => {},
+      restart: () =>
+        Promise.reject(new Error('restart: only a server of its own ({ own: true }) can be restarted')),
+    };
 
   const owner = postgresUser();
   const dir = mkdtempSync(join(tmpdir(), 'gspec-postgres-'));
@@ -157,45 +169,56 @@ export async function startPostgres({ own = false }: { own?: boolean } = {}): Pr
     runTool(bin, 'initdb', ['-D', data, '-U', 'postgres', '-A', 'trust', '-E', 'UTF8', '--no-sync'], owner);
     const port = await freePort();
     let output = '';
-    child = spawn(
-      join(bin, 'postgres'),
-      [
-        '-D',
-        data,
-        '-p',
-        String(port),
-        '-k',
-        dir,
-        '-c',
-        'listen_addresses=127.0.0.1',
-        '-c',
-        'fsync=off',
-        '-c',
-        'max_connections=200',
-      ],
-      { stdio: ['ignore', 'pipe', 'pipe'], ...(owner ?? {}) },
-    );
-    const keep = (chunk: Buffer) => {
-      output = (output + chunk.toString()).slice(-20_000);
+    const launch = async () => {
+      const started = spawn(
+        join(bin, 'postgres'),
+        [
+          '-D',
+          data,
+          '-p',
+          String(port),
+          '-k',
+          dir,
+          '-c',
+          'listen_addresses=127.0.0.1',
+          '-c',
+          'fsync=off',
+          '-c',
+          'max_connections=200',
+        ],
+        { stdio: ['ignore', 'pipe', 'pipe'], ...(owner ?? {}) },
+      );
+      child = started;
+      const keep = (chunk: Buffer) => {
+        output = (output + chunk.toString()).slice(-20_000);
+      };
+      started.stdout?.on('data', keep);
+      started.stderr?.on('data', keep);
+      await waitReady(bin, port, started, () => output);
     };
-    child.stdout?.on('data', keep);
-    child.stderr?.on('data', keep);
-    await waitReady(bin, port, child, () => output);
+    /** A fast shutdown, waited for (a minute, then killed). */
+    const halt = async () => {
+      const running = child;
+      if (!running || running.exitCode !== null || running.signalCode !== null) return;
+      const exited = new Promise<void>((resolve) => running.once('exit', () => resolve()));
+      running.kill('SIGINT');
+      const timer = setTimeout(() => running.kill('SIGKILL'), 60_000);
+      await exited;
+      clearTimeout(timer);
+    };
+    await launch();
     const url = `postgres://postgres@127.0.0.1:${port}/`;
-    const running = child;
     return {
       url,
       createDatabase: (name) => createDatabase(url, name),
       async stop() {
-        if (running.exitCode === null && running.signalCode === null) {
-          const exited = new Promise<void>((resolve) => running.once('exit', () => resolve()));
-          running.kill('SIGINT');
-          const timer = setTimeout(() => running.kill('SIGKILL'), 60_000);
-          await exited;
-          clearTimeout(timer);
-        }
+        await halt();
         process.removeListener('exit', kill);
         rmSync(dir, { recursive: true, force: true });
+      },
+      async restart() {
+        await halt();
+        await launch();
       },
     };
   } catch (error) {

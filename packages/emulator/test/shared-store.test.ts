@@ -146,6 +146,64 @@ describe.skipIf(!run)('a shared store on PostgreSQL', () => {
       }
     });
 
+    it('a PostgreSQL restart under load: 503 while it is down, nothing acknowledged lost, the instances recover on their own', async () => {
+      const own = await startPostgres({ own: true }); // restarted below: never the run's shared server
+      const url = await own.createDatabase('restarted');
+      const emulators = [createEmulator({ store: url }), createEmulator({ store: url })];
+      try {
+        const origins = await Promise.all(emulators.map((emulator) => emulator.listen(0)));
+        const acknowledged: string[] = [];
+        const statuses = new Map<number, number>();
+        let phase: 'before' | 'restarting' | 'after' = 'before';
+        let afterRestart = 0;
+        let refusedAfter = 0;
+        let n = 0;
+        // Writers that go on through the restart: every insert answered 200 must be kept; while
+        // the database is down an insert may only be refused with 503 (never a crash, a hang
+        // or another status).
+        const writer = async (w: number) => {
+          for (let r = 0; phase !== 'after' || afterRestart < 40; r++) {
+            const made = await call(
+              origins[n++ % 2] as string,
+              'POST',
+              '/calendars/primary/events',
+              timedEvent(`w${w}r${r}`),
+            );
+            statuses.set(made.status, (statuses.get(made.status) ?? 0) + 1);
+            if (made.status === 200) {
+              acknowledged.push(made.body.id);
+              if (phase === 'after') afterRestart++;
+            } else {
+              expect(made.status, JSON.stringify(made.body)).toBe(503);
+              expect(made.body.error.message).toContain(emulators[0]?.shared?.where);
+              // Once the server is back, the instances reconnect at their next turn.
+              if (phase === 'after' && ++refusedAfter > 1000)
+                throw new Error('the instances still answer 503 after the database came back');
+              await new Promise((resolve) => setTimeout(resolve, 20));
+            }
+          }
+        };
+        const load = Promise.all(Array.from({ length: 6 }, (_, w) => writer(w)));
+        while (acknowledged.length < 30) await new Promise((resolve) => setTimeout(resolve, 10));
+        phase = 'restarting';
+        const stopped = statuses.get(503) ?? 0;
+        await own.restart();
+        phase = 'after';
+        await load;
+        expect(statuses.get(503) ?? 0, 'refused while the database was down').toBeGreaterThan(stopped);
+        for (const origin of origins)
+          expect((await call(origin, 'GET', '/__emulator/health')).status).toBe(200);
+        for (const origin of origins) {
+          const page = await call(origin, 'GET', '/calendars/primary/events?maxResults=2500');
+          const ids = new Set(page.body.items.map((event: { id: string }) => event.id));
+          for (const id of acknowledged) expect(ids.has(id), `acknowledged ${id} at ${origin}`).toBe(true);
+        }
+      } finally {
+        for (const emulator of emulators) await emulator.close();
+        await own.stop();
+      }
+    });
+
     it('names a database that does not exist', async () => {
       const url = new URL((database as NonNullable<typeof database>).server.url);
       url.pathname = '/no_such_database';
