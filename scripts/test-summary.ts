@@ -39,7 +39,7 @@ interface TurboTask {
   cache?: { status?: string };
 }
 
-interface VitestReport {
+export interface VitestReport {
   numPassedTests: number;
   numFailedTests: number;
   numPendingTests: number;
@@ -114,7 +114,11 @@ export function fileTimes(times: FileTimes, timesFile: string, packageDir: strin
 }
 
 const firstLine = (text: string | undefined) => {
-  const line = (text ?? '').split('\n').find((l) => l.trim() !== '')?.trim() ?? 'no message';
+  const line =
+    (text ?? '')
+      .split('\n')
+      .find((l) => l.trim() !== '')
+      ?.trim() ?? 'no message';
   return line.length > 300 ? `${line.slice(0, 299)}…` : line;
 };
 
@@ -131,8 +135,10 @@ export function failuresOf(report: VitestReport, packageDir: string): Failure[] 
       path.relative(path.join(repoRoot, packageDir), file.name).split(path.sep).join('/'),
     );
     const failed = (file.assertionResults ?? []).filter((t) => t.status === 'failed');
-    for (const t of failed) failures.push({ test: `${name} > ${t.fullName}`, message: firstLine(t.failureMessages?.[0]) });
-    if (failed.length === 0 && file.status === 'failed') failures.push({ test: name, message: firstLine(file.message) });
+    for (const t of failed)
+      failures.push({ test: `${name} > ${t.fullName}`, message: firstLine(t.failureMessages?.[0]) });
+    if (failed.length === 0 && file.status === 'failed')
+      failures.push({ test: name, message: firstLine(file.message) });
   }
   return failures;
 }

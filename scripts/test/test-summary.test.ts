@@ -13,6 +13,7 @@ import {
   savedLineRows,
   savedLines,
   timesReport,
+  type VitestReport,
 } from '../test-summary.ts';
 
 describe('test-summary over several Node lines', () => {
@@ -109,7 +110,7 @@ describe('test times', () => {
 describe('failed tests', () => {
   const dir = 'packages/reference';
   const file = (name: string) => path.join(repoRoot, dir, 'test', name);
-  const report = {
+  const report: VitestReport = {
     numPassedTests: 1,
     numFailedTests: 1,
     numPendingTests: 0,
@@ -123,11 +124,18 @@ describe('failed tests', () => {
           {
             fullName: 'the portal > opens every link',
             status: 'failed',
-            failureMessages: ['\nAssertionError: console errors: expected [ …(1) ] to deeply equal []\n    at x.ts:1'],
+            failureMessages: [
+              '\nAssertionError: console errors: expected [ …(1) ] to deeply equal []\n    at x.ts:1',
+            ],
           },
         ],
       },
-      { name: file('build.test.ts'), status: 'failed', message: 'Error: Cannot find module x', assertionResults: [] },
+      {
+        name: file('build.test.ts'),
+        status: 'failed',
+        message: 'Error: Cannot find module x',
+        assertionResults: [],
+      },
       { name: file('samples.test.ts'), status: 'passed', assertionResults: [] },
     ],
   };
@@ -143,7 +151,12 @@ describe('failed tests', () => {
   });
 
   it('prints them with their line after the slowest files, and cuts a long message', () => {
-    const long = { ...report, testResults: [{ ...report.testResults[1], message: 'y'.repeat(400) }] };
+    const long: VitestReport = {
+      ...report,
+      testResults: [
+        { name: file('build.test.ts'), status: 'failed', message: 'y'.repeat(400), assertionResults: [] },
+      ],
+    };
     const failures = failuresOf(long, dir);
     expect(failures[0]?.message).toHaveLength(300);
     const { summary, markdown } = timesReport([
