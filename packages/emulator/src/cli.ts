@@ -36,12 +36,13 @@ import {
 } from './core/notifier.js';
 import type { OAuthOptions } from './core/oauth.js';
 import { TOKEN_PATH } from './core/oauth.js';
-import { SharedStoreError } from './core/postgres.js';
+import { SharedStoreError } from './core/postgres-options.js';
 import { RecordingError, type RecordingReport, reportLines } from './core/recording.js';
 import { applySeed, type Seed, SeedError, seedOAuth, seedScopeMap, seedUserMap } from './core/seed.js';
 import type { Emulator } from './core/server.js';
 import { SpecError } from './core/spec.js';
 import { StateFileError } from './core/state-file.js';
+import { StateNotSaved } from './core/state-store.js';
 import { PersistError, type SyncMode } from './core/storage.js';
 import {
   AccessConfigError,
@@ -395,35 +396,27 @@ async function main(): Promise<void> {
         : {}),
       ...(values.verbose ? { log: (line: string) => process.stderr.write(`${line}\n`) } : {}),
     });
-    const { shared } = emulator;
-    if (shared) {
-      // The database's state, else the starting one (--state, then --seed) written as the first:
-      // emulators started together on a new database start it once.
-      const running = emulator;
-      await shared.open(() => {
-        if (values.state) running.store.state = readStateFile(running, values.state);
-        if (seed && seedFile) applySeed(running, seed, seedFile);
-      });
-    }
-    const restored = emulator.persistence?.restored ?? false;
-    if (values.state && restored)
+    // The store's state, else the starting one (--state, then --seed on it), saved before
+    // listening so that a restart never seeds twice. Emulators started together on a new
+    // shared database start it once.
+    const { stateStore } = emulator;
+    const running = emulator;
+    await stateStore.open(() => {
+      if (values.state) running.store.state = readStateFile(running, values.state);
+      if (seed && seedFile) applySeed(running, seed, seedFile);
+    });
+    // A file kept by this process alone that holds a state is not replaced by --state: that
+    // would lose it (a shared database is started by whichever emulator opens it first).
+    if (values.state && stateStore.restored && !stateStore.sharedByProcesses)
       fail(
         `--state ${values.state} and --persist ${values.persist}: ${values.persist} holds a state already; drop --state to go on from it, or delete it to start from ${values.state}`,
       );
-    if (values.state && !shared) emulator.store.state = readStateFile(emulator, values.state);
-    // The seed goes on top of the loaded state, if any; a restored state had it applied when it began.
-    if (seed && seedFile && !restored && !shared) applySeed(emulator, seed, seedFile);
-    // The starting state is saved before listening: a restart then never seeds twice.
-    try {
-      emulator.persistence?.commit();
-    } catch (error) {
-      fail((error as Error).message);
-    }
   } catch (error) {
     if (error instanceof UsersFileError) fail(`invalid --users file: ${error.message}`);
     if (error instanceof StateFileError) fail(`invalid --state file: ${error.message}`);
     if (error instanceof PersistError) fail(`invalid --persist file: ${error.message} (left as it is)`);
     if (error instanceof SharedStoreError) fail(`--store: ${error.message}`);
+    if (error instanceof StateNotSaved) fail(error.message);
     if (error instanceof SeedError) fail(`invalid ${seedOption} file: ${error.message}`);
     if (error instanceof HarError || error instanceof RecordingError)
       fail(`invalid --seed-from file: ${error.message}`);
@@ -442,7 +435,7 @@ async function main(): Promise<void> {
     if (code === 'EACCES') fail(`no permission to listen on port ${portText}`);
     fail(`cannot listen on ${host}:${portText}: ${(error as Error).message}`);
   }
-  const { persistence } = emulator;
+  const { stateStore } = emulator;
   const lines = [
     `gspec emulator listening on ${origin}`,
     ...emulator.services.list.map(
@@ -467,7 +460,7 @@ async function main(): Promise<void> {
     ...(rateLimit ? [rateLimitLine(rateLimit)] : []),
     notifyLine(emulator.notifier),
     ...(values.state ? [`State loaded from ${values.state}`] : []),
-    ...(seedFile && !persistence?.restored && !emulator.shared?.restored
+    ...(seedFile && !stateStore.restored
       ? recording
         ? [
             `Seeded from ${seedFile} (a recording): ${reportLines(recording)[0]}`,
@@ -475,33 +468,11 @@ async function main(): Promise<void> {
           ]
         : [`Seeded from ${seedFile}`]
       : []),
-    ...(emulator.shared
-      ? [
-          emulator.shared.restored
-            ? `State loaded from ${emulator.shared.where} (revision ${emulator.store.state.revision})${
-                seedFile || values.state
-                  ? `; it held a state already, ${seedOption} and --state not written again`
-                  : ''
-              }`
-            : `State saved to ${emulator.shared.where} (new database)`,
-          'Shared with every emulator on that database: each request is committed there before it is answered',
-        ]
-      : []),
-    ...(persistence
-      ? [
-          persistence.restored
-            ? `State restored from ${persistence.file} (revision ${emulator.store.state.revision})${
-                seedFile ? `; seed ${seedFile} not written again, its tokens apply` : ''
-              }`
-            : `State saved to ${persistence.file} (new database)`,
-          `Every change is committed there before it is answered (--persist-sync ${persistence.sync}); watch channels are not kept`,
-          ...(persistence.readOnly
-            ? [
-                `${persistence.file} is read-only: reads are served, writes answered 503 until it can be written`,
-              ]
-            : []),
-        ]
-      : []),
+    ...stateStore.startLines({
+      revision: emulator.store.state.revision,
+      ...(seedFile ? { seedFile, seedOption } : {}),
+      ...(values.state ? { stateFile: values.state } : {}),
+    }),
     'Press Ctrl-C to stop.',
   ];
   process.stdout.write(`${lines.join('\n')}\n`);

@@ -46,12 +46,8 @@ export {
   type RefreshTokenConfig,
   type ServiceAccountConfig,
 } from './core/oauth.js';
-export {
-  type SharedStats,
-  SharedStore,
-  SharedStoreError,
-  type SharedStoreOptions,
-} from './core/postgres.js';
+export { SharedStore } from './core/postgres.js';
+export { type SharedStats, SharedStoreError, type SharedStoreOptions } from './core/postgres-options.js';
 export { QUOTA_COST_HEADER, QUOTA_USED_HEADER, type QuotaReport } from './core/quota.js';
 export {
   isRecordedHost,
@@ -79,6 +75,13 @@ export {
 } from './core/server.js';
 export { type ApiSpec, loadApiSpec, type OperationSpec, SpecError } from './core/spec.js';
 export type { State } from './core/state.js';
+export {
+  type StartContext,
+  StateNotSaved,
+  type StateStore,
+  type TurnEffect,
+  type TurnOutcome,
+} from './core/state-store.js';
 export {
   PersistError,
   Persistence,

@@ -215,7 +215,7 @@ function longFunctions(text: string, max: number): string[] {
  * catch-up (the rows other processes wrote) is to move out with the finer locks.
  */
 const LONG_CORE_FILES: Record<string, number> = {
-  'postgres.ts': 586,
+  'postgres.ts': 583,
 };
 
 describe('the core in small parts', () => {

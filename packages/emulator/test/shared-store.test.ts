@@ -11,7 +11,7 @@
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { SharedStoreError } from '../src/core/postgres.ts';
+import { SharedStoreError } from '../src/core/postgres-options.ts';
 import type { Emulator, EmulatorOptions } from '../src/core/server.ts';
 import { createEmulator } from '../src/emulator.ts';
 import { startCli } from './support/cli-process.ts';

@@ -144,8 +144,6 @@ export interface AnswerWriterOptions {
   /** One line per answer, the credentials of its query redacted (@gspec/server-kit's redactTarget). */
   log?: (line: string) => void;
   onResponse?: (exchange: Exchange) => void;
-  /** Makes the changes of the turn durable before its answers go out (throws when it cannot). */
-  commit?: () => void;
   /**
    * Whether a request's answer is for the server's own pages only (the control plane): it gets
    * no CORS headers, so that no page of another origin can read it (decision 0052).
@@ -197,47 +195,7 @@ export function notCommitted(error: Error, ran: boolean): Answer {
 }
 
 export class AnswerWriter {
-  /** The answers of this turn, each with whether its request wrote. */
-  private readonly ready: [IncomingMessage, ServerResponse, Answer, boolean][] = [];
-
   constructor(private readonly options: AnswerWriterOptions = {}) {}
-
-  /**
-   * Answers go out at the end of the event loop's turn, all those of the requests that arrived
-   * together at once. Under load this is most of the throughput: each write to a client that
-   * waits in its own turn has to wake it, and on a busy machine waking costs more than
-   * building the answer; answers written together wake it once (decision 0033). An answer waits
-   * at most for the other requests of the same turn.
-   */
-  later(request: IncomingMessage, response: ServerResponse, result: Answer, wrote: boolean): void {
-    if (this.ready.length === 0) setImmediate(() => this.sendReady());
-    this.ready.push([request, response, result, wrote]);
-  }
-
-  /**
-   * With --persist, the answers of a turn go out once one commit holds what they show (group
-   * commit): the writes of that turn, and for a read the changes of others it shows (their etags
-   * and sync tokens must survive a restart). When the commit fails, each request that wrote is
-   * answered 503; a read that only showed the change is answered as it is.
-   */
-  private sendReady(): void {
-    const answers = this.ready.splice(0);
-    let failure: unknown;
-    try {
-      this.options.commit?.();
-    } catch (error) {
-      failure = error;
-    }
-    for (const [request, response, given, wrote] of answers) {
-      const result = failure !== undefined && wrote ? unsaved(failure, given) : given;
-      try {
-        this.send(request, response, result);
-      } catch (error) {
-        // One answer that cannot be sent (a header refused) must not hold back the others.
-        this.unexpected(response, error);
-      }
-    }
-  }
 
   send(request: IncomingMessage, response: ServerResponse, given: Answer): void {
     // A batch's answer is text: each call's answer in its part, in the calls' order.

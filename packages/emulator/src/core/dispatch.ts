@@ -70,12 +70,12 @@ function answerControl(
   effect: { wrote: boolean },
 ): Answer {
   const { inspector, control } = parts;
-  const durable = parts.persistence ?? parts.shared;
+  const { stateStore } = parts;
   const method = request.method ?? 'GET';
   const sub = target.pathname.slice(CONTROL_PREFIX.length);
   if (body.error !== undefined) throw body.error;
   if (Inspector.serves(sub)) return inspector.answer(method, sub, target.query(), request.headers, body.text);
-  const before = durable?.mark();
+  const before = stateStore.mark();
   try {
     const result = handleControl(control, method, target.pathname, body.text);
     return {
@@ -84,7 +84,7 @@ function answerControl(
       ...(result.chunks ? { chunks: result.chunks } : { body: result.body }),
     };
   } finally {
-    if (before) effect.wrote = durable?.changedSince(before) ?? false;
+    effect.wrote = stateStore.changedSince(before);
   }
 }
 

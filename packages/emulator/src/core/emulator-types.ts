@@ -10,11 +10,13 @@ import type { Journal } from './journal.js';
 import type { Notifier, NotifierOptions } from './notifier.js';
 import type { OAuthOptions, OAuthServer } from './oauth.js';
 import type { InvokeInput, InvokeResult } from './operations.js';
-import type { SharedStore, SharedStoreOptions } from './postgres.js';
+import type { SharedStore } from './postgres.js';
+import type { SharedStoreOptions } from './postgres-options.js';
 import type { QuotaMeter } from './quota.js';
 import type { Services } from './services.js';
 import type { ApiName, ApiSpec } from './spec.js';
 import type { State } from './state.js';
+import type { StateStore } from './state-store.js';
 import type { Persistence, PersistOptions } from './storage.js';
 import type { Store } from './store.js';
 import type { RateLimitOptions } from './strict.js';
@@ -94,10 +96,17 @@ export interface Emulator {
   journal: Journal;
   /** The OAuth 2.0 token endpoint at the root (`/token`, `/tokeninfo`, `/revoke`). */
   oauth: OAuthServer;
-  /** With the `persist` option: the database, and `commit()` to save in-process changes (`invoke`). */
+  /**
+   * Where the state is kept (state-store.ts): in memory, or the `persist` file, or the `store`
+   * database. `stateStore.open(initialize)` loads what it holds, or writes the starting state
+   * that `initialize` makes (`listen` opens it, when not done yet). `stateStore.run(work)` runs
+   * in-process work (`invoke`) as a turn of its own and commits it.
+   */
+  stateStore: StateStore;
+  /** With the `persist` option: the same store as the database, and `commit()` to save in-process changes (`invoke`). */
   persistence?: Persistence;
   /**
-   * With the `store` option: the shared database. `shared.open(initialize)` connects and loads
+   * With the `store` option: the same store as the shared database. `shared.open(initialize)` connects and loads
    * it (`listen` does, when not done yet); `shared.run(work)` runs in-process work (`invoke`)
    * in a transaction, as requests are.
    */

@@ -16,7 +16,7 @@ import type { Service, Services } from './services.js';
 import type { StateMark } from './slice.js';
 import type { JsonObject, OperationSpec } from './spec.js';
 import type { UserRecord } from './state.js';
-import type { Persistence } from './storage.js';
+import type { StateStore } from './state-store.js';
 import type { Store } from './store.js';
 import type { AccessPolicy } from './strict.js';
 import type { Target } from './target.js';
@@ -49,7 +49,7 @@ export interface OperationsDeps {
   quota: QuotaMeter;
   access: AccessPolicy;
   notifier: Notifier;
-  persistence?: Pick<Persistence, 'mark' | 'changedSince'>;
+  stateStore: Pick<StateStore, 'mark' | 'changedSince'>;
 }
 
 export class Operations {
@@ -172,7 +172,7 @@ export class Operations {
     body: ReadBody,
     effect: { wrote: boolean },
   ): Answer {
-    const { store, quota, access, persistence } = this.deps;
+    const { store, quota, access, stateStore } = this.deps;
     const method = request.method ?? 'GET';
     const route = service.router.route(method, target.pathname.slice(service.spec.basePath.length));
     if (route.kind === 'noPath')
@@ -184,7 +184,7 @@ export class Operations {
     let email: string | undefined;
     try {
       if (body.error !== undefined) throw body.error;
-      before = persistence?.mark();
+      before = stateStore.mark();
       const query = target.query();
       const token = readBearer(request.headers.authorization, query.get('access_token'));
       // Strict mode and the rate limit refuse before the request is charged or validated.
@@ -229,7 +229,7 @@ export class Operations {
         });
       throw error;
     } finally {
-      if (before) effect.wrote = persistence?.changedSince(before) ?? false;
+      if (before) effect.wrote = stateStore.changedSince(before);
     }
   }
 }

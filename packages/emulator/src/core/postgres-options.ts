@@ -70,9 +70,7 @@ export interface SharedParts {
 }
 
 /** How a piece of work run in a turn's transaction ended. */
-export type Outcome<T> =
-  | { ran: true; value: T; failure?: SharedStoreError }
-  | { ran: false; failure: SharedStoreError };
+export type Outcome<T> = { ran: true; value: T; failure?: Error } | { ran: false; failure: Error };
 
 export interface SharedStats {
   /**

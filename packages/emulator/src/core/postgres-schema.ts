@@ -1,7 +1,8 @@
 /**
  * A shared store's schema (core/postgres.ts): the core's tables (emulator_meta; emulator_deleted,
  * the tombstones of deleted rows, and the triggers that mark each row with the commit that
- * wrote it), the slices' tables, and the migration that brings a database up to date.
+ * wrote it), the slices' tables, the migration that brings a database up to date, and how
+ * what it holds is read (the state's scalars, a row's body).
  */
 import type pg from 'pg';
 import { SharedStoreError } from './postgres-options.js';
@@ -102,5 +103,26 @@ export async function migrateShared(
     } catch (error) {
       throw new SharedStoreError(`${where}: cannot track the changes of ${table} (${message(error)})`);
     }
+  }
+}
+
+/** The state's scalars as emulator_meta holds them (its 'state' row). */
+export function scalarsIn(meta: Map<string, string>, where: string): object {
+  const text = meta.get('state');
+  if (text === undefined)
+    throw new SharedStoreError(`${where}: holds no emulator state (emulator_meta 'state')`);
+  try {
+    return JSON.parse(text) as object;
+  } catch (error) {
+    throw new SharedStoreError(`${where}: emulator_meta 'state' is not JSON (${message(error)})`);
+  }
+}
+
+/** A stored row's JSON body, parsed (ParseRow); one that is not JSON is refused, naming its table and key. */
+export function parseRow<T>(where: string, body: unknown, table: string, key: string): T {
+  try {
+    return JSON.parse(String(body)) as T;
+  } catch (error) {
+    throw new SharedStoreError(`${where}: ${table} ${key}: not JSON (${message(error)})`);
   }
 }

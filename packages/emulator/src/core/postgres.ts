@@ -34,7 +34,7 @@ import {
   SharedStoreError,
   type SharedStoreOptions,
 } from './postgres-options.js';
-import { migrateShared, SCHEMA_LOCK } from './postgres-schema.js';
+import { migrateShared, parseRow, SCHEMA_LOCK, scalarsIn } from './postgres-schema.js';
 import {
   type ChangedRow,
   changedSince,
@@ -51,16 +51,7 @@ import {
 } from './slice.js';
 import { postgres, tableIn, tableMap } from './sql.js';
 import type { State } from './state.js';
-
-export {
-  describeStore,
-  type Outcome,
-  parseStoreUrl,
-  type SharedParts,
-  type SharedStats,
-  SharedStoreError,
-  type SharedStoreOptions,
-} from './postgres-options.js';
+import type { StartContext, StateStore, TurnEffect, TurnOutcome } from './state-store.js';
 
 /** The advisory lock every process takes per turn: the order of all requests. */
 const TURN_LOCK = 0x67_73_70_63;
@@ -93,7 +84,8 @@ interface Queued {
   reject: (error: unknown) => void;
 }
 
-export class SharedStore {
+export class SharedStore implements StateStore {
+  readonly sharedByProcesses = true;
   /** Where the database is (no password), for messages. */
   readonly where: string;
   /** The database held a state when this process started (it was not made from --state or --seed). */
@@ -223,6 +215,29 @@ export class SharedStore {
     return new Map(rows.map((row) => [row.key, row.value]));
   }
 
+  /** A request's handling in the transaction of this turn (StateStore.turn); a failed turn is undone, not kept. */
+  turn<T>(
+    work: (effect: TurnEffect) => T,
+    done: (outcome: TurnOutcome<T>) => void,
+    threw: (error: unknown) => void,
+  ): void {
+    this.run(() => work({ wrote: false })).then(
+      (outcome) => done(outcome.ran ? { ...outcome, kept: false } : outcome),
+      threw,
+    );
+  }
+
+  startLines({ revision, seedFile, seedOption, stateFile }: StartContext): string[] {
+    const given =
+      seedFile || stateFile ? `; it held a state already, ${seedOption} and --state not written again` : '';
+    return [
+      this.restored
+        ? `State loaded from ${this.where} (revision ${revision})${given}`
+        : `State saved to ${this.where} (new database)`,
+      'Shared with every emulator on that database: each request is committed there before it is answered',
+    ];
+  }
+
   /**
    * Runs `work` (synchronous: a request's handling) in the transaction of this turn, with the
    * state up to date; resolves once the transaction committed or failed. Work that throws
@@ -240,11 +255,11 @@ export class SharedStore {
   }
 
   private async drain(): Promise<void> {
-    while (this.queue.length > 0) await this.turn(this.queue.splice(0));
+    while (this.queue.length > 0) await this.transaction(this.queue.splice(0));
   }
 
   /** One transaction: lock, catch up, run the work of the turn, write, commit. */
-  private async turn(batch: Queued[]): Promise<void> {
+  private async transaction(batch: Queued[]): Promise<void> {
     const began = performance.now();
     let client: pg.Client | undefined;
     try {
@@ -455,25 +470,7 @@ export class SharedStore {
     return Number(meta.get('state_full') ?? 0) <= since && Number(meta.get('deleted_after') ?? 0) <= since;
   }
 
-  /** The state's scalars as emulator_meta holds them. */
-  private scalarsIn(meta: Map<string, string>): object {
-    const text = meta.get('state');
-    if (text === undefined)
-      throw new SharedStoreError(`${this.where}: holds no emulator state (emulator_meta 'state')`);
-    try {
-      return JSON.parse(text) as object;
-    } catch (error) {
-      throw new SharedStoreError(`${this.where}: emulator_meta 'state' is not JSON (${message(error)})`);
-    }
-  }
-
-  private readonly parse: ParseRow = <T>(body: unknown, table: string, key: string) => {
-    try {
-      return JSON.parse(String(body)) as T;
-    } catch (error) {
-      throw new SharedStoreError(`${this.where}: ${table} ${key}: not JSON (${message(error)})`);
-    }
-  };
+  private readonly parse: ParseRow = (body, table, key) => parseRow(this.where, body, table, key);
 
   /**
    * Brings memory from commit `since` to the database's: the rows written and deleted since
@@ -483,7 +480,7 @@ export class SharedStore {
    */
   private async applyChanges(client: pg.Client, meta: Map<string, string>, since: number): Promise<void> {
     const { store, slices } = this.parts;
-    const scalars = this.scalarsIn(meta);
+    const scalars = scalarsIn(meta, this.where);
     const tables = slices.flatMap((slice) => tablesOf(slice).map((table) => table.name));
     const queries = [
       `SELECT tbl, key FROM emulator_deleted WHERE written > ${Math.trunc(since)} ORDER BY id`,
@@ -527,7 +524,7 @@ export class SharedStore {
   /** The whole state read again from the database. */
   private async reload(client: pg.Client, meta: Map<string, string>): Promise<void> {
     const { store, slices } = this.parts;
-    const scalars = this.scalarsIn(meta);
+    const scalars = scalarsIn(meta, this.where);
     const state = await this.load(client, slices, () => scalarsOnly(store.state, scalars));
     store.state = state;
     for (const slice of slices) slice.committed(state);

@@ -1,14 +1,13 @@
 /**
- * The commit policy: when a request's answer goes out. In memory and with a SQLite file, a
- * request is answered in its turn of the event loop, and the answers of a turn that changed the
- * state go out once that turn is committed (AnswerWriter's group commit). With a shared store
- * each request runs in its turn's transaction there and is answered once that committed; a turn
- * that failed is answered 503 whole, since it was undone.
+ * When a request's answer goes out: once its state store holds what the request changed (its
+ * turn: state-store.ts). In memory and with a SQLite file, the answers of one turn of the event
+ * loop go out after one commit. With a shared store, each request runs in its turn's
+ * transaction there and is answered once that transaction committed.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { type Answer, type AnswerWriter, notCommitted } from './answers.js';
+import { type Answer, type AnswerWriter, notCommitted, unsaved } from './answers.js';
 import type { ReadBody } from './operations.js';
-import type { Outcome, SharedStore } from './postgres.js';
+import type { StateStore } from './state-store.js';
 import type { Target } from './target.js';
 
 /** Answers a request whose body is read, and sends the answer by the commit policy. */
@@ -34,40 +33,31 @@ function annotated(result: Answer, body: ReadBody, received: number): Answer {
   return result;
 }
 
-export function createResponder(
-  writer: AnswerWriter,
-  answer: AnswerOf,
-  shared: SharedStore | undefined,
-): Respond {
-  if (shared) {
-    return (request, response, target, body, received) => {
-      shared
-        .run(() => answer(request, target, body, { wrote: false }))
-        .then(
-          (outcome: Outcome<Answer>) => {
-            const result =
-              outcome.ran && !outcome.failure
-                ? outcome.value
-                : notCommitted(outcome.failure as Error, outcome.ran);
-            try {
-              writer.send(request, response, annotated(result, body, received));
-            } catch (error) {
-              writer.unexpected(response, error);
-            }
-          },
-          (error: unknown) => writer.unexpected(response, error),
-        );
-    };
-  }
+/**
+ * Answers every request the same way, whatever keeps the state: the store runs it in its turn
+ * and says when what it changed is held (state-store.ts). A change the store could not hold is
+ * a 503: with `kept`, it stays in memory and the next commit saves it (the request that wrote
+ * is told it was not saved); without, the request was undone, or never ran.
+ */
+export function createResponder(writer: AnswerWriter, answer: AnswerOf, stateStore: StateStore): Respond {
   return (request, response, target, body, received) => {
-    const effect = { wrote: false };
-    let result: Answer;
-    try {
-      result = answer(request, target, body, effect);
-    } catch (error) {
-      writer.unexpected(response, error);
-      return;
-    }
-    writer.later(request, response, annotated(result, body, received), effect.wrote);
+    stateStore.turn(
+      (effect) => answer(request, target, body, effect),
+      (outcome) => {
+        const result = !outcome.ran
+          ? notCommitted(outcome.failure, false)
+          : !outcome.failure
+            ? outcome.value
+            : outcome.kept
+              ? unsaved(outcome.failure, outcome.value)
+              : notCommitted(outcome.failure, true);
+        try {
+          writer.send(request, response, annotated(result, body, received));
+        } catch (error) {
+          writer.unexpected(response, error);
+        }
+      },
+      (error) => writer.unexpected(response, error),
+    );
   };
 }

@@ -44,8 +44,19 @@ export function createEmulatorOf(modules: readonly AnyApiModule[], options: Emul
     return bound !== null && typeof bound === 'object' ? bound.address : undefined;
   };
   const parts = wireEmulator(modules, options, { boundAddress, emulator: () => emulator });
-  const { store, services, quota, notifier, journal, oauth, persistence, shared, operations, inspector } =
-    parts;
+  const {
+    store,
+    services,
+    quota,
+    notifier,
+    journal,
+    oauth,
+    stateStore,
+    persistence,
+    shared,
+    operations,
+    inspector,
+  } = parts;
   const landing = createLanding(services, parts.served, options.strict === true);
   const dispatcher = createDispatcher(parts, landing, options.log);
   const onResponse = options.onResponse;
@@ -55,10 +66,9 @@ export function createEmulatorOf(modules: readonly AnyApiModule[], options: Emul
       journal.record(exchange, CONTROL_PREFIX);
       onResponse?.(exchange);
     },
-    ...(persistence ? { commit: () => persistence.commit() } : {}),
     sameOriginOnly: (request) => underControl(parseTarget(request.url ?? '/').pathname),
   });
-  const respond = createResponder(writer, dispatcher.answer, shared);
+  const respond = createResponder(writer, dispatcher.answer, stateStore);
   const server = createServer((request, response) => {
     const received = performance.now();
     // Read once: the checks before the body and the answer route by the same path.
@@ -102,13 +112,14 @@ export function createEmulatorOf(modules: readonly AnyApiModule[], options: Emul
     notifier,
     journal,
     oauth,
+    stateStore,
     ...(persistence ? { persistence } : {}),
     ...(shared ? { shared } : {}),
     invoke: operations.invoke.bind(operations),
     invokeAsSeed: operations.invokeAsSeed.bind(operations),
     checkState: parts.control.checkState,
     async listen(port, host = '127.0.0.1') {
-      await shared?.open();
+      await stateStore.open();
       return listen(server, port, host);
     },
     async close() {
@@ -118,8 +129,7 @@ export function createEmulatorOf(modules: readonly AnyApiModule[], options: Emul
         server.close(() => resolve());
       });
       // In-process changes (invoke) are saved too; a failure was told to onError already.
-      persistence?.close();
-      await shared?.close();
+      await stateStore.close();
     },
   };
   return emulator;

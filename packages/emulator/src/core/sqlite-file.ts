@@ -17,7 +17,7 @@
  */
 import { closeSync, openSync, readSync } from 'node:fs';
 import Database from 'libsql';
-import { type ParseRow, type StorageSlice, tablesOf, upgradeOf } from './slice.js';
+import { type ParseRow, type Rows, type StorageSlice, scalarsOnly, tablesOf, upgradeOf } from './slice.js';
 import { sqlite } from './sql.js';
 import type { State } from './state.js';
 
@@ -306,4 +306,86 @@ export function storedScalars(db: Database.Database, file: string): Record<strin
   const missing = CORE_SCALARS.filter((key) => !Object.hasOwn(scalars, key));
   if (missing.length > 0) throw invalid(`lacks ${missing.join(', ')}`);
   return scalars;
+}
+
+/**
+ * The stored state, read and checked (not put in the store); undefined when there is none. The
+ * core's scalars come from the state row, on `current` with its collections taken out; each
+ * slice loads its rows into it, then `check` (the checks of a loaded state) runs, and a state
+ * that fails them is told by the rows at fault.
+ */
+export function readStoredState(
+  db: Database.Database,
+  file: string,
+  slices: readonly StorageSlice[],
+  rows: Rows,
+  current: State,
+  check?: (state: State) => State,
+): State | undefined {
+  const scalars = storedScalars(db, file);
+  if (!scalars) return undefined;
+  const load = (parse: ParseRow) => {
+    const state = scalarsOnly(current, scalars);
+    for (const slice of slices) slice.load(rows, state, parse);
+    return state;
+  };
+  let state: State;
+  try {
+    state = load(<T>(body: unknown, table: string, key: string) => {
+      try {
+        return JSON.parse(String(body)) as T;
+      } catch (error) {
+        throw new PersistError(`${file}: ${table} ${key}: not JSON (${message(error)})`);
+      }
+    });
+  } catch (error) {
+    throw error instanceof PersistError
+      ? error
+      : new PersistError(`${file}: ${message(error)}`, { cause: error });
+  }
+  if (!check) return state;
+  try {
+    return check(state);
+  } catch (error) {
+    // StateFileError's problems (core/state-file.ts, which imports the modules that import this).
+    const { problems } = error as { problems?: unknown };
+    if (!Array.isArray(problems) || problems.length === 0)
+      throw new PersistError(`${file}: ${message(error)}`, { cause: error });
+    throw rowsAtFault(file, problems.map(String), scalars, load);
+  }
+}
+
+/** What a failure to open or take a file is told as: PersistError, naming the file. */
+export function openingError(file: string, error: unknown): PersistError {
+  if (error instanceof PersistError) return error;
+  return new PersistError(
+    sqliteCode(error) === 'SQLITE_BUSY'
+      ? `${file}: in use by another process (an emulator keeps its database to itself)`
+      : `${file}: cannot open (${message(error)})`,
+    { cause: error },
+  );
+}
+
+/**
+ * Lets go of a file. libsql closes a connection only once its statements are collected, and
+ * until then an exclusive lock would stay: so the log is folded into the file first
+ * (journal_mode DELETE, which also removes it) and the lock made a normal one, which a read
+ * then drops, before the connection is closed. A connection for reading only is just closed.
+ */
+export function releaseFile(
+  db: Database.Database,
+  file: string,
+  readOnly: boolean,
+  onError: (message: string) => void,
+): void {
+  if (!readOnly) {
+    try {
+      db.exec('PRAGMA journal_mode = DELETE');
+      db.exec('PRAGMA locking_mode = NORMAL');
+      db.prepare('SELECT count(*) FROM emulator_schema').raw().get();
+    } catch (error) {
+      onError(`The emulator could not release ${file}: ${message(error)}`);
+    }
+  }
+  db.close();
 }

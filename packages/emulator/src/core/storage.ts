@@ -19,15 +19,14 @@
  * A file is only ever written once it is known to be the emulator's (sqlite-file.ts).
  */
 import Database from 'libsql';
+import type { Outcome } from './postgres-options.js';
 import {
   changedSince,
   markOf,
-  type ParseRow,
   type Rows,
   type StateMark,
   type StorageSlice,
   scalarsOf,
-  scalarsOnly,
   type TableSpec,
   tablesOf,
 } from './slice.js';
@@ -40,18 +39,26 @@ import {
   inspectFile,
   isReadOnly,
   message,
+  openingError,
   openReadOnly,
   openWritable,
   PersistError,
-  rowsAtFault,
+  readStoredState,
+  releaseFile,
   type SchemaPart,
   SQLITE_HEADER,
   type SyncMode,
   schemaParts,
-  sqliteCode,
-  storedScalars,
 } from './sqlite-file.js';
 import type { State, StateHolder } from './state.js';
+import {
+  LocalTurns,
+  type StartContext,
+  StateNotSaved,
+  type StateStore,
+  type TurnEffect,
+  type TurnOutcome,
+} from './state-store.js';
 
 export interface PersistOptions {
   /** The database file; made when missing, the state loaded from it when it holds one. */
@@ -86,8 +93,9 @@ const noop = () => undefined;
  */
 const IDLE_CHECKPOINT_MS = 1000;
 
-export class Persistence {
+export class Persistence implements StateStore {
   readonly file: string;
+  readonly sharedByProcesses = false;
   readonly sync: SyncMode;
   /** The state was read from the file at start (it held one). */
   readonly restored: boolean;
@@ -111,6 +119,9 @@ export class Persistence {
   private statementsRun = 0;
   /** The checkpoint due once the commits pause (IDLE_CHECKPOINT_MS). */
   private idleCheckpoint: NodeJS.Timeout | undefined;
+  /** The requests of a turn run at once and answered after one commit (state-store.ts). */
+  private readonly turns = new LocalTurns(() => this.commit());
+  private started: Promise<void> | undefined;
 
   /**
    * Opens (or makes) `options.file`, brings its schema up to date and, when it holds a state,
@@ -232,15 +243,9 @@ export class Persistence {
     this.db.close();
   }
 
-  /** What a failure to open or take the file is told as: PersistError, naming the file. */
+  /** What a failure to open or take the file is told as (sqlite-file.ts). */
   private opening(error: unknown): PersistError {
-    if (error instanceof PersistError) return error;
-    return new PersistError(
-      sqliteCode(error) === 'SQLITE_BUSY'
-        ? `${this.file}: in use by another process (an emulator keeps its database to itself)`
-        : `${this.file}: cannot open (${message(error)})`,
-      { cause: error },
-    );
+    return openingError(this.file, error);
   }
 
   /** Whether the file is open only for reading (see readOnlyReason); commits try to reopen it. */
@@ -300,45 +305,9 @@ export class Persistence {
     }
   }
 
-  /** The core's scalars of the stored state and the state with them (sqlite-file.ts); undefined when none. */
-  private readScalars(): { scalars: Record<string, unknown>; state: State } | undefined {
-    const scalars = storedScalars(this.db, this.file);
-    return scalars && { scalars, state: scalarsOnly(this.store.state, scalars) };
-  }
-
   /** The stored state, read and checked (not put in the store); undefined when there is none. */
   private read(): State | undefined {
-    const start = this.readScalars();
-    if (!start) return undefined;
-    const { scalars, state } = start;
-    const parse: ParseRow = <T>(body: unknown, table: string, key: string) => {
-      try {
-        return JSON.parse(String(body)) as T;
-      } catch (error) {
-        throw new PersistError(`${this.file}: ${table} ${key}: not JSON (${message(error)})`);
-      }
-    };
-    try {
-      for (const slice of this.slices) slice.load(this.rows, state, parse);
-    } catch (error) {
-      throw error instanceof PersistError
-        ? error
-        : new PersistError(`${this.file}: ${message(error)}`, { cause: error });
-    }
-    if (!this.check) return state;
-    try {
-      return this.check(state);
-    } catch (error) {
-      // StateFileError's problems (core/state-file.ts, which imports the modules that import this).
-      const { problems } = error as { problems?: unknown };
-      if (!Array.isArray(problems) || problems.length === 0)
-        throw new PersistError(`${this.file}: ${message(error)}`, { cause: error });
-      throw rowsAtFault(this.file, problems.map(String), scalars, (parse) => {
-        const state = this.readScalars()?.state as State;
-        for (const slice of this.slices) slice.load(this.rows, state, parse);
-        return state;
-      });
-    }
+    return readStoredState(this.db, this.file, this.slices, this.rows, this.store.state, this.check);
   }
 
   mark(): StateMark {
@@ -367,7 +336,7 @@ export class Persistence {
       const opened = openWritable(this.file, this.sync);
       if (!(opened instanceof Database)) {
         this.stats.failures += 1;
-        const failure = new Error(
+        const failure = new StateNotSaved(
           `The emulator could not save the state to ${this.file}: it is read-only (${opened.message})`,
         );
         this.onError(failure.message);
@@ -409,7 +378,9 @@ export class Persistence {
         }
       }
       this.stats.failures += 1;
-      const failure = new Error(`The emulator could not save the state to ${this.file}: ${message(error)}`);
+      const failure = new StateNotSaved(
+        `The emulator could not save the state to ${this.file}: ${message(error)}`,
+      );
       this.onError(failure.message);
       throw failure;
     }
@@ -437,6 +408,52 @@ export class Persistence {
    */
   limitPages(pages: number): void {
     this.db.exec(`PRAGMA max_page_count = ${Math.max(1, Math.floor(pages))}`);
+  }
+
+  /** The file. */
+  get where(): string {
+    return this.file;
+  }
+
+  /**
+   * The file was read when this was made: with no state in it, the starting state `initialize`
+   * makes is saved at once (StateStore.open). Without `initialize`, nothing is written until a
+   * change is.
+   */
+  open(initialize?: () => void): Promise<void> {
+    if (this.restored || !initialize) return Promise.resolve();
+    this.started ??= this.turns.run(initialize).then((outcome) => {
+      if (outcome.ran && outcome.failure) throw outcome.failure;
+    });
+    this.started.catch(() => {
+      this.started = undefined;
+    });
+    return this.started;
+  }
+
+  turn<T>(
+    work: (effect: TurnEffect) => T,
+    done: (outcome: TurnOutcome<T>) => void,
+    threw: (error: unknown) => void,
+  ): void {
+    this.turns.turn(work, done, threw);
+  }
+
+  run<T>(work: () => T): Promise<Outcome<T>> {
+    return this.turns.run(work);
+  }
+
+  startLines({ revision, seedFile }: StartContext): string[] {
+    const { file } = this;
+    return [
+      this.restored
+        ? `State restored from ${file} (revision ${revision})${seedFile ? `; seed ${seedFile} not written again, its tokens apply` : ''}`
+        : `State saved to ${file} (new database)`,
+      `Every change is committed there before it is answered (--persist-sync ${this.sync}); watch channels are not kept`,
+      ...(this.readOnly
+        ? [`${file} is read-only: reads are served, writes answered 503 until it can be written`]
+        : []),
+    ];
   }
 
   /** Commits, as a promise (the API of earlier versions). */
@@ -474,25 +491,9 @@ export class Persistence {
     this.release();
   }
 
-  /**
-   * Lets go of the file. libsql closes a connection only once its statements are collected,
-   * and until then an exclusive lock would stay: so the log is folded into the file first
-   * (journal_mode DELETE, which also removes it) and the lock made a normal one, which a read
-   * then drops, before the connection is closed.
-   */
+  /** Lets go of the file (sqlite-file.ts, releaseFile). */
   private release(): void {
-    if (this.readOnlyReason !== undefined) {
-      this.db.close();
-      return;
-    }
-    try {
-      this.db.exec('PRAGMA journal_mode = DELETE');
-      this.db.exec('PRAGMA locking_mode = NORMAL');
-      this.db.prepare('SELECT count(*) FROM emulator_schema').raw().get();
-    } catch (error) {
-      this.onError(`The emulator could not release ${this.file}: ${message(error)}`);
-    }
     this.statements.clear();
-    this.db.close();
+    releaseFile(this.db, this.file, this.readOnlyReason !== undefined, this.onError);
   }
 }

@@ -1,7 +1,7 @@
 /**
  * The parts of an emulator, made and connected: the store and each API's service, quota,
- * access policy, token endpoint, journal, notifier, control plane, the durable store when one is
- * asked for, the operations, the admin gate and the inspector. server.ts puts an HTTP front on
+ * access policy, token endpoint, journal, notifier, control plane, the state store (memory, a
+ * SQLite file or a shared database), the operations, the admin gate and the inspector. server.ts puts an HTTP front on
  * them; nothing here listens.
  */
 import { AllowedHosts, type ServedApi } from '@gspec/server-kit';
@@ -21,6 +21,7 @@ import { applySeed, createSeedParser } from './seed.js';
 import { createServices, type Services } from './services.js';
 import { emptyCoreState } from './state.js';
 import { createStateChecker } from './state-file.js';
+import { MemoryStore, type StateStore } from './state-store.js';
 import { Persistence } from './storage.js';
 import { Store } from './store.js';
 import { AccessPolicy } from './strict.js';
@@ -34,9 +35,11 @@ export interface EmulatorParts {
   journal: Journal;
   notifier: Notifier;
   control: ControlDeps;
-  /** With `persist`: the SQLite file. */
+  /** Where the state is kept: memory, a SQLite file (`persist`), a shared database (`store`). */
+  stateStore: StateStore;
+  /** The same store, when it is the SQLite file (kept on the Emulator for compatibility). */
   persistence: Persistence | undefined;
-  /** With `store`: the shared PostgreSQL database. */
+  /** The same store, when it is the shared database (kept on the Emulator for compatibility). */
   shared: SharedStore | undefined;
   operations: Operations;
   admin: AdminGate;
@@ -94,11 +97,14 @@ function observers(options: EmulatorOptions, late: Late) {
   return { journal, notifier };
 }
 
-/** The durable store the options ask for: a SQLite file, a shared database, or neither. */
-function durableStores(
+/**
+ * The state store the options ask for: a SQLite file, a shared database, or memory. The one
+ * place that picks the adapter (state-store.ts); everything else uses the StateStore.
+ */
+function createStateStore(
   parts: Pick<EmulatorParts, 'store' | 'services' | 'quota' | 'access' | 'notifier' | 'control'>,
   options: EmulatorOptions,
-): { persistence: Persistence | undefined; shared: SharedStore | undefined } {
+): Pick<EmulatorParts, 'stateStore' | 'persistence' | 'shared'> {
   if (options.persist && options.store)
     throw new TypeError(
       'createEmulator: give persist (a SQLite file) or store (a shared database), not both',
@@ -106,24 +112,23 @@ function durableStores(
   const { store, services, quota, access, notifier, control } = parts;
   const slices = () => services.list.map((s) => s.module.storage(s.store));
   const onError = options.log ? { onError: options.log } : {};
-  const shared = options.store
-    ? new SharedStore(
-        { store, slices: slices(), quota, access, notifier },
-        { ...onError, ...(typeof options.store === 'string' ? { url: options.store } : options.store) },
-      )
-    : undefined;
-  const persistence = options.persist
-    ? new Persistence(
-        store,
-        slices(),
-        {
-          ...onError,
-          ...(typeof options.persist === 'string' ? { file: options.persist } : options.persist),
-        },
-        control.checkState,
-      )
-    : undefined;
-  return { persistence, shared };
+  if (options.store) {
+    const shared = new SharedStore(
+      { store, slices: slices(), quota, access, notifier },
+      { ...onError, ...(typeof options.store === 'string' ? { url: options.store } : options.store) },
+    );
+    return { stateStore: shared, persistence: undefined, shared };
+  }
+  if (options.persist) {
+    const persistence = new Persistence(
+      store,
+      slices(),
+      { ...onError, ...(typeof options.persist === 'string' ? { file: options.persist } : options.persist) },
+      control.checkState,
+    );
+    return { stateStore: persistence, persistence, shared: undefined };
+  }
+  return { stateStore: new MemoryStore(store), persistence: undefined, shared: undefined };
 }
 
 /** Every part of the emulator of `modules`, connected. */
@@ -155,18 +160,11 @@ export function wireEmulator(
       Object.fromEntries(services.list.map((service) => [service.name, service.spec])),
     ),
   };
-  const { persistence, shared } = durableStores(
+  const { stateStore, persistence, shared } = createStateStore(
     { store, services, quota, access, notifier, control },
     options,
   );
-  const operations = new Operations({
-    services,
-    store,
-    quota,
-    access,
-    notifier,
-    ...(persistence ? { persistence } : shared ? { persistence: shared } : {}),
-  });
+  const operations = new Operations({ services, store, quota, access, notifier, stateStore });
   const admin = new AdminGate(options.admin, options.strict === true, CONTROL_PREFIX, late.boundAddress);
   const inspector = new Inspector({
     prefix: CONTROL_PREFIX,
@@ -190,6 +188,7 @@ export function wireEmulator(
     journal,
     notifier,
     control,
+    stateStore,
     persistence,
     shared,
     operations,
