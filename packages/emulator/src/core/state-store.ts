@@ -7,7 +7,7 @@
  * The state itself is always in memory, where every request reads it (store.ts). A store opens
  * (it loads what it holds, or writes the starting state), runs each request in its turns,
  * commits what the turns changed, and closes. The server, the control plane and the CLI use
- * only this interface. `createStateStore` is the one place that picks the adapter.
+ * only this interface. `createStateStore` (wiring.ts) is the one place that picks the adapter.
  */
 import type { Outcome } from './postgres-options.js';
 import type { StateMark } from './slice.js';
@@ -56,9 +56,11 @@ export interface StateStore {
   readonly sharedByProcesses: boolean;
   /**
    * Loads the state the store holds. When it holds none, `initialize` makes the starting state
-   * (a `--state` file, a seed), which is written before anything is answered. It is done once:
-   * a second call waits for the first. Throws the store's error (PersistError,
-   * SharedStoreError) or initialize's.
+   * (a `--state` file, a seed), which is written before anything is answered. The starting
+   * state is made once: a later call waits for the first. Without `initialize`, a store in
+   * memory or a file writes nothing yet, and a shared database that holds no state is written
+   * with the emulator's empty one. Throws the store's error (PersistError, SharedStoreError,
+   * StateNotSaved) or initialize's.
    */
   open(initialize?: () => void): Promise<void>;
   /** The state as it is now, to tell later whether it moved. */
@@ -147,32 +149,23 @@ export class LocalTurns {
   }
 }
 
-/** The state in memory only: nothing outlives the process. */
-export class MemoryStore implements StateStore {
-  readonly where = 'memory';
-  readonly restored = false;
-  readonly sharedByProcesses = false;
-  private readonly turns = new LocalTurns(() => undefined);
-  private opening: Promise<void> | undefined;
+/**
+ * A store this process keeps by itself (memory, a SQLite file): its requests run in LocalTurns,
+ * whose commit is the store's `commit`.
+ */
+export abstract class LocalStore {
+  private readonly turns = new LocalTurns(() => this.commit());
 
   constructor(private readonly holder: StateHolder) {}
 
-  open(initialize?: () => void): Promise<void> {
-    if (!initialize) return this.opening ?? Promise.resolve();
-    this.opening ??= new Promise<void>((resolve) => {
-      initialize?.();
-      resolve();
-    }).catch((error: unknown) => {
-      this.opening = undefined;
-      throw error;
-    });
-    return this.opening;
-  }
+  /** Makes what changed since the last commit durable (nothing to do in memory); throws when it cannot. */
+  abstract commit(): void;
 
   mark(): StateMark {
     return markOf(this.holder);
   }
 
+  /** Whether the state moved since `mark` (a write, a reset or a load). */
   changedSince(mark: StateMark): boolean {
     return changedSince(this.holder, mark);
   }
@@ -188,6 +181,28 @@ export class MemoryStore implements StateStore {
   run<T>(work: () => T): Promise<Outcome<T>> {
     return this.turns.run(work);
   }
+}
+
+/** The state in memory only: nothing outlives the process. */
+export class MemoryStore extends LocalStore implements StateStore {
+  readonly where = 'memory';
+  readonly restored = false;
+  readonly sharedByProcesses = false;
+  private opening: Promise<void> | undefined;
+
+  open(initialize?: () => void): Promise<void> {
+    if (!initialize) return this.opening ?? Promise.resolve();
+    this.opening ??= new Promise<void>((resolve) => {
+      initialize();
+      resolve();
+    }).catch((error: unknown) => {
+      this.opening = undefined;
+      throw error;
+    });
+    return this.opening;
+  }
+
+  commit(): void {}
 
   startLines(): string[] {
     return [];

@@ -19,10 +19,7 @@
  * A file is only ever written once it is known to be the emulator's (sqlite-file.ts).
  */
 import Database from 'libsql';
-import type { Outcome } from './postgres-options.js';
 import {
-  changedSince,
-  markOf,
   type Rows,
   type StateMark,
   type StorageSlice,
@@ -51,14 +48,7 @@ import {
   schemaParts,
 } from './sqlite-file.js';
 import type { State, StateHolder } from './state.js';
-import {
-  LocalTurns,
-  type StartContext,
-  StateNotSaved,
-  type StateStore,
-  type TurnEffect,
-  type TurnOutcome,
-} from './state-store.js';
+import { LocalStore, type StartContext, StateNotSaved, type StateStore } from './state-store.js';
 
 export interface PersistOptions {
   /** The database file; made when missing, the state loaded from it when it holds one. */
@@ -93,7 +83,7 @@ const noop = () => undefined;
  */
 const IDLE_CHECKPOINT_MS = 1000;
 
-export class Persistence implements StateStore {
+export class Persistence extends LocalStore implements StateStore {
   readonly file: string;
   readonly sharedByProcesses = false;
   readonly sync: SyncMode;
@@ -119,8 +109,6 @@ export class Persistence implements StateStore {
   private statementsRun = 0;
   /** The checkpoint due once the commits pause (IDLE_CHECKPOINT_MS). */
   private idleCheckpoint: NodeJS.Timeout | undefined;
-  /** The requests of a turn run at once and answered after one commit (state-store.ts). */
-  private readonly turns = new LocalTurns(() => this.commit());
   private started: Promise<void> | undefined;
 
   /**
@@ -138,6 +126,8 @@ export class Persistence implements StateStore {
     options: PersistOptions,
     private readonly check?: (state: State) => State,
   ) {
+    // The requests of a turn run at once and are answered after one commit (LocalStore).
+    super(store);
     this.file = options.file;
     this.sync = options.sync ?? 'normal';
     this.onError = options.onError ?? noop;
@@ -310,15 +300,6 @@ export class Persistence implements StateStore {
     return readStoredState(this.db, this.file, this.slices, this.rows, this.store.state, this.check);
   }
 
-  mark(): StateMark {
-    return markOf(this.store);
-  }
-
-  /** Whether the state moved since `mark` (a write, a reset or a load). */
-  changedSince(mark: StateMark): boolean {
-    return changedSince(this.store, mark);
-  }
-
   /** Whether the database holds the state as it is now. */
   isDurable(): boolean {
     return this.durable !== undefined && !this.changedSince(this.durable);
@@ -422,25 +403,13 @@ export class Persistence implements StateStore {
    */
   open(initialize?: () => void): Promise<void> {
     if (this.restored || !initialize) return Promise.resolve();
-    this.started ??= this.turns.run(initialize).then((outcome) => {
+    this.started ??= this.run(initialize).then((outcome) => {
       if (outcome.ran && outcome.failure) throw outcome.failure;
     });
     this.started.catch(() => {
       this.started = undefined;
     });
     return this.started;
-  }
-
-  turn<T>(
-    work: (effect: TurnEffect) => T,
-    done: (outcome: TurnOutcome<T>) => void,
-    threw: (error: unknown) => void,
-  ): void {
-    this.turns.turn(work, done, threw);
-  }
-
-  run<T>(work: () => T): Promise<Outcome<T>> {
-    return this.turns.run(work);
   }
 
   startLines({ revision, seedFile }: StartContext): string[] {
