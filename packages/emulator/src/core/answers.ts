@@ -1,8 +1,8 @@
 /**
- * Writing the emulator's answers: the bytes and headers of an answer, the answers of one turn
- * of the event loop written together after one commit (with --persist), the 503 of a write
- * whose commit failed, the 500 of a failure no handler expected, and the envelope of what
- * Node's HTTP parser refuses before any handler runs.
+ * Writing the emulator's answers: the bytes and headers of an answer, the 503 of a write whose
+ * commit failed, the 500 of a failure no handler expected, and the envelope of what Node's
+ * HTTP parser refuses before any handler runs. When an answer goes out is its state store's
+ * turn (state-store.ts: one turn's answers after one commit).
  */
 import { type IncomingHttpHeaders, type IncomingMessage, type ServerResponse, STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
