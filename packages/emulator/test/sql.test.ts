@@ -8,7 +8,7 @@ import Database from 'libsql';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import type { StorageSlice, TableSpec } from '../src/core/slice.ts';
-import { checkTable, postgres, sqlite, tableMap } from '../src/core/sql.ts';
+import { checkTable, keyedTable, postgres, sqlite, tableMap } from '../src/core/sql.ts';
 import { havePostgres, usePostgres } from './support/postgres.ts';
 
 const EVENTS: TableSpec = { name: 'notes_events', key: ['calendar_id', 'event_id'] };
@@ -92,6 +92,22 @@ describe('tables declared once', () => {
     [{ name: 'notes', key: ['a', 'a'] }, 'a key column is named twice'],
   ])('refuses the declaration %j', (table, message) => {
     expect(() => checkTable(table)).toThrow(message);
+  });
+
+  it.each([
+    [
+      'a put without its whole key',
+      'notes_events',
+      ['c1'],
+      true,
+      'notes_events: a put gave 1 key values; its key is calendar_id, event_id',
+    ],
+    ['a remove longer than the key', 'notes_events', ['c1', 'e1', 'x'], false, 'a remove gave 3 key values'],
+    ['a key for a table of one row', 'notes_world', ['1'], true, 'its key is empty (one row)'],
+    ['a table no slice declares', 'notes_other', [], false, 'no slice declares a table notes_other'],
+  ])('refuses %s, naming the table', (_name, table, key, whole, message) => {
+    const tables = new Map([EVENTS, WORLD].map((t) => [t.name, t]));
+    expect(() => keyedTable(tables, table, key, whole)).toThrow(message);
   });
 
   it('refuses a table two slices declare, or one of the core’s names', () => {

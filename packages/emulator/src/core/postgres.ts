@@ -49,7 +49,7 @@ import {
   type TableSpec,
   tablesOf,
 } from './slice.js';
-import { postgres, tableIn, tableMap } from './sql.js';
+import { keyedTable, postgres, tableIn, tableMap } from './sql.js';
 import type { State } from './state.js';
 import type { StartContext, StateStore, TurnEffect, TurnOutcome } from './state-store.js';
 
@@ -339,7 +339,7 @@ export class SharedStore implements StateStore {
     };
     const rows: Rows = {
       put: (name, key, body) => {
-        const table = tableIn(this.tables, name);
+        const table = keyedTable(this.tables, name, key, true);
         if (batch?.table !== table) {
           flush();
           batch = { table, rows: new Map() };
@@ -348,7 +348,7 @@ export class SharedStore implements StateStore {
       },
       remove: (name, key) => {
         flush();
-        statements.push(postgres.remove(tableIn(this.tables, name), key, literal));
+        statements.push(postgres.remove(keyedTable(this.tables, name, key, false), key, literal));
       },
       scan: () => {
         throw new Error('a slice read while writing');

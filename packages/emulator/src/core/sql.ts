@@ -1,10 +1,10 @@
 /**
  * The one place the slices' tables (slice.ts, `TableSpec`) become SQL: each store's dialect
  * makes a table and the statements that put, remove and scan its rows, from the declaration.
- * SQLite (storage.ts) prepares them with `?` parameters; PostgreSQL (postgres.ts) runs its
- * reads with `$n` parameters and sends a commit's writes as one text, with many rows to a
- * statement and the values written as literals by its client's own quoting, so that a commit
- * is one round trip however many rows it writes.
+ * SQLite (storage.ts) prepares them with `?` parameters. PostgreSQL (postgres.ts) sends a
+ * commit's writes as one text, with many rows to a statement and the values written as
+ * literals by its client's own quoting, so that a commit is one round trip however many rows
+ * it writes; its reads take no value from outside.
  */
 import { type StorageSlice, type TableSpec, tablesOf } from './slice.js';
 
@@ -116,5 +116,24 @@ export function tableMap(slices: readonly StorageSlice[]): ReadonlyMap<string, T
 export function tableIn(tables: ReadonlyMap<string, TableSpec>, name: string): TableSpec {
   const table = tables.get(name);
   if (!table) throw new Error(`no slice declares a table ${name}`);
+  return table;
+}
+
+/**
+ * A table a slice names with a key it gives, both checked: the table must be declared, a put
+ * gives its whole key, a remove at most that many values (a prefix).
+ */
+export function keyedTable(
+  tables: ReadonlyMap<string, TableSpec>,
+  name: string,
+  key: readonly string[],
+  whole: boolean,
+): TableSpec {
+  const table = tableIn(tables, name);
+  const wanted = table.key.length;
+  if (whole ? key.length !== wanted : key.length > wanted)
+    throw new Error(
+      `${name}: a ${whole ? 'put' : 'remove'} gave ${key.length} key values; its key is ${wanted === 0 ? 'empty (one row)' : table.key.join(', ')}`,
+    );
   return table;
 }

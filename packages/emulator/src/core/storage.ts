@@ -27,7 +27,7 @@ import {
   type TableSpec,
   tablesOf,
 } from './slice.js';
-import { sqlite, tableIn, tableMap } from './sql.js';
+import { keyedTable, sqlite, tableIn, tableMap } from './sql.js';
 import {
   APPLICATION_ID,
   configure,
@@ -142,11 +142,11 @@ export class Persistence extends LocalStore implements StateStore {
     this.tables = tableMap(slices);
     this.rows = {
       put: (table, key, body) => {
-        this.statement(sqlite.put(tableIn(this.tables, table))).run(...key, body);
+        this.statement(sqlite.put(keyedTable(this.tables, table, key, true))).run(...key, body);
         this.statementsRun += 1;
       },
       remove: (table, key) => {
-        this.statement(sqlite.remove(tableIn(this.tables, table), key.length)).run(...key);
+        this.statement(sqlite.remove(keyedTable(this.tables, table, key, false), key.length)).run(...key);
         this.statementsRun += 1;
       },
       scan: (table) =>
