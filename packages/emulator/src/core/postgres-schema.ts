@@ -6,8 +6,8 @@
  */
 import type pg from 'pg';
 import { SharedStoreError } from './postgres-options.js';
-import { type StorageSlice, tablesOf, upgradeOf } from './slice.js';
-import { postgres } from './sql.js';
+import { type StorageSlice, tablesOf } from './slice.js';
+import { postgres, schemaParts } from './sql.js';
 
 const message = (error: unknown) => (error as Error).message;
 
@@ -66,14 +66,10 @@ export async function migrateShared(
     'SELECT slice, version FROM emulator_schema',
   );
   const versions = new Map(rows.map((row) => [row.slice, row.version]));
-  const all = [
-    { name: 'emulator', latest: CORE_MIGRATIONS.length, upgrade: (v: number) => CORE_MIGRATIONS.slice(v) },
-    ...slices.map((slice) => ({
-      name: slice.name,
-      latest: slice.schema.length,
-      upgrade: (v: number) => upgradeOf(slice.name, slice.schema, v).map(postgres.create),
-    })),
-  ];
+  const all = schemaParts(slices, postgres.create, {
+    tables: ['emulator_meta', 'emulator_deleted'],
+    migrations: CORE_MIGRATIONS,
+  });
   for (const { name, latest, upgrade } of all) {
     const version = versions.get(name) ?? 0;
     if (version > latest)

@@ -481,23 +481,23 @@ export class SharedStore implements StateStore {
   private async applyChanges(client: pg.Client, meta: Map<string, string>, since: number): Promise<void> {
     const { store, slices } = this.parts;
     const scalars = scalarsIn(meta, this.where);
-    const tables = slices.flatMap((slice) => tablesOf(slice).map((table) => table.name));
+    const tables = slices.flatMap(tablesOf);
     const queries = [
       `SELECT tbl, key FROM emulator_deleted WHERE written > ${Math.trunc(since)} ORDER BY id`,
-      ...tables.map((table) => postgres.changedSince(tableIn(this.tables, table), since)),
+      ...tables.map((table) => postgres.changedSince(table, since)),
     ];
     const answer = (await client.query(queries.join(';\n'))) as unknown as
       | pg.QueryResult<ChangedRow>
       | pg.QueryResult<ChangedRow>[];
     const results = Array.isArray(answer) ? answer : [answer];
     const deleted = (results[0]?.rows ?? []) as unknown as { tbl: string; key: ChangedRow }[];
-    const changed = new Map(tables.map((table, i) => [table, results[i + 1]?.rows ?? []]));
+    const changed = new Map(tables.map((table, i) => [table.name, results[i + 1]?.rows ?? []]));
     this.durable = undefined;
     Object.assign(store.state, scalars);
     for (const slice of slices) {
-      const own = tablesOf(slice).map((table) => table.name);
-      const gone = deleted.filter((row) => own.includes(row.tbl));
-      if (gone.length === 0 && own.every((table) => changed.get(table)?.length === 0)) continue;
+      const own = new Set(tablesOf(slice).map((table) => table.name));
+      const gone = deleted.filter((row) => own.has(row.tbl));
+      if (gone.length === 0 && [...own].every((table) => changed.get(table)?.length === 0)) continue;
       const changes = slice.changes;
       if (!changes) {
         await this.load(client, [slice], () => store.state);

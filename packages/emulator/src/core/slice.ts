@@ -88,22 +88,6 @@ export function tablesOf(slice: Pick<StorageSlice, 'schema'>): readonly TableSpe
   return slice.schema.flat();
 }
 
-/**
- * The tables a database at schema `version` of a slice needs made to reach the slice's last
- * version; throws when the database was written by a newer emulator.
- */
-export function upgradeOf(
-  name: string,
-  schema: readonly (readonly TableSpec[])[],
-  version: number,
-): readonly TableSpec[] {
-  if (version > schema.length)
-    throw new Error(
-      `written by a newer emulator (${name} schema version ${version}; this one knows up to ${schema.length})`,
-    );
-  return schema.slice(version).flat();
-}
-
 /** Which state a commit holds: the object (reset and load replace it) and its revision. */
 export interface StateMark {
   state: State;

@@ -25,6 +25,26 @@ export function checkTable(table: TableSpec): void {
 /** The columns a statement names: the key's, then the body; a one-row table's are id and body. */
 const columnsOf = (table: TableSpec) => (table.key.length === 0 ? ['id', 'body'] : [...table.key, 'body']);
 
+/**
+ * The statements made for each table, by kind: a commit puts rows one by one, and each put then
+ * finds its prepared statement by the same string instead of building the text again.
+ */
+const made = new WeakMap<TableSpec, Map<string, string>>();
+
+function once(table: TableSpec, kind: string, make: () => string): string {
+  let texts = made.get(table);
+  if (!texts) {
+    texts = new Map();
+    made.set(table, texts);
+  }
+  let text = texts.get(kind);
+  if (text === undefined) {
+    text = make();
+    texts.set(kind, text);
+  }
+  return text;
+}
+
 export interface Dialect {
   /** The statement that makes the table. */
   create(table: TableSpec): string;
@@ -40,20 +60,27 @@ export const sqlite = {
     return `CREATE TABLE ${table.name} (${keys}, body TEXT NOT NULL, PRIMARY KEY (${table.key.join(', ')})) STRICT`;
   },
   scan(table: TableSpec): string {
-    if (table.key.length === 0) return `SELECT body FROM ${table.name}`;
-    return `SELECT ${table.key.join(', ')}, body FROM ${table.name} ORDER BY rowid`;
+    return once(table, 'scan', () =>
+      table.key.length === 0
+        ? `SELECT body FROM ${table.name}`
+        : `SELECT ${table.key.join(', ')}, body FROM ${table.name} ORDER BY rowid`,
+    );
   },
   /** Writes a row, keeping the place of one already there (an upsert keeps its rowid): `?` per key column, then the body. */
   put(table: TableSpec): string {
-    const columns = columnsOf(table);
-    const values = table.key.length === 0 ? '1, ?' : columns.map(() => '?').join(', ');
-    const conflict = table.key.length === 0 ? 'id' : table.key.join(', ');
-    return `INSERT INTO ${table.name} (${columns.join(', ')}) VALUES (${values}) ON CONFLICT (${conflict}) DO UPDATE SET body = excluded.body`;
+    return once(table, 'put', () => {
+      const columns = columnsOf(table);
+      const values = table.key.length === 0 ? '1, ?' : columns.map(() => '?').join(', ');
+      const conflict = table.key.length === 0 ? 'id' : table.key.join(', ');
+      return `INSERT INTO ${table.name} (${columns.join(', ')}) VALUES (${values}) ON CONFLICT (${conflict}) DO UPDATE SET body = excluded.body`;
+    });
   },
   /** Deletes the rows whose key starts with `?` for each of the first `count` key columns. */
   remove(table: TableSpec, count: number): string {
-    const where = table.key.slice(0, count).map((column) => `${column} = ?`);
-    return `DELETE FROM ${table.name}${where.length > 0 ? ` WHERE ${where.join(' AND ')}` : ''}`;
+    return once(table, `remove ${count}`, () => {
+      const where = table.key.slice(0, count).map((column) => `${column} = ?`);
+      return `DELETE FROM ${table.name}${where.length > 0 ? ` WHERE ${where.join(' AND ')}` : ''}`;
+    });
   },
 } satisfies Dialect & Record<string, unknown>;
 
@@ -136,4 +163,38 @@ export function keyedTable(
       `${name}: a ${whole ? 'put' : 'remove'} gave ${key.length} key values; its key is ${wanted === 0 ? 'empty (one row)' : table.key.join(', ')}`,
     );
   return table;
+}
+
+/** The core's or a slice's schema: its last version, its tables, and the SQL from a version to the last. */
+export interface SchemaPart {
+  name: string;
+  latest: number;
+  tables: readonly string[];
+  upgrade(version: number): readonly string[];
+}
+
+/**
+ * The schema of each part of a store's database, in the order they are brought up to date: the
+ * core's (`core`, the store's own tables and the SQL of each of its versions), then each
+ * slice's, its tables made in the store's dialect (`create`).
+ */
+export function schemaParts(
+  slices: readonly StorageSlice[],
+  create: (table: TableSpec) => string,
+  core: { tables: readonly string[]; migrations: readonly string[] },
+): SchemaPart[] {
+  return [
+    {
+      name: 'emulator',
+      latest: core.migrations.length,
+      tables: core.tables,
+      upgrade: (version) => core.migrations.slice(version),
+    },
+    ...slices.map((slice) => ({
+      name: slice.name,
+      latest: slice.schema.length,
+      tables: tablesOf(slice).map((table) => table.name),
+      upgrade: (version: number) => slice.schema.slice(version).flat().map(create),
+    })),
+  ];
 }

@@ -17,8 +17,8 @@
  */
 import { closeSync, openSync, readSync } from 'node:fs';
 import Database from 'libsql';
-import { type ParseRow, type Rows, type StorageSlice, scalarsOnly, tablesOf, upgradeOf } from './slice.js';
-import { sqlite } from './sql.js';
+import { type ParseRow, type Rows, type StorageSlice, scalarsOnly } from './slice.js';
+import { type SchemaPart, schemaParts, sqlite } from './sql.js';
 import type { State } from './state.js';
 
 export type SyncMode = 'normal' | 'full';
@@ -39,24 +39,14 @@ export const CORE_TABLE = 'CREATE TABLE emulator_meta (key TEXT PRIMARY KEY, val
  */
 export const APPLICATION_ID = 0x6773656d;
 
-/** The core's or a slice's schema: its last version, its tables, and the SQL from a version to the last. */
-export interface SchemaPart {
-  name: string;
-  latest: number;
-  tables: readonly string[];
-  upgrade(version: number): readonly string[];
+/** The schema of each part of the file: the core's table (emulator_meta), then each slice's in SQLite's SQL. */
+export function sqliteSchema(slices: readonly StorageSlice[]): SchemaPart[] {
+  return schemaParts(slices, sqlite.create, { tables: ['emulator_meta'], migrations: [CORE_TABLE] });
 }
 
-export function schemaParts(slices: readonly StorageSlice[]): SchemaPart[] {
-  return [
-    { name: 'emulator', latest: 1, tables: ['emulator_meta'], upgrade: (v) => (v === 0 ? [CORE_TABLE] : []) },
-    ...slices.map((slice) => ({
-      name: slice.name,
-      latest: slice.schema.length,
-      tables: tablesOf(slice).map((table) => table.name),
-      upgrade: (version: number) => upgradeOf(slice.name, slice.schema, version).map(sqlite.create),
-    })),
-  ];
+/** The mark in the file's header (SQLite's application_id; 0 when none). */
+export function applicationId(db: Database.Database): number {
+  return (db.prepare('PRAGMA application_id').raw().get() as [number])[0];
 }
 
 /** The first bytes of a file, empty when it does not exist or is empty. */
@@ -114,7 +104,7 @@ export function inspectFile(
   parts: () => readonly (SchemaPart & { version: number })[],
   known: readonly string[],
 ): void {
-  const id = (db.prepare('PRAGMA application_id').raw().get() as [number])[0];
+  const id = applicationId(db);
   if (id !== 0 && id !== APPLICATION_ID)
     throw new PersistError(
       `${file}: not an emulator database: its application_id is ${hex(id)} (the emulator marks its databases ${hex(APPLICATION_ID)})`,

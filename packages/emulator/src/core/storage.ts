@@ -27,9 +27,10 @@ import {
   type TableSpec,
   tablesOf,
 } from './slice.js';
-import { keyedTable, sqlite, tableIn, tableMap } from './sql.js';
+import { keyedTable, type SchemaPart, sqlite, tableIn, tableMap } from './sql.js';
 import {
   APPLICATION_ID,
+  applicationId,
   configure,
   connect,
   head,
@@ -42,10 +43,9 @@ import {
   PersistError,
   readStoredState,
   releaseFile,
-  type SchemaPart,
   SQLITE_HEADER,
   type SyncMode,
-  schemaParts,
+  sqliteSchema,
 } from './sqlite-file.js';
 import type { State, StateHolder } from './state.js';
 import { LocalStore, type StartContext, StateNotSaved, type StateStore } from './state-store.js';
@@ -200,8 +200,7 @@ export class Persistence extends LocalStore implements StateStore {
     this.db.exec('PRAGMA locking_mode = EXCLUSIVE');
     this.db.exec('BEGIN IMMEDIATE');
     inspectFile(this.db, this.file, () => this.schemaVersions(), [...this.tables.keys()]);
-    if ((this.db.prepare('PRAGMA application_id').raw().get() as [number])[0] !== APPLICATION_ID)
-      this.db.exec(`PRAGMA application_id = ${APPLICATION_ID}`);
+    if (applicationId(this.db) !== APPLICATION_ID) this.db.exec(`PRAGMA application_id = ${APPLICATION_ID}`);
     this.migrate();
     const loaded = this.read();
     this.db.exec('COMMIT');
@@ -246,7 +245,7 @@ export class Persistence extends LocalStore implements StateStore {
   /** The core's and each slice's schema: its last version, its tables, and the version the database is at. */
   private schemaVersions(): (SchemaPart & { version: number })[] {
     const read = this.db.prepare('SELECT version FROM emulator_schema WHERE slice = ?').raw();
-    return schemaParts(this.slices).map((part) => ({
+    return sqliteSchema(this.slices).map((part) => ({
       ...part,
       version: (read.get(part.name) as [number] | undefined)?.[0] ?? 0,
     }));
