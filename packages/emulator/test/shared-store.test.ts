@@ -10,8 +10,10 @@
  */
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { SharedStoreError } from '../src/core/postgres-options.ts';
+import { TURN_LOCK } from '../src/core/postgres.ts';
+import { type SharedStats, SharedStoreError } from '../src/core/postgres-options.ts';
 import type { Emulator, EmulatorOptions } from '../src/core/server.ts';
 import { createEmulator } from '../src/emulator.ts';
 import { startCli } from './support/cli-process.ts';
@@ -387,6 +389,16 @@ describe.skipIf(!run)('a shared store on PostgreSQL', () => {
         expect(report.body.byUser[TOKEN]).toBe(6);
         expect(report.body.total).toBe(6);
       }
+      // Reads sent at once: each process counts them without the lock, none is lost.
+      const reads = await Promise.all(
+        Array.from({ length: 60 }, () => next('GET', '/users/me/calendarList')),
+      );
+      expect(reads.every((read) => read.status === 200)).toBe(true);
+      const after = await Promise.all([0, 1, 2].map((i) => at(i, 'GET', '/__emulator/quota')));
+      for (const report of after) {
+        expect(report.body.byUser[TOKEN]).toBe(66);
+        expect(report.body.byOperation['calendarList.list']).toEqual({ calls: 66, units: 66 });
+      }
     });
   });
 
@@ -573,6 +585,91 @@ describe.skipIf(!run)('a shared store on PostgreSQL', () => {
     },
     600_000,
   );
+
+  describe('two emulators, reads without the lock', () => {
+    const { cluster, at } = useCluster(2);
+    const stats = (i: number) => ({ ...(cluster.emulators[i]?.shared?.stats as SharedStats) });
+    /** A session of the test's own on the cluster's database, and how many wait for the turn lock. */
+    async function holder() {
+      const client = new pg.Client({ connectionString: cluster.url });
+      await client.connect();
+      const waiting = async () => {
+        const { rows } = await client.query<{ n: string }>(
+          "SELECT count(*) AS n FROM pg_locks WHERE locktype = 'advisory' AND objid = $1 AND NOT granted",
+          [TURN_LOCK],
+        );
+        return Number(rows[0]?.n);
+      };
+      /** Until `n` sessions wait for the lock (each check a round trip: no timer to race). */
+      const until = async (n: number) => {
+        while ((await waiting()) < n) await client.query('SELECT pg_sleep(0.01)');
+      };
+      return { client, until };
+    }
+
+    it('answer a read while another process holds the lock, and a write only once it lets go', async () => {
+      await at(0, 'GET', '/users/me/calendarList');
+      await at(1, 'GET', '/users/me/calendarList');
+      const { client, until } = await holder();
+      try {
+        await client.query('SELECT pg_advisory_lock($1)', [TURN_LOCK]);
+        let written = false;
+        const write = at(1, 'POST', '/calendars/primary/events', timedEvent('After the lock')).then(
+          (reply) => {
+            written = true;
+            return reply;
+          },
+        );
+        await until(1);
+        const before = stats(0).reads;
+        const read = await at(0, 'GET', '/calendars/primary/events');
+        expect(read.status).toBe(200);
+        expect(stats(0).reads).toBe(before + 1);
+        expect(written).toBe(false);
+        await client.query('SELECT pg_advisory_unlock($1)', [TURN_LOCK]);
+        const made = await write;
+        expect(made.status).toBe(200);
+        // The next read at the other process sees the write: it was behind, so it caught up with the lock.
+        const again = await at(0, 'GET', `/calendars/primary/events/${made.body.id}`);
+        expect(again.body.etag).toBe(made.body.etag);
+      } finally {
+        await client.end();
+      }
+    });
+
+    it('commit a read that wrote (a first call makes the user), and run it again when another process committed first', async () => {
+      const { client, until } = await holder();
+      try {
+        await at(0, 'GET', '/users/me/calendarList');
+        await at(1, 'GET', '/users/me/calendarList');
+        await client.query('SELECT pg_advisory_lock($1)', [TURN_LOCK]);
+        // B waits for the lock with a write; then A, current as of the same commit, reads as a
+        // new user, which makes that user's calendar: a write, so A waits for the lock behind B.
+        const write = at(1, 'POST', '/calendars/primary/events', timedEvent('First'));
+        await until(1);
+        const reloads = stats(0).reloads;
+        const read = at(0, 'GET', '/users/me/calendarList', undefined, {
+          authorization: 'Bearer new-reader@example.com',
+        });
+        await until(2);
+        await client.query('SELECT pg_advisory_unlock($1)', [TURN_LOCK]);
+        const [made, listed] = await Promise.all([write, read]);
+        expect(made.status).toBe(200);
+        expect(listed.status).toBe(200);
+        // A found B's commit under the lock: it read the state again and ran the request again.
+        expect(stats(0).reloads).toBe(reloads + 1);
+        const elsewhere = await at(1, 'GET', '/users/me/calendarList', undefined, {
+          authorization: 'Bearer new-reader@example.com',
+        });
+        expect(elsewhere.body).toEqual(listed.body);
+        expect((await at(0, 'GET', `/calendars/primary/events/${made.body.id}`)).body.etag).toBe(
+          made.body.etag,
+        );
+      } finally {
+        await client.end();
+      }
+    });
+  });
 
   describe('two emulators, the rate limit set while running', () => {
     const { at } = useCluster(2);

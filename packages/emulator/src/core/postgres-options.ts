@@ -60,7 +60,7 @@ export function describeStore(url: URL): string {
 export interface SharedParts {
   store: StateHolder;
   slices: readonly StorageSlice[];
-  quota: Pick<QuotaMeter, 'save' | 'restore'>;
+  quota: Pick<QuotaMeter, 'take' | 'restore'>;
   /**
    * The rate limit (read at each use: `PUT|DELETE /__emulator/rate-limit` replaces it), its
    * setting and the tokens a seed added while running, shared like the state.
@@ -79,6 +79,8 @@ export interface SharedStats {
    * rows another process changed.
    */
   commits: number;
+  /** Turns of requests that only read, answered without the lock and with nothing to commit. */
+  reads: number;
   failures: number;
   reloads: number;
   catchUps: number;

@@ -4,8 +4,9 @@
  * wrote it), the slices' tables, the migration that brings a database up to date, and how
  * what it holds is read (the state's scalars, a row's body).
  */
-import type pg from 'pg';
+import pg from 'pg';
 import { SharedStoreError } from './postgres-options.js';
+import type { QuotaCounts, QuotaRow } from './quota.js';
 import { type StorageSlice, tablesOf } from './slice.js';
 import { postgres, schemaParts } from './sql.js';
 
@@ -37,7 +38,49 @@ const CORE_MIGRATIONS = [
      END IF;
      RETURN OLD;
    END $$;`,
+  // The quota's counts: each process adds its calls to its own row per user and operation
+  // (`quotaWrites`), so a turn that only reads counts them without the turn lock, and processes
+  // counting at once do not wait for each other's rows; the counts are their sums. The counts an
+  // older emulator kept as one JSON row (`quota`) held no user by operation: they start again.
+  `CREATE TABLE emulator_quota (process text NOT NULL, user_id text NOT NULL, operation text NOT NULL,
+     calls bigint NOT NULL, units bigint NOT NULL, PRIMARY KEY (process, user_id, operation));
+   DELETE FROM emulator_meta WHERE key = 'quota';`,
 ] as const;
+
+/** The core's tables (CORE_MIGRATIONS), which no slice's may be named as. */
+const CORE_TABLES = ['emulator_meta', 'emulator_deleted', 'emulator_quota'];
+
+/** Reads the quota's shared counts (`quotaRows` reads its answer). */
+export const QUOTA_QUERY =
+  'SELECT user_id, operation, sum(calls) AS calls, sum(units) AS units FROM emulator_quota GROUP BY user_id, operation';
+
+/** The quota's counts as `QUOTA_QUERY` gave them. */
+export function quotaRows(result: pg.QueryResult | undefined): QuotaRow[] {
+  return (result?.rows ?? []).map((row: Record<string, unknown>) => ({
+    user: String(row.user_id),
+    operation: String(row.operation),
+    calls: Number(row.calls),
+    units: Number(row.units),
+  }));
+}
+
+/**
+ * The statements that add the calls a process (`process`, its own name) counted to its rows of
+ * the shared counts; emptied first when they were reset, with TRUNCATE, which waits for the
+ * additions under way rather than locking rows one by one.
+ */
+export function quotaWrites(process: string, { reset, rows }: QuotaCounts): string[] {
+  const statements = reset ? ['TRUNCATE emulator_quota'] : [];
+  if (rows.length === 0) return statements;
+  const values = rows.map(
+    ({ user, operation, calls, units }) =>
+      `(${pg.escapeLiteral(process)}, ${pg.escapeLiteral(user)}, ${pg.escapeLiteral(operation)}, ${Math.trunc(calls)}, ${Math.trunc(units)})`,
+  );
+  statements.push(
+    `INSERT INTO emulator_quota (process, user_id, operation, calls, units) VALUES ${values.join(', ')} ON CONFLICT (process, user_id, operation) DO UPDATE SET calls = emulator_quota.calls + excluded.calls, units = emulator_quota.units + excluded.units`,
+  );
+  return statements;
+}
 
 /** A slice table made to carry the commit of its rows and leave tombstones (CORE_MIGRATIONS). */
 const track = (table: string) =>
@@ -67,7 +110,7 @@ export async function migrateShared(
   );
   const versions = new Map(rows.map((row) => [row.slice, row.version]));
   const all = schemaParts(slices, postgres.create, {
-    tables: ['emulator_meta', 'emulator_deleted'],
+    tables: CORE_TABLES,
     migrations: CORE_MIGRATIONS,
   });
   for (const { name, latest, upgrade } of all) {

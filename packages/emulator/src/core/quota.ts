@@ -12,8 +12,28 @@ export interface QuotaReport {
   byOperation: Record<string, { calls: number; units: number }>;
 }
 
+/** One user's calls of one operation, as a shared store keeps them (a row of emulator_quota). */
+export interface QuotaRow {
+  user: string;
+  operation: string;
+  calls: number;
+  units: number;
+}
+
+/** The calls counted since they were last taken (`QuotaMeter.take`), for a shared store to add. */
+export interface QuotaCounts {
+  /** The counts were reset before these calls: the shared ones are emptied first. */
+  reset: boolean;
+  rows: QuotaRow[];
+}
+
+const emptyReport = (): QuotaReport => ({ total: 0, byUser: {}, byOperation: {} });
+
 export class QuotaMeter {
-  private report: QuotaReport = { total: 0, byUser: {}, byOperation: {} };
+  private report = emptyReport();
+  /** The calls not yet taken, by user and operation. */
+  private readonly pending = new Map<string, Map<string, QuotaRow>>();
+  private wasReset = false;
 
   /** Charges one call; returns what the user has used in all. */
   charge(user: string, operationId: string, cost: number): number {
@@ -24,6 +44,15 @@ export class QuotaMeter {
     op.calls += 1;
     op.units += cost;
     report.byOperation[operationId] = op;
+    let byOperation = this.pending.get(user);
+    if (!byOperation) {
+      byOperation = new Map();
+      this.pending.set(user, byOperation);
+    }
+    const row = byOperation.get(operationId) ?? { user, operation: operationId, calls: 0, units: 0 };
+    row.calls += 1;
+    row.units += cost;
+    byOperation.set(operationId, row);
     return report.byUser[user];
   }
 
@@ -32,16 +61,43 @@ export class QuotaMeter {
   }
 
   reset(): void {
-    this.report = { total: 0, byUser: {}, byOperation: {} };
+    this.report = emptyReport();
+    this.pending.clear();
+    this.wasReset = true;
   }
 
-  /** The counts as JSON text (a shared store keeps them in its database). */
-  save(): string {
-    return JSON.stringify(this.report);
+  /** Whether calls were counted or the counts reset since they were last taken. */
+  get changed(): boolean {
+    return this.wasReset || this.pending.size > 0;
   }
 
-  /** Replaces the counts with saved ones (`save`). */
-  restore(text: string): void {
-    this.report = JSON.parse(text) as QuotaReport;
+  /**
+   * The calls counted since the last `take` or `restore` (and whether the counts were reset
+   * first), forgotten here: a shared store adds them to the counts every process shares.
+   */
+  take(): QuotaCounts {
+    const counts = {
+      reset: this.wasReset,
+      rows: [...this.pending.values()].flatMap((ops) => [...ops.values()]),
+    };
+    this.pending.clear();
+    this.wasReset = false;
+    return counts;
+  }
+
+  /** Replaces the counts with the shared ones (what `take` gave, summed over every process). */
+  restore(rows: readonly QuotaRow[]): void {
+    const report = emptyReport();
+    for (const { user, operation, calls, units } of rows) {
+      report.total += units;
+      report.byUser[user] = (report.byUser[user] ?? 0) + units;
+      const op = report.byOperation[operation] ?? { calls: 0, units: 0 };
+      op.calls += calls;
+      op.units += units;
+      report.byOperation[operation] = op;
+    }
+    this.report = report;
+    this.pending.clear();
+    this.wasReset = false;
   }
 }

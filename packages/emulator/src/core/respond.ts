@@ -41,6 +41,7 @@ function annotated(result: Answer, body: ReadBody, received: number): Answer {
  */
 export function createResponder(writer: AnswerWriter, answer: AnswerOf, stateStore: StateStore): Respond {
   return (request, response, target, body, received) => {
+    const method = request.method;
     stateStore.turn(
       (effect) => answer(request, target, body, effect),
       (outcome) => {
@@ -58,6 +59,7 @@ export function createResponder(writer: AnswerWriter, answer: AnswerOf, stateSto
         }
       },
       (error) => writer.unexpected(response, error),
+      method === 'GET' || method === 'HEAD' || method === 'OPTIONS',
     );
   };
 }

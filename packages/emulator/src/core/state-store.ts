@@ -69,12 +69,15 @@ export interface StateStore {
   changedSince(mark: StateMark): boolean;
   /**
    * Runs a request's handling (`work`, synchronous) in the store's turn, and gives `done` its
-   * outcome once the store holds what it changed. `threw` gets what the work threw.
+   * outcome once the store holds what it changed. `threw` gets what the work threw. `read`
+   * says the request only reads (GET, HEAD, OPTIONS): a hint that a shared store may run it
+   * without its lock while it holds the latest state; it still commits whatever it changed.
    */
   turn<T>(
     work: (effect: TurnEffect) => T,
     done: (outcome: TurnOutcome<T>) => void,
     threw: (error: unknown) => void,
+    read?: boolean,
   ): void;
   /** Runs in-process work (a seed, `invoke`) as a turn of its own: resolves once it is committed. */
   run<T>(work: () => T): Promise<Outcome<T>>;
