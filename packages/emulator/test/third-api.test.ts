@@ -2,12 +2,16 @@
  * The module interface is enough for a third API (README, Architecture): a small notes API
  * given only as an `ApiModule` and its spec is served beside the two real ones, with its own
  * store, its part of the state (dumped, checked and loaded), its part of the seed file, its
- * first-use start for a user and its table in the `--persist` database; the core is not
- * touched. The notes API is this test's own, not a Google API.
+ * first-use start for a user, its table in the `--persist` database, and its page in the web
+ * inspector (a tab, its script and style, drawing its view, in Chromium); the core and the
+ * inspector's UI are not touched. The notes API is this test's own, not a Google API.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { haveChromium, launchChromium } from '@gspec/scripts/chromium';
+import { chromium } from 'playwright-core';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { API_MODULES } from '../src/apis/index.ts';
 import type { AnyApiModule, ApiModule } from '../src/core/api-module.ts';
@@ -108,6 +112,23 @@ const spec = readApiSpec(
 
 const answer = ({ id, owner, text }: Note) => ({ id, owner, text });
 
+const dir = mkdtempSync(path.join(tmpdir(), 'gspec-emulator-third-api-'));
+/** The notes API's page in the inspector: a module that draws its notes with the inspector's kit. */
+const pageScript = path.join(dir, 'notes-page.js');
+writeFileSync(
+  pageScript,
+  `import { getJson, h, main } from '../../ui/kit.js';
+export async function render() {
+  const { notes } = await getJson('/apis/notes/notes');
+  main.replaceChildren(
+    h('h2', {}, 'Notes'),
+    h('ul', { id: 'notes-list' }, ...notes.map((note) =>
+      h('li', { 'data-id': note.id }, h('span', { class: 'note-text' }, note.text), ' by ', note.owner))),
+  );
+}
+`,
+);
+
 const notesApi: ApiModule<NotesStore> = {
   name: 'notes',
   title: 'Notes API',
@@ -189,10 +210,19 @@ const notesApi: ApiModule<NotesStore> = {
     },
   },
   rateLimitStatus: 429,
+  // Its view of the state for the inspector, and its page there: the page's script is a file of
+  // its own (written below), as a third API's outside this package would give it.
+  inspect: {
+    notes: ({ store }) => ({
+      notes: Object.values(store.notes)
+        .map(answer)
+        .sort((a, b) => a.id.localeCompare(b.id)),
+    }),
+  },
+  page: { label: 'Notes', style: '.note-text { font-style: italic; }', script: pathToFileURL(pageScript) },
 };
 
 const MODULES: readonly AnyApiModule[] = [...API_MODULES, notesApi];
-const dir = mkdtempSync(path.join(tmpdir(), 'gspec-emulator-third-api-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const running: Emulator[] = [];
@@ -287,3 +317,48 @@ describe('a third API, given as a module', () => {
 
 /** The notes of an emulator's state, through the API's own view. */
 const notesApiNotes = (emulator: Emulator) => notesOf(emulator.store.state);
+
+describe.skipIf(!haveChromium())('a third API, its page in the inspector', () => {
+  it('gets a tab of its own, its script and style served, drawing its view, with no core or UI file changed', async () => {
+    const { origin, call } = await start();
+    await call('POST', '/notes/v1/notes', { text: 'water the plants' });
+    const listed = await call('GET', '/__emulator/apis');
+    expect(listed.body.apis).toContainEqual({
+      name: 'notes',
+      title: 'Notes API',
+      views: ['notes'],
+      page: { label: 'Notes' },
+    });
+    const browser = await launchChromium(chromium);
+    try {
+      const page = await browser.newPage();
+      const errors: string[] = [];
+      const elsewhere: string[] = [];
+      page.on('pageerror', (error) => errors.push(String(error)));
+      page.on('console', (message) => {
+        if (message.type() === 'error') errors.push(message.text());
+      });
+      await page.route('**/*', (route) => {
+        if (new URL(route.request().url()).origin === origin) return route.continue();
+        elsewhere.push(route.request().url());
+        return route.abort();
+      });
+      page.setDefaultTimeout(120_000);
+      await page.goto(`${origin}/__emulator/ui/#/notes`);
+      // The tab sits with the two APIs' tabs, before Notifications.
+      await page.locator('nav a[data-view="notes"].active').waitFor();
+      const tabs = await page.locator('nav a').evaluateAll((links) => links.map((a) => a.textContent));
+      expect(tabs.indexOf('Notes')).toBeGreaterThan(tabs.indexOf('Search Ads 360'));
+      expect(tabs.indexOf('Notes')).toBeLessThan(tabs.indexOf('Notifications'));
+      const note = page.locator('#notes-list li[data-id="n2"]');
+      await note.waitFor();
+      expect(await note.textContent()).toBe('water the plants by ana@example.com');
+      // The page's own style rule is in the inspector's style sheet.
+      expect(await note.locator('.note-text').evaluate((e) => getComputedStyle(e).fontStyle)).toBe('italic');
+      expect(errors).toEqual([]);
+      expect(elsewhere).toEqual([]);
+    } finally {
+      await browser.close();
+    }
+  });
+});

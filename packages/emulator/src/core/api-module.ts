@@ -133,11 +133,12 @@ export interface ApiModule<S = unknown, Seed extends SeedDocument = SeedDocument
   readonly inspect?: Readonly<Record<string, InspectView<S>>>;
   /**
    * Its page in the web inspector: the label of its tab, and the style rules the page needs
-   * (added to the inspector's style sheet). The page's script is `inspector-page.ts` in the
-   * API's folder, run in the browser: it exports `render()`, which draws the page into the
-   * kit's `main`, and imports the kit as `../../ui/kit.js`. The inspector serves it as
-   * `ui/apis/<name>.js`. What it shows it reads from the `inspect` views above and from the
-   * API's read-only operations run as a user (the kit's `invoke`). Without it, no tab.
+   * (added to the inspector's style sheet). The page's script, run in the browser, is
+   * `inspector-page.ts` in the API's folder, built to dist/ (or the JavaScript module `script`
+   * names): it exports `render()`, which draws the page into the kit's `main`, and imports the
+   * kit as `../../ui/kit.js`. The inspector serves it as `ui/apis/<name>.js`. What it shows it
+   * reads from the `inspect` views above and from the API's read-only operations run as a user
+   * (the kit's `invoke`). Without it, no tab.
    */
   readonly page?: InspectorPage;
 }
@@ -148,6 +149,11 @@ export interface InspectorPage {
   readonly label: string;
   /** Style rules of the page's own classes, added to the inspector's style sheet. */
   readonly style?: string;
+  /**
+   * The page's script, a JavaScript module file, for an API whose folder is not in this
+   * package (default: dist/apis/<name>/inspector-page.js).
+   */
+  readonly script?: URL;
 }
 
 /**

@@ -18,6 +18,7 @@ import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:
 import { INDEX_HTML, STYLE_CSS } from '../ui/page.js';
 import type { AdminGate } from './admin.js';
 import type { Answer } from './answers.js';
+import type { InspectorPage } from './api-module.js';
 import { type Refusal, refuse } from './errors.js';
 import type { Journal, JournalOptions } from './journal.js';
 import type { Notifier } from './notifier.js';
@@ -156,15 +157,17 @@ const SCRIPT_NAME = /^(?:[a-z0-9-]+\/)?[a-z0-9-]+\.js$/;
 
 /**
  * Where a built script is, in dist/ beside dist/core or, when run from src/, in the package's
- * dist/: a page of an API among `pages`, or a file of dist/ui.
+ * dist/: a page of an API among `pages` (or the file its module names), or a file of dist/ui.
  */
-function scriptFile(name: string, pages: ReadonlySet<string>): URL | undefined {
+function scriptFile(name: string, pages: ReadonlyMap<string, InspectorPage>): URL | undefined {
   const api = /^apis\/([a-z0-9-]+)\.js$/.exec(name)?.[1];
-  if (api !== undefined && !pages.has(api)) return undefined;
+  const page = api === undefined ? undefined : pages.get(api);
+  if (api !== undefined && !page) return undefined;
   const built = api === undefined ? `ui/${name}` : `apis/${api}/inspector-page.js`;
-  return [new URL(`../${built}`, import.meta.url), new URL(`../../dist/${built}`, import.meta.url)].find(
-    (file) => existsSync(file),
-  );
+  const places = page?.script
+    ? [page.script]
+    : [new URL(`../${built}`, import.meta.url), new URL(`../../dist/${built}`, import.meta.url)];
+  return places.find((file) => existsSync(file));
 }
 
 export class Inspector {
@@ -175,14 +178,14 @@ export class Inspector {
   private readonly backlog: number;
 
   /** The APIs with a page of their own (`ApiModule.page`), by name. */
-  private readonly pages: ReadonlySet<string>;
+  private readonly pages: ReadonlyMap<string, InspectorPage>;
 
   /** The style sheet: the page's own rules, then each API page's. */
   private readonly style: string;
 
   constructor(private readonly deps: InspectorDeps) {
     const withPage = deps.services.list.filter((s) => s.module.page);
-    this.pages = new Set(withPage.map((s) => s.name));
+    this.pages = new Map(withPage.map((s) => [s.name, s.module.page as InspectorPage]));
     this.style = [STYLE_CSS, ...withPage.map((s) => s.module.page?.style ?? '')].join('\n');
     const backlog = deps.streamBacklogBytes ?? STREAM_BACKLOG_BYTES;
     if (!Number.isSafeInteger(backlog) || backlog < 1)
