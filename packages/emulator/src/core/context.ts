@@ -24,11 +24,10 @@ export interface Context<Request = ValidRequest, S = unknown> {
   notifier: Notifier;
   /** `http://<Host of the request>`: the emulator as the client reached it (for resourceUri). */
   origin: string;
-  /**
-   * Search Ads 360: create the agencies, advertisers and what they hold that a request names
-   * and no seed did, on first use (the default; not in strict mode, nor for a seed's own writes).
-   */
-  openIds?: boolean;
+  /** The emulator runs in strict mode (`--strict`): only the users, tokens and data it was given. */
+  strict: boolean;
+  /** The call is a seed's own write (`seed.apply`'s `invoke`), not a client's request. */
+  seeding: boolean;
 }
 
 /** An operation called in-process (`emulator.invoke`), as an HTTP request would carry it. */

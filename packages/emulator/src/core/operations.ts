@@ -96,9 +96,8 @@ export class Operations {
       request: valid,
       notifier: this.deps.notifier,
       origin,
-      // Search Ads 360 ids no seed names are created on first use unless strict (decision 0035),
-      // and never by a seed's own writes.
-      openIds: !seed && !this.deps.access.strict,
+      strict: this.deps.access.strict,
+      seeding: seed,
     };
     // Changes made before the handler (a new user's calendar list) are told before it runs,
     // so that a channel the handler opens hears only of later ones. With no channel open

@@ -21,6 +21,7 @@ import {
   field,
   isCount,
 } from './batch.js';
+import { openIds } from './context.js';
 import type { BatchHandler, SearchAds360Handlers } from './handler-types.js';
 import { readWorld, worldWithRowAdvertisers, writableWorld } from './state.js';
 
@@ -70,7 +71,7 @@ const updateAvailability: BatchHandler<'conversion.updateAvailability', 'availab
   const rows = batchRows(context.request.body.availabilities, context.request.rowProblems, problems).map(
     (row) => (row ? context.tools.writable(row, AVAILABILITY) : undefined),
   );
-  const open = context.openIds === true;
+  const open = openIds(context);
   const world = open
     ? worldWithRowAdvertisers(context.store, context.spec, rows)
     : readWorld(context.store.state, context.spec);

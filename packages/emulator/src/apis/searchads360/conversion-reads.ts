@@ -15,7 +15,7 @@ import { refusal, refuse } from '../../core/errors.js';
 import { storedItems } from '../../core/json.js';
 import { own } from '../../core/own.js';
 import { follow, isObject, type JsonObject, pointerToken } from '../../core/spec.js';
-import type { Context } from './context.js';
+import { type Context, openIds } from './context.js';
 import { CONVERSION_LIST_KIND } from './conversions.js';
 import { dayStart, isDay, nextDay, timeZoneOf } from './days.js';
 import type { SearchAds360Handler, SearchAds360Handlers } from './handler-types.js';
@@ -173,7 +173,7 @@ const answer = (context: Context<unknown>, conversions: JsonObject[]) => ({
 const get: SearchAds360Handler<'conversion.get'> = (context) => {
   const world = readWorld(context.store.state, context.spec);
   const { agencyId, advertiserId, engineAccountId } = context.request.path;
-  const open = context.openIds === true;
+  const open = openIds(context);
   const { agency, advertiser } = advertiserOfPath(world, agencyId, advertiserId, open);
   // Default mode: an engine account no one named yet holds no conversions (nothing is written).
   const engineAccount =
@@ -204,7 +204,7 @@ const getByCustomerId: SearchAds360Handler<'conversion.getByCustomerId'> = (cont
   const place: EngineAccountPlace | undefined =
     findCustomer(world, customerId) ??
     // Default mode: a customer id no one named yet has no conversions (nothing is written).
-    (context.openIds
+    (openIds(context)
       ? {
           agency: { id: '', advertisers: {} },
           advertiser: { id: '', floodlightActivities: [], savedColumns: [], engineAccounts: {} },

@@ -38,7 +38,7 @@ import {
   isCount,
   isInt64,
 } from './batch.js';
-import type { Context } from './context.js';
+import { type Context, openIds } from './context.js';
 import type { BatchHandler, BatchRequest, SearchAds360Handlers } from './handler-types.js';
 import {
   type AdvertiserRecord,
@@ -754,7 +754,7 @@ function writeInserted(
 const insert: BatchHandler<'conversion.insert', 'conversion'> = (context) => {
   const problems = new BatchProblems('conversion', 'conversions');
   const rows = rowsOf(context, problems);
-  const open = context.openIds === true;
+  const open = openIds(context);
   const world = open
     ? worldWithRowAdvertisers(context.store, context.spec, rows)
     : readWorld(context.store.state, context.spec);
@@ -810,7 +810,7 @@ const IDENTIFYING = ['clickId', ...ATTRIBUTION];
 const update: BatchHandler<'conversion.update', 'conversion'> = (context) => {
   const problems = new BatchProblems('conversion', 'conversions');
   const rows = rowsOf(context, problems);
-  const open = context.openIds === true;
+  const open = openIds(context);
   const world = open
     ? worldWithRowAdvertisers(context.store, context.spec, rows)
     : readWorld(context.store.state, context.spec);

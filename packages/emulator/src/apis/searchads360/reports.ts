@@ -7,6 +7,7 @@
  * keywords and product groups of each ad group (`<ad group's new id>~<new id>`).
  */
 import type { JsonObject } from '../../core/spec.js';
+import { openIds } from './context.js';
 import { csvDocument } from './csv.js';
 import type { SearchAds360Handler, SearchAds360Handlers } from './handler-types.js';
 import {
@@ -66,7 +67,7 @@ export function idMappingRows(agencyId: string, advertiser: AdvertiserRecord): s
 const getIdMappingFile: SearchAds360Handler<'reports.getIdMappingFile'> = (context) => {
   const world = readWorld(context.store.state, context.spec);
   const { agencyId, advertiserId } = context.request.path;
-  const { advertiser } = advertiserOfPath(world, agencyId, advertiserId, context.openIds === true);
+  const { advertiser } = advertiserOfPath(world, agencyId, advertiserId, openIds(context));
   return {
     text: {
       contentType: 'text/csv; charset=utf-8',
@@ -79,7 +80,7 @@ const getIdMappingFile: SearchAds360Handler<'reports.getIdMappingFile'> = (conte
 const listSavedColumns: SearchAds360Handler<'savedColumns.list'> = (context) => {
   const world = readWorld(context.store.state, context.spec);
   const { agencyId, advertiserId } = context.request.path;
-  const { advertiser } = advertiserOfPath(world, agencyId, advertiserId, context.openIds === true);
+  const { advertiser } = advertiserOfPath(world, agencyId, advertiserId, openIds(context));
   const items: JsonObject[] = advertiser.savedColumns.map((column) => ({
     kind: 'doubleclicksearch#savedColumn',
     savedColumnName: column.savedColumnName,
