@@ -22,7 +22,6 @@
  * id and name, `dsConversionId`, `conversionModifiedTimestamp`, `state` and `attributionModel`.
  */
 
-import { refusal } from '../../core/errors.js';
 import { own } from '../../core/own.js';
 import { slot } from '../../core/slice.js';
 import type { Json, JsonObject } from '../../core/spec.js';
@@ -39,15 +38,26 @@ import {
   isInt64,
 } from './batch.js';
 import { type Context, openIds } from './context.js';
+import { ATTRIBUTION, attributionOfRow } from './conversion-attribution.js';
+import {
+  ACTIVITY_CHANGE,
+  ATTRIBUTION_CHANGE,
+  CONVERSION_DUPLICATE,
+  CONVERSION_ID_TWICE,
+  CONVERSION_KEY_REQUIRED,
+  CONVERSION_NOT_FOUND,
+  CURRENCY_NOT_ISO_4217,
+  SEGMENTATION_TYPE_REQUIRED,
+  TIMESTAMP_INVALID,
+  TYPE_CHANGE,
+  UPDATE_ATTRIBUTION_REQUIRED,
+  UPDATE_TYPE_REQUIRED,
+  VALUE_NOT_INT64,
+} from './conversion-refusals.js';
 import type { BatchHandler, BatchRequest, SearchAds360Handlers } from './handler-types.js';
 import {
   type AdvertiserRecord,
-  type ClickRecord,
   conversionKey,
-  type EngineAccountRecord,
-  type EntityRecord,
-  type EntityType,
-  findClick,
   readWorld,
   type SearchAds360State,
   worldWithRowAdvertisers,
@@ -56,270 +66,6 @@ import {
 
 const CONVERSION = '#/components/schemas/Conversion';
 export const CONVERSION_LIST_KIND = 'doubleclicksearch#conversionList';
-
-const WRITES = ['conversion.insert', 'conversion.update'];
-
-// ---------------------------------------------------------------------------------------
-// The refusals of the conversion batches (decision 0057 has the evidence of each)
-
-/** A row without its keys. */
-export const CONVERSION_KEY_REQUIRED = refusal({
-  id: 'searchads360.conversionKeyRequired',
-  scope: 'searchads360',
-  operations: WRITES,
-  status: 400,
-  reason: 'required',
-  location: 'conversion[i].conversionId, conversion[i].conversionTimestamp',
-  when: 'a row lacks `conversionId` or `conversionTimestamp`',
-  evidence: ['decision:0057'],
-});
-
-/** A conversionTimestamp that is not milliseconds since 1970 in digits. */
-export const TIMESTAMP_INVALID = refusal({
-  id: 'searchads360.conversionTimestampInvalid',
-  scope: 'searchads360',
-  operations: WRITES,
-  status: 400,
-  reason: 'invalid',
-  location: 'conversion[i].conversionTimestamp',
-  when: '`conversionTimestamp` is not an unsigned whole number of milliseconds since 1970 (digits, within int64)',
-  evidence: ['decision:0057'],
-});
-
-/** An inserted conversion without segmentationType. */
-export const SEGMENTATION_TYPE_REQUIRED = refusal({
-  id: 'searchads360.segmentationTypeRequired',
-  scope: 'searchads360',
-  operations: ['conversion.insert'],
-  status: 400,
-  reason: 'required',
-  location: 'conversion[i].segmentationType',
-  when: 'an inserted conversion lacks `segmentationType`',
-  evidence: ['decision:0057'],
-});
-
-/** A revenue, quantity or count that is not a whole int64. */
-export const VALUE_NOT_INT64 = refusal({
-  id: 'searchads360.valueNotInt64',
-  scope: 'searchads360',
-  operations: WRITES,
-  status: 400,
-  reason: 'invalid',
-  location: 'conversion[i].revenueMicros, quantityMillis, countMillis',
-  when: '`revenueMicros`, `quantityMillis` or `countMillis` is not a whole number within int64 (a fraction, or too large)',
-  evidence: [
-    'fact:searchads360-v2:schemas/Conversion/properties/quantityMillis/format',
-    'fact:searchads360-v2:schemas/Conversion/properties/countMillis/format',
-    'decision:0057',
-  ],
-});
-
-/** A currency code that is not ISO 4217. */
-export const CURRENCY_NOT_ISO_4217 = refusal({
-  id: 'searchads360.currencyNotIso4217',
-  scope: 'searchads360',
-  operations: WRITES,
-  status: 400,
-  reason: 'invalid',
-  location: 'conversion[i].currencyCode',
-  when: '`currencyCode` is not an ISO 4217 alphabetic code (one Node knows)',
-  evidence: ['decision:0057'],
-});
-
-/** An inserted conversion attributed to nothing. */
-export const ATTRIBUTION_REQUIRED = refusal({
-  id: 'searchads360.attributionRequired',
-  scope: 'searchads360',
-  operations: ['conversion.insert'],
-  status: 400,
-  reason: 'required',
-  location: 'conversion[i].clickId',
-  when: 'an inserted conversion names neither `clickId` nor `engineAccountId` or `customerId` (with the entity ids)',
-  evidence: ['decision:0057'],
-});
-
-/** An update that names neither the click nor the attribution ids of the conversion. */
-export const UPDATE_ATTRIBUTION_REQUIRED = refusal({
-  id: 'searchads360.updateAttributionRequired',
-  scope: 'searchads360',
-  operations: ['conversion.update'],
-  status: 400,
-  reason: 'required',
-  location: 'conversion[i].clickId',
-  when: 'an updated conversion names neither its `clickId` nor any of its attribution ids (`criterionId`, `engineAccountId`, ...)',
-  evidence: ['decision:0057'],
-});
-
-/** A click id the advertiser does not know (a seeded or example advertiser). */
-export const CLICK_NOT_FOUND = refusal({
-  id: 'searchads360.clickNotFound',
-  scope: 'searchads360',
-  operations: ['conversion.insert'],
-  status: 400,
-  reason: 'notFound',
-  location: 'conversion[i].clickId',
-  when: 'the click id is no click of a seeded or example advertiser (one created on first use learns it)',
-  evidence: ['decision:0057'],
-});
-
-/** An engine account the advertiser does not have. */
-export const ROW_ENGINE_ACCOUNT_NOT_FOUND = refusal({
-  id: 'searchads360.rowEngineAccountNotFound',
-  scope: 'searchads360',
-  operations: ['conversion.insert'],
-  status: 400,
-  reason: 'notFound',
-  location: 'conversion[i].engineAccountId',
-  when: '`engineAccountId` is no engine account of a seeded or example advertiser',
-  evidence: ['decision:0057'],
-});
-
-/** A customer id that is no engine account of the advertiser. */
-export const ROW_CUSTOMER_ID_NOT_FOUND = refusal({
-  id: 'searchads360.rowCustomerIdNotFound',
-  scope: 'searchads360',
-  operations: ['conversion.insert'],
-  status: 400,
-  reason: 'notFound',
-  location: 'conversion[i].customerId',
-  when: '`customerId`, given without `engineAccountId`, is the customer id of no engine account of a seeded or example advertiser',
-  evidence: ['decision:0057'],
-});
-
-/** An engine account named with a customer id that is not its own. */
-export const ENGINE_ACCOUNT_CUSTOMER_MISMATCH = refusal({
-  id: 'searchads360.engineAccountCustomerIdMismatch',
-  scope: 'searchads360',
-  operations: ['conversion.insert'],
-  status: 400,
-  reason: 'invalid',
-  location: 'conversion[i].customerId',
-  when: '`engineAccountId` and `customerId` name two different accounts (the account has another customer id, or none)',
-  evidence: ['decision:0057'],
-});
-
-/** An entity id that is no entity of that type in the engine account. */
-export const ENTITY_NOT_FOUND = refusal({
-  id: 'searchads360.entityNotFound',
-  scope: 'searchads360',
-  operations: ['conversion.insert'],
-  status: 400,
-  reason: 'notFound',
-  location: 'conversion[i].campaignId, adGroupId, adId, criterionId, productGroupId',
-  when: 'an attribution id is no campaign, ad group, ad, keyword or product group (as its field says) of the engine account of a seeded or example advertiser',
-  evidence: ['decision:0057'],
-});
-
-/** An ad, keyword or product group outside the ad group of the other ids. */
-export const ENTITY_NOT_IN_AD_GROUP = refusal({
-  id: 'searchads360.entityNotInAdGroup',
-  scope: 'searchads360',
-  operations: ['conversion.insert'],
-  status: 400,
-  reason: 'invalid',
-  location: 'conversion[i].adId, criterionId, productGroupId',
-  when: 'an ad, keyword or product group the row names is not in the ad group its other ids name',
-  evidence: ['decision:0057'],
-});
-
-/** An ad group outside the campaign the row names. */
-export const AD_GROUP_NOT_IN_CAMPAIGN = refusal({
-  id: 'searchads360.adGroupNotInCampaign',
-  scope: 'searchads360',
-  operations: ['conversion.insert'],
-  status: 400,
-  reason: 'invalid',
-  location: 'conversion[i].campaignId',
-  when: 'the ad group the row names (or implies) is not in the campaign it names',
-  evidence: ['decision:0057'],
-});
-
-/** A conversionId twice in one request, for one advertiser. */
-export const CONVERSION_ID_TWICE = refusal({
-  id: 'searchads360.conversionIdTwiceInRequest',
-  scope: 'searchads360',
-  operations: WRITES,
-  status: 400,
-  reason: 'invalid',
-  location: 'conversion[i].conversionId',
-  when: 'an earlier row of the request has the same `conversionId` for the same advertiser (the first is handled)',
-  evidence: ['decision:0057'],
-});
-
-/** An inserted conversion whose keys are stored already. */
-export const CONVERSION_DUPLICATE = refusal({
-  id: 'searchads360.conversionDuplicate',
-  scope: 'searchads360',
-  operations: ['conversion.insert'],
-  status: 400,
-  reason: 'duplicate',
-  location: 'conversion[i].conversionId',
-  when: 'the advertiser has a stored conversion with this `conversionId` and `conversionTimestamp`',
-  evidence: ['decision:0057'],
-});
-
-/** An updated conversion whose keys match nothing stored. */
-export const CONVERSION_NOT_FOUND = refusal({
-  id: 'searchads360.conversionNotFound',
-  scope: 'searchads360',
-  operations: ['conversion.update'],
-  status: 400,
-  reason: 'notFound',
-  location: 'conversion[i].conversionId',
-  when: 'the advertiser has no stored conversion with this `conversionId` and `conversionTimestamp`',
-  evidence: ['decision:0057'],
-});
-
-/** An updated conversion without its type. */
-export const UPDATE_TYPE_REQUIRED = refusal({
-  id: 'searchads360.updateTypeRequired',
-  scope: 'searchads360',
-  operations: ['conversion.update'],
-  status: 400,
-  reason: 'required',
-  location: 'conversion[i].type',
-  when: 'an updated conversion lacks `type`',
-  evidence: ['decision:0057'],
-});
-
-/** A new type for a stored conversion. */
-export const TYPE_CHANGE = refusal({
-  id: 'searchads360.typeChange',
-  scope: 'searchads360',
-  operations: ['conversion.update'],
-  status: 400,
-  reason: 'invalid',
-  location: 'conversion[i].type',
-  when: 'an update sends another `type` than the stored conversion’s',
-  evidence: ['decision:0057'],
-});
-
-/** Another Floodlight activity for a stored conversion. */
-export const ACTIVITY_CHANGE = refusal({
-  id: 'searchads360.activityChange',
-  scope: 'searchads360',
-  operations: ['conversion.update'],
-  status: 400,
-  reason: 'invalid',
-  location: 'conversion[i].segmentationId, conversion[i].segmentationName',
-  when: 'an update names another Floodlight activity than the stored conversion’s',
-  evidence: ['decision:0057'],
-});
-
-/** Another click or attribution id for a stored conversion. */
-export const ATTRIBUTION_CHANGE = refusal({
-  id: 'searchads360.attributionChange',
-  scope: 'searchads360',
-  operations: ['conversion.update'],
-  status: 400,
-  reason: 'invalid',
-  location:
-    'conversion[i].clickId, engineAccountId, customerId, campaignId, adGroupId, criterionId, adId, productGroupId',
-  when: 'an update sends a click or attribution id other than the stored conversion’s',
-  evidence: ['decision:0057'],
-});
-
-// ---------------------------------------------------------------------------------------
 
 /** A Conversion's fields in the order the service answers them (the spec's examples). */
 const FIELD_ORDER = [
@@ -360,17 +106,6 @@ const FIELD_ORDER = [
   'customMetric',
 ];
 
-/** The attribution of a conversion besides the click: fixed once stored. */
-const ATTRIBUTION = [
-  'engineAccountId',
-  'customerId',
-  'campaignId',
-  'adGroupId',
-  'criterionId',
-  'adId',
-  'productGroupId',
-] as const;
-
 /** What conversion.update takes from the request (decision 0023). */
 const CHANGEABLE = [
   'revenueMicros',
@@ -381,15 +116,6 @@ const CHANGEABLE = [
   'customDimension',
   'customMetric',
   'state',
-];
-
-/** The attribution ids naming entities, with the entity type they name. */
-const ENTITY_FIELDS: [field: string, type: EntityType, label: string][] = [
-  ['campaignId', 'CAMPAIGN', 'Campaign'],
-  ['adGroupId', 'AD_GROUP', 'Ad group'],
-  ['adId', 'AD', 'Ad'],
-  ['criterionId', 'KEYWORD', 'Criterion'],
-  ['productGroupId', 'PRODUCT_GROUP', 'Product group'],
 ];
 
 function ordered(value: JsonObject): JsonObject {
@@ -462,218 +188,6 @@ function checkValues(row: JsonObject, i: number, problems: BatchProblems): void 
       CURRENCY_NOT_ISO_4217,
       `currencyCode "${currency}" is not an ISO 4217 currency code`,
     );
-}
-
-/**
- * An advertiser created on first use (default mode) gets the engine account and the entities a
- * row names and it does not know yet, each recorded in `problems` to be taken back if the row
- * is refused. An entity is created with the type of the field that names it and, as parent, the
- * campaign or ad group the row names; entities it knows are left to the usual checks.
- */
-function createNamed(
-  advertiser: AdvertiserRecord,
-  row: JsonObject,
-  i: number,
-  problems: BatchProblems,
-): void {
-  const engineAccountId = field(row, 'engineAccountId');
-  const customerId = field(row, 'customerId');
-  let account = engineAccountId ? own(advertiser.engineAccounts, engineAccountId) : undefined;
-  if (engineAccountId && !account && /^\d+$/.test(engineAccountId)) {
-    const taken = customerId
-      ? Object.values(advertiser.engineAccounts).some((a) => a.customerId === customerId)
-      : false;
-    const created: EngineAccountRecord = {
-      id: engineAccountId,
-      ...(customerId && !taken ? { customerId } : {}),
-      entities: [],
-      clicks: {},
-    };
-    advertiser.engineAccounts[engineAccountId] = created;
-    problems.created(i, () => delete advertiser.engineAccounts[engineAccountId]);
-    account = created;
-  } else if (account && customerId && !account.customerId) {
-    const known = account;
-    known.customerId = customerId;
-    problems.created(i, () => delete known.customerId);
-  }
-  if (!engineAccountId && customerId)
-    account = Object.values(advertiser.engineAccounts).find((a) => a.customerId === customerId);
-  if (!account) return;
-  const entities = account.entities;
-  const parents: Record<string, string | undefined> = {
-    campaignId: undefined,
-    adGroupId: field(row, 'campaignId'),
-    adId: field(row, 'adGroupId'),
-    criterionId: field(row, 'adGroupId'),
-    productGroupId: field(row, 'adGroupId'),
-  };
-  for (const [name, type] of ENTITY_FIELDS) {
-    const id = field(row, name);
-    if (!id || !/^\d+$/.test(id) || entities.some((e) => e.id === id)) continue;
-    const parentId = parents[name];
-    const entity: EntityRecord = { id, type, ...(parentId ? { parentId } : {}) };
-    entities.push(entity);
-    problems.created(i, () => entities.splice(entities.indexOf(entity), 1));
-  }
-}
-
-/**
- * The attribution of a new conversion, from its click or from its engine account and entity
- * ids. With a known click, the ids the row gives are kept as sent and the click fills in the
- * others (no evidence says the live service refuses ids that differ from the click's).
- */
-function attributionOfRow(
-  advertiser: AdvertiserRecord,
-  row: JsonObject,
-  i: number,
-  problems: BatchProblems,
-): JsonObject | undefined {
-  const clickId = field(row, 'clickId');
-  const open = advertiser.createdOnFirstUse === true;
-  // A click an advertiser created on first use does not know yet is made from the row's ids.
-  if (clickId && !(open && !findClick(advertiser, clickId))) {
-    const found = findClick(advertiser, clickId);
-    if (!found) {
-      problems.add(
-        i,
-        'clickId',
-        CLICK_NOT_FOUND,
-        `Click id ${clickId} is not found for advertiser ${advertiser.id}.`,
-      );
-      return undefined;
-    }
-    const { engineAccount, click } = found;
-    const out: JsonObject = {
-      clickId,
-      engineAccountId: engineAccount.id,
-      ...(engineAccount.customerId ? { customerId: engineAccount.customerId } : {}),
-      ...click,
-    };
-    for (const name of [...ATTRIBUTION, 'deviceType']) {
-      const given = field(row, name);
-      if (given !== undefined) out[name] = given;
-    }
-    return out;
-  }
-
-  if (open) createNamed(advertiser, row, i, problems);
-  const engineAccountId = field(row, 'engineAccountId');
-  const customerId = field(row, 'customerId');
-  const accountOfRow = engineAccountId
-    ? own(advertiser.engineAccounts, engineAccountId)
-    : Object.values(advertiser.engineAccounts).find((a) => a.customerId === customerId);
-  if (open && !accountOfRow && (clickId || customerId)) {
-    // No engine account to hold the click or the entities: the ids are stored as sent.
-    const out: JsonObject = {};
-    for (const name of ['clickId', ...ATTRIBUTION, 'deviceType'])
-      if (field(row, name)) out[name] = row[name] as Json;
-    return out;
-  }
-  if (!engineAccountId && !customerId) {
-    problems.required(
-      i,
-      'clickId',
-      ATTRIBUTION_REQUIRED,
-      'clickId, or engineAccountId (or customerId) with the ids of the entities the conversion is attributed to',
-    );
-    return undefined;
-  }
-  const accounts = Object.values(advertiser.engineAccounts);
-  let account: EngineAccountRecord | undefined;
-  if (engineAccountId) {
-    account = own(advertiser.engineAccounts, engineAccountId);
-    if (!account) {
-      problems.add(
-        i,
-        'engineAccountId',
-        ROW_ENGINE_ACCOUNT_NOT_FOUND,
-        `Engine account ${engineAccountId} is not found for advertiser ${advertiser.id}.`,
-      );
-      return undefined;
-    }
-    if (customerId && account.customerId !== customerId) {
-      problems.add(
-        i,
-        'customerId',
-        ENGINE_ACCOUNT_CUSTOMER_MISMATCH,
-        `Engine account ${engineAccountId} has customer id ${account.customerId ?? '(none)'}, not ${customerId}.`,
-      );
-      return undefined;
-    }
-  } else {
-    account = accounts.find((a) => a.customerId === customerId);
-    if (!account) {
-      problems.add(
-        i,
-        'customerId',
-        ROW_CUSTOMER_ID_NOT_FOUND,
-        `Customer id ${customerId} is not an account of advertiser ${advertiser.id}.`,
-      );
-      return undefined;
-    }
-  }
-  const entities = new Map(account.entities.map((e) => [e.id, e]));
-  const given = new Map<string, EntityRecord>();
-  let fits = true;
-  for (const [name, type, label] of ENTITY_FIELDS) {
-    const id = field(row, name);
-    if (!id) continue;
-    const entity = entities.get(id);
-    if (!entity || entity.type !== type) {
-      fits = false;
-      problems.add(i, name, ENTITY_NOT_FOUND, `${label} ${id} is not found in engine account ${account.id}.`);
-    } else given.set(name, entity);
-  }
-  if (!fits) return undefined;
-  // An ad, a keyword and a product group name their ad group; an ad group names its campaign.
-  let adGroupId = given.get('adGroupId')?.id;
-  for (const [name, , label] of ENTITY_FIELDS.slice(2)) {
-    const entity = given.get(name);
-    if (!entity) continue;
-    if (adGroupId === undefined) adGroupId = entity.parentId;
-    else if (entity.parentId !== adGroupId) {
-      fits = false;
-      problems.add(
-        i,
-        name,
-        ENTITY_NOT_IN_AD_GROUP,
-        `${label} ${entity.id} is in ad group ${entity.parentId ?? '(none)'}, not in ad group ${adGroupId} of the other attribution ids.`,
-      );
-    }
-  }
-  const adGroup = adGroupId ? entities.get(adGroupId) : undefined;
-  const campaignId = field(row, 'campaignId');
-  if (campaignId && adGroup && adGroup.parentId !== campaignId) {
-    fits = false;
-    problems.add(
-      i,
-      'campaignId',
-      AD_GROUP_NOT_IN_CAMPAIGN,
-      `Ad group ${adGroup.id} is in campaign ${adGroup.parentId ?? '(none)'}, not ${campaignId}.`,
-    );
-  }
-  if (!fits) return undefined;
-  const out: JsonObject = { engineAccountId: account.id };
-  if (account.customerId) out.customerId = account.customerId;
-  const campaign = campaignId ?? adGroup?.parentId;
-  if (campaign) out.campaignId = campaign;
-  if (adGroupId) out.adGroupId = adGroupId;
-  for (const name of ['criterionId', 'adId', 'productGroupId']) {
-    const id = field(row, name);
-    if (id) out[name] = id;
-  }
-  const device = field(row, 'deviceType');
-  if (device) out.deviceType = device;
-  if (clickId) {
-    // Open advertiser: the click is known from now on, with what this row attributed it to.
-    const { engineAccountId: _account, customerId: _customer, ...click } = out;
-    const clicks = account.clicks;
-    clicks[clickId] = click as ClickRecord;
-    problems.created(i, () => delete clicks[clickId]);
-    return { clickId, ...out };
-  }
-  return out;
 }
 
 /** A revenue without its currency is in the advertiser's, when the advertiser has one. */
