@@ -157,25 +157,34 @@ describe('the inspector endpoints', () => {
       ['calendar', 'Calendar'],
       ['searchads360', 'Search Ads 360'],
     ]);
+    const page = `${origin}/__emulator/ui/`;
+    const app = new URL((/src="([^"]+)"/.exec(await (await fetch(page)).text()) ?? [])[1] ?? '', page);
+    expect((await fetch(app)).status).toBe(200);
     for (const { name } of apis) {
-      const script = await fetch(`${origin}/__emulator/ui/apis/${name}.js`);
+      // Where app.js loads the page from.
+      const at = new URL(`../apis/${name}/inspector-page.js`, app);
+      const script = await fetch(at);
       expect(script.status, name).toBe(200);
       expect(script.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
       const text = await script.text();
       expect(text).toContain('export async function render()');
       // The import the served address resolves to the kit the page itself loaded.
       expect(text).toContain("from '../../ui/kit.js'");
-      expect(new URL('../../ui/kit.js', `${origin}/__emulator/ui/apis/${name}.js`).pathname).toBe(
-        '/__emulator/ui/kit.js',
-      );
+      expect(new URL('../../ui/kit.js', at).href).toBe(new URL('kit.js', app).href);
     }
-    for (const name of ['nosuch', 'calendar/inspector-page', '..%2Fcore%2Fstore'])
-      expect((await fetch(`${origin}/__emulator/ui/apis/${name}.js`)).status, name).toBe(404);
+    for (const name of [
+      'apis/nosuch/inspector-page',
+      'apis/calendar/handlers',
+      'apis/calendar/inspector-page.js%2F..%2Fhandlers',
+      'apis/..%2Fcore/inspector-page',
+      'core/store',
+      'ui/..%2Fcore%2Fstore',
+    ])
+      expect((await fetch(`${origin}/__emulator/ui/js/${name}.js`)).status, name).toBe(404);
     const style = await (await fetch(`${origin}/__emulator/ui/style.css`)).text();
     expect(style).toContain('.week {');
     expect(style).toContain('.sa-detail {');
-    const page = await (await fetch(`${origin}/__emulator/ui/`)).text();
-    expect(page).not.toMatch(/data-view="(calendar|searchads360)"/);
+    expect(await (await fetch(page)).text()).not.toMatch(/data-view="(calendar|searchads360)"/);
   });
 
   it('keeps the last N requests, cuts bodies at the cap and never keeps a credential', async () => {

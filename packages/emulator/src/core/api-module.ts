@@ -136,7 +136,8 @@ export interface ApiModule<S = unknown, Seed extends SeedDocument = SeedDocument
    * (added to the inspector's style sheet). The page's script, run in the browser, is
    * `inspector-page.ts` in the API's folder, built to dist/ (or the JavaScript module `script`
    * names): it exports `render()`, which draws the page into the kit's `main`, and imports the
-   * kit as `../../ui/kit.js`. The inspector serves it as `ui/apis/<name>.js`. What it shows it
+   * kit as `../../ui/kit.js`; it may import modules beside it named `inspector-*.js`. The
+   * inspector serves them as the build lays them out (`ui/js/apis/<name>/…`). What it shows it
    * reads from the `inspect` views above and from the API's read-only operations run as a user
    * (the kit's `invoke`). Without it, no tab.
    */
@@ -151,7 +152,8 @@ export interface InspectorPage {
   readonly style?: string;
   /**
    * The page's script, a JavaScript module file, for an API whose folder is not in this
-   * package (default: dist/apis/<name>/inspector-page.js).
+   * package (default: dist/apis/<name>/inspector-page.js); its `inspector-*.js` modules are the
+   * files beside it.
    */
   readonly script?: URL;
 }

@@ -148,24 +148,29 @@ export const INSPECTOR_NO_FILE = inspector(
 const problem = (entry: Refusal, message: string) => refuse(entry, message);
 
 /**
- * The page's scripts: app.js and the modules it imports, compiled from src/ui to dist/ui, and
- * each API's page (`ApiModule.page`), compiled from src/apis/<name>/inspector-page.ts and served
- * as apis/<name>.js (so that its import of `../../ui/kit.js` is the kit the page loaded). Their
- * names: lower-case words, at most one folder deep (views/requests.js); nothing else.
+ * The page's scripts, under js/ as they are laid out in dist/, so that the imports between them
+ * are the compiled relative imports as they are: js/ui/app.js and the modules of dist/ui it
+ * imports (js/ui/kit.js, js/ui/views/requests.js), and each API's page (`ApiModule.page`),
+ * js/apis/<name>/inspector-page.js with the modules beside it named inspector-*.js, whose
+ * import of `../../ui/kit.js` is then js/ui/kit.js: the one kit the page loaded. Their names:
+ * lower-case words; nothing else.
  */
-const SCRIPT_NAME = /^(?:[a-z0-9-]+\/)?[a-z0-9-]+\.js$/;
+const UI_SCRIPT = /^js\/ui\/((?:[a-z0-9-]+\/)?[a-z0-9-]+\.js)$/;
+const PAGE_SCRIPT = /^js\/apis\/([a-z0-9-]+)\/(inspector-[a-z0-9-]+\.js)$/;
 
 /**
  * Where a built script is, in dist/ beside dist/core or, when run from src/, in the package's
- * dist/: a page of an API among `pages` (or the file its module names), or a file of dist/ui.
+ * dist/: a file of dist/ui, or a module of the page of an API among `pages` (in the folder of
+ * the file its module names as `script`, which stands for inspector-page.js).
  */
 function scriptFile(name: string, pages: ReadonlyMap<string, InspectorPage>): URL | undefined {
-  const api = /^apis\/([a-z0-9-]+)\.js$/.exec(name)?.[1];
-  const page = api === undefined ? undefined : pages.get(api);
-  if (api !== undefined && !page) return undefined;
-  const built = api === undefined ? `ui/${name}` : `apis/${api}/inspector-page.js`;
+  const ui = UI_SCRIPT.exec(name);
+  const [, api = '', module = ''] = PAGE_SCRIPT.exec(name) ?? [];
+  const page = pages.get(api);
+  if (!ui && !page) return undefined;
+  const built = ui ? `ui/${ui[1]}` : `apis/${api}/${module}`;
   const places = page?.script
-    ? [page.script]
+    ? [module === 'inspector-page.js' ? page.script : new URL(module, page.script)]
     : [new URL(`../${built}`, import.meta.url), new URL(`../../dist/${built}`, import.meta.url)];
   return places.find((file) => existsSync(file));
 }
@@ -399,12 +404,12 @@ export class Inspector {
       return { status: 200, headers, text: { contentType: 'text/html; charset=utf-8', body: INDEX_HTML } };
     if (name === 'style.css')
       return { status: 200, headers, text: { contentType: 'text/css; charset=utf-8', body: this.style } };
-    if (SCRIPT_NAME.test(name)) {
+    if (UI_SCRIPT.test(name) || PAGE_SCRIPT.test(name)) {
       let script = this.scripts.get(name);
       if (script === undefined) {
         const file = scriptFile(name, this.pages);
         if (!file) {
-          if (name === 'app.js')
+          if (name === 'js/ui/app.js')
             throw problem(
               INSPECTOR_NOT_BUILT,
               `The inspector's script (dist/ui/app.js) is missing; run npm run build`,

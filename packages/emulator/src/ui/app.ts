@@ -1,8 +1,9 @@
 /**
- * The inspector's script (runs in the browser; served as /__emulator/ui/app.js with the modules
+ * The inspector's script (runs in the browser; served as /__emulator/ui/js/ui/app.js with the modules
  * it imports). Views by the address's hash: the core's, one module each in views/ (requests,
  * the journal; notifications; control), and each API's page, which the API's folder holds
- * (`ApiModule.page`; served as apis/<name>.js and loaded when first shown), with a tab between
+ * (`ApiModule.page`; served as js/apis/<name>/inspector-page.js beside this script's
+ * js/ui/app.js, and loaded when first shown), with a tab between
  * Requests and Notifications. Everything is read from the control plane (`/__emulator/...`) of
  * the page's own origin; live updates come from `/__emulator/stream` (server-sent events).
  */
@@ -31,7 +32,7 @@ async function addApiPages(): Promise<void> {
     if (!page || name in views) continue;
     next.before(h('a', { href: `#/${name}`, 'data-view': name }, page.label), ' ');
     views[name] = async () => {
-      const script = (await import(`./apis/${name}.js`)) as { render(): Promise<void> };
+      const script = (await import(`../apis/${name}/inspector-page.js`)) as { render(): Promise<void> };
       await script.render();
     };
   }

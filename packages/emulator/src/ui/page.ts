@@ -13,7 +13,7 @@ export const INDEX_HTML = `<!doctype html>
 <title>gspec emulator inspector</title>
 <link rel="icon" type="image/svg+xml" href="/favicon.svg">
 <link rel="stylesheet" href="style.css">
-<script type="module" src="app.js"></script>
+<script type="module" src="js/ui/app.js"></script>
 </head>
 <body>
 <header>
