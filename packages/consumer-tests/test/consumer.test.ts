@@ -652,6 +652,24 @@ describe.concurrent('the program with both clients', () => {
       savedColumns: 'doubleclicksearch#savedColumnList',
       mappingRows: expect.any(Number),
     });
+    // The inspector from the tarball: its page, its script, and every module each API's page
+    // loads (a module left out of the package would leave that tab blank).
+    const page = `${origin}/__emulator/ui/`;
+    const html = await (await fetch(page)).text();
+    const app = new URL(/<script type="module" src="([^"]+)"/.exec(html)?.[1] ?? 'missing', page);
+    const modules = [app.href];
+    for (const name of ['calendar', 'searchads360']) {
+      const entry = new URL(`../apis/${name}/inspector-page.js`, app);
+      const text = await (await fetch(entry)).text();
+      modules.push(
+        entry.href,
+        ...[...text.matchAll(/from '(\.\/inspector-[a-z-]+\.js)'/g)].map(
+          (m) => new URL(m[1] as string, entry).href,
+        ),
+      );
+    }
+    expect(modules.length).toBeGreaterThan(4);
+    for (const module of modules) expect((await fetch(module)).status, module).toBe(200);
     await stopServer(emulator, origin);
   });
 
