@@ -60,7 +60,7 @@ export function describeStore(url: URL): string {
 export interface SharedParts {
   store: StateHolder;
   slices: readonly StorageSlice[];
-  quota: Pick<QuotaMeter, 'take' | 'restore'>;
+  quota: Pick<QuotaMeter, 'track' | 'take' | 'restore'>;
   /**
    * The rate limit (read at each use: `PUT|DELETE /__emulator/rate-limit` replaces it), its
    * setting and the tokens a seed added while running, shared like the state.

@@ -108,6 +108,7 @@ export class SharedStore implements StateStore {
     } catch (error) {
       throw new SharedStoreError(message(error));
     }
+    parts.quota.track();
     this.loader = new SharedLoader(parts, this.tables, this.where, options.catchUp ?? 'changes');
   }
 

@@ -31,9 +31,15 @@ const emptyReport = (): QuotaReport => ({ total: 0, byUser: {}, byOperation: {} 
 
 export class QuotaMeter {
   private report = emptyReport();
-  /** The calls not yet taken, by user and operation. */
+  /** The calls not yet taken, by user and operation (kept once `track` is called). */
   private readonly pending = new Map<string, Map<string, QuotaRow>>();
   private wasReset = false;
+  private tracking = false;
+
+  /** Keeps the calls counted from now on for `take` (a shared store adds them up). */
+  track(): void {
+    this.tracking = true;
+  }
 
   /** Charges one call; returns what the user has used in all. */
   charge(user: string, operationId: string, cost: number): number {
@@ -44,6 +50,7 @@ export class QuotaMeter {
     op.calls += 1;
     op.units += cost;
     report.byOperation[operationId] = op;
+    if (!this.tracking) return report.byUser[user];
     let byOperation = this.pending.get(user);
     if (!byOperation) {
       byOperation = new Map();
