@@ -403,12 +403,12 @@ ${barChart(
 \`\`\`
 
 **Inside the shared store**: PostgreSQL's commits in the bench database during the rounds
-(\`pg_stat_database\`; each is one instance's transaction, and each holds the one lock), the
-mean time between them (one transaction holds the lock at a time, so this is about the lock's
-hold time), the events a round stored (the state grows by as many while the round runs), and
-the CPU used, in cores, by the instances, by PostgreSQL's backends, by the load generator
-(autocannon, in the bench's process) and by the whole machine (${cores} cores; anything else
-running on it included).
+(\`pg_stat_database\`: for inserts each is one instance's transaction under the one lock; for
+lists, each is one turn of reads, which takes no lock and commits only its quota counts), the
+mean time between them, the events a round stored (the state grows by as many while the round
+runs), and the CPU used, in cores, by the instances, by PostgreSQL's backends, by the load
+generator (autocannon, in the bench's process) and by the whole machine (${cores} cores;
+anything else running on it included).
 
 | Operation | Instances | Transactions/s | Requests per transaction | Time per transaction | Events stored | CPU: instances | PostgreSQL | load | machine |
 |---|---|---:|---:|---:|---:|---:|---:|---:|---:|
@@ -419,44 +419,36 @@ ${sharedRows
   )
   .join('\n')}
 
-**What bounds it.** Every request of every instance runs in a transaction that holds one
-advisory lock (decision 0049), so the database runs one such transaction at a time, whichever
-instance sent it: throughput is at most (requests per transaction) ÷ (the lock's hold time).
-The hold time is the transaction's round trips to PostgreSQL (\`BEGIN\`, the lock and the
-version read in one; the writes, many rows to a statement, with the shared counters and
-\`COMMIT\` in another: decision 0064), the handlers
-of the requests it carries, and, when another instance wrote since this one's last
-transaction, the catch-up with what it wrote. An instance starts its next transaction only when
-its last one is done, and the requests that arrive meanwhile share it. One instance under load
-therefore makes large transactions (${list1.requestsPerTransaction} list or ${insert1.requestsPerTransaction} insert requests each, ${list1.holdMs} and
-${insert1.holdMs} ms per transaction); with three, each instance's transaction also waits for the
-others' and carries fewer requests (${list3.requestsPerTransaction} list requests each), so the fixed cost of a
-transaction is paid more often for the same load. Inserts add the catch-up: with two
-instances nearly every transaction follows the other's write, and the time per transaction
-went from ${insert1.holdMs} ms to ${insert2.holdMs} ms (${insert3.holdMs} ms with three), in a state that grew by
-${insert2.stored} events during the round. On this ${cores}-core machine there is one bound more: the
-instances, PostgreSQL's backends and the load generator share the same ${cores} cores (the machine
-was up to ${busiest} cores busy, the bench's own processes up to ${ours}: the rest is whatever
-else ran on the machine), so a second or third instance brings no core of its own, only
-more processes taking turns on the same ones, and more transactions in flight each waiting
-for the lock.
+**What bounds it.** A turn of reads takes no lock (decision 0065): one round trip tells an
+instance that no one committed since its memory was read, and the requests run on it, their
+quota counts added in place (in the next turn's round trip when more requests wait). So reads
+on several instances run side by side; on this ${cores}-core machine what bounds them is the
+machine itself. Three instances make turns of ${list3.requestsPerTransaction} list requests instead of ${list1.requestsPerTransaction} (the same
+${CONNECTIONS} connections, spread), so each request pays more of a turn's round trip and socket
+writes; and the instances, PostgreSQL's backends and the load generator share the same
+${cores} cores (the machine was up to ${busiest} cores busy, the bench's own processes up to
+${ours}: the rest is whatever else ran on it). Every write still runs in a transaction that
+holds one advisory lock (decision 0049), so the database runs one at a time, whichever instance
+sent it: insert throughput is at most (requests per transaction) ÷ (the lock's hold time). The
+hold time is the round trip that takes the lock and reads the versions (and, when another
+instance wrote, the rows it wrote, asked for in the same round trip), the handlers of the
+requests it carries, and the round trip of the writes with \`COMMIT\` (decision 0064). One
+instance under load makes large transactions (${insert1.requestsPerTransaction} insert requests each, ${insert1.holdMs} ms per
+transaction); with two, nearly every transaction follows the other's write, and the time per
+transaction went to ${insert2.holdMs} ms (${insert3.holdMs} ms with three), in a state that grew by ${insert2.stored} events
+during the round.
 
-**On more cores.** While the lock is global, instances add availability, not throughput: with
-a core for every instance and for PostgreSQL, the lock is still held by one transaction at a
-time, and the shared store's throughput stays at about (requests per transaction) ÷ (time per
-transaction), whatever the number of instances. What more cores remove is the waiting for a
-core inside that time (here the instances, the database and the load generator take turns on
-${cores}); what they cannot remove is the round trips and the catch-up, which are serial. So on a
-larger machine one instance's figure rises towards what its transaction time allows (round
-trips on a fast network are tens to hundreds of µs each; across machines, a network's latency
-per round trip), and two or three instances stay at or below one instance's figure, since
-each transaction also catches up with the others' writes and the same connections spread over
-more instances make smaller transactions. Grouping a turn's requests into one transaction is
-what amortises the lock today, and a catch-up reads only the rows the others wrote (not the
-whole state), so it costs little more as the state grows. What would lift the bound: reads without the lock when nothing
-changed (\`state_commit\` unchanged: one round trip, no lock) and, for throughput that grows with
-instances, finer locks (per user or per calendar), so that instances working on different
-users' data commit in parallel.
+**On more cores.** With a core for every instance and for PostgreSQL, reads grow with the
+instances: a read turn holds nothing another instance waits for, and each instance's turn is one
+round trip plus its handlers. Writes do not: while their lock is global, the lock is held by one
+transaction at a time, and write throughput stays at about (requests per transaction) ÷ (time
+per transaction), whatever the number of instances; what more cores remove is the waiting for
+a core inside that time, not the round trips and the catch-up, which are serial. Two or three
+instances stay at or below one instance's write figure, since each transaction also catches up
+with the others' writes and the same connections spread over more instances make smaller
+transactions. What would lift that bound is finer locks (per user or per calendar), so that
+instances working on different users' data commit in parallel; decision 0065 says what they
+need first (commit numbers that parallel writers cannot show out of order).
 `,
   );
   console.log('wrote the emulator-shared-store section of docs/benchmarks.md');
