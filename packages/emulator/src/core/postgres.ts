@@ -268,9 +268,11 @@ export class SharedStore implements StateStore {
       client = await this.connection.get();
       answers = (await client.query([...counts, READ_SHARED].join(';\n'))) as unknown as pg.QueryResult[];
     } catch (error) {
-      if (held)
-        this.settle(held.batch, held.done, this.failed(error, 'could not count the quota in'), held.began);
-      this.unreachable(batch, client, error);
+      if (client) this.connection.drop(client);
+      const failure = this.failed(error, 'cannot reach');
+      // The turn before ran, but its calls were not counted: its answers are 503s too.
+      if (held) this.settle(held.batch, held.done, failure, held.began);
+      notRun(batch, failure);
       return undefined;
     }
     if (held) this.settle(held.batch, held.done, undefined, held.began);
