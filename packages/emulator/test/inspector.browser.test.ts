@@ -325,6 +325,44 @@ describe.skipIf(!haveBrowser)('the inspector in a browser', () => {
     await finish(v, 'calendar-event-history.png');
   });
 
+  it('draws the tab a click asks for while a live update is still redrawing the one before', async () => {
+    const calendar = `${origin}/calendar/v3/calendars/${encodeURIComponent(TEAM)}`;
+    const headers = { authorization: 'Bearer token-ana', 'content-type': 'application/json' };
+    const v = await visit(
+      `#/calendar/${encodeURIComponent(ANA)}/${encodeURIComponent(TEAM)}/2027-03-29/sharing`,
+    );
+    const { page } = v;
+    await page.locator('#acl').waitFor();
+    // The sharing tab's redraw is held at its acl.list until the week tab was asked for.
+    let release = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    await page.route('**/__emulator/invoke', async (route) => {
+      if (route.request().postData()?.includes('"acl.list"')) await held;
+      await route.fallback();
+    });
+    const asked = page.waitForRequest((request) => request.postData()?.includes('"acl.list"') ?? false);
+    // A write: the live stream redraws the sharing tab.
+    const made = await fetch(`${calendar}/events`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ summary: 'Redraw', start: { date: '2027-03-30' }, end: { date: '2027-03-31' } }),
+    });
+    expect(made.status).toBe(200);
+    await asked;
+    await page.locator('#calendar-tabs [data-tab="week"]').click();
+    release();
+    // The redraw of the sharing tab ends first; the week tab, asked for last, is what stays.
+    await expect
+      .poll(async () => [await page.locator('#week').count(), await page.locator('#acl').count()], {
+        timeout: PATIENCE,
+      })
+      .toEqual([1, 0]);
+    await page.unroute('**/__emulator/invoke');
+    await finish(v, 'calendar-tab-during-redraw.png');
+  });
+
   it("shows an advertiser's conversions sorted and filtered, one with its inserts and updates", async () => {
     const headers = { authorization: 'Bearer token-ana', 'content-type': 'application/json' };
     const send = async (method: string, path: string, body: unknown) => {

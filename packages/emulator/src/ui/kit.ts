@@ -64,10 +64,36 @@ export const main = document.getElementById('main') as HTMLElement;
 let render: () => Promise<void> = async () => {};
 let refreshTimer: number | undefined;
 
+/** The drawing under way, and the one asked for meanwhile. */
+let drawing: Promise<void> | undefined;
+let queued: Promise<void> | undefined;
+
+/**
+ * Draws the current view, one drawing at a time: a view reads the address and the control plane
+ * before it replaces `main`, so two at once could end in either order, and a live refresh of
+ * the view before a click would cover the view the click asked for. Asked while one is under
+ * way, it draws once more after it, the view current then.
+ */
+function draw(): Promise<void> {
+  if (!drawing) {
+    drawing = render().finally(() => {
+      drawing = undefined;
+    });
+    return drawing;
+  }
+  queued ??= drawing
+    .catch(() => undefined)
+    .then(() => {
+      queued = undefined;
+      return draw();
+    });
+  return queued;
+}
+
 /** Makes `view` the one drawn, and draws it. */
 export function show(view: () => Promise<void>): Promise<void> {
   render = view;
-  return render();
+  return draw();
 }
 
 /** Draws the current view again soon (after a click; live updates come in bursts). */
@@ -75,7 +101,7 @@ export function refreshSoon(): void {
   if (refreshTimer !== undefined) return;
   refreshTimer = window.setTimeout(() => {
     refreshTimer = undefined;
-    void render().catch(showError);
+    void draw().catch(showError);
   }, 150);
 }
 

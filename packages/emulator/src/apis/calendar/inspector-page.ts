@@ -141,6 +141,7 @@ let selectedEventId: string | undefined;
  * the back button keep it.
  */
 export async function render(): Promise<void> {
+  const asked = location.hash;
   const state = calendarState();
   const { users } = await getJson<{ users: string[] }>('/users');
   if (!state.user || !users.includes(state.user)) {
@@ -170,7 +171,10 @@ export async function render(): Promise<void> {
     }
     const chosen = items.find((item) => item.id === state.calendar);
     if (chosen && !state.week) state.week = monday(localParts(emulatorNow(), zoneOf(chosen)).date);
-    if (hashOf(state) !== location.hash) history.replaceState(history.state, '', hashOf(state));
+    // The address completed with what was chosen, unless it was changed meanwhile (a click, a
+    // link): then the drawing that follows this one reads the new one.
+    if (location.hash === asked && hashOf(state) !== asked)
+      history.replaceState(history.state, '', hashOf(state));
     const calendars = h(
       'table',
       { id: 'calendar-list' },
