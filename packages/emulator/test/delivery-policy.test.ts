@@ -464,11 +464,15 @@ describe('the cap on channels per user', () => {
 
 describe('the cap on POSTs one change may cause, over all channels', () => {
   const reports: DeliveryReport[] = [];
-  // Four attempts per message (three retries at once); `exists` is answered 503 every time.
+  // Four attempts per message (three retries at once); `exists` is answered 503 every time. A
+  // POST waits as long as it takes for its answer: on a loaded machine a hundred at once can
+  // take seconds, and one given up on is an attempt the receiver never counts.
+  const PATIENT_MS = 120_000;
   const emu = useEmulator({
     notifications: {
       retryDelaysMs: [0, 0, 0],
       maxAttemptsPerChange: 10,
+      timeoutMs: PATIENT_MS,
       onDelivery: (report) => reports.push(report),
     },
   });
@@ -507,7 +511,7 @@ describe('the cap on POSTs one change may cause, over all channels', () => {
   });
 
   describe('with the defaults', () => {
-    const defaults = useEmulator({ notifications: { retryDelaysMs: [0, 0, 0] } });
+    const defaults = useEmulator({ notifications: { retryDelaysMs: [0, 0, 0], timeoutMs: PATIENT_MS } });
     beforeEach(() => defaults.reset());
 
     it(`${DEFAULT_MAX_CHANNELS_PER_USER} channels on a 503 receiver: one change makes ${DEFAULT_MAX_ATTEMPTS_PER_CHANGE} POSTs, not 400; the next channel is refused`, async () => {
