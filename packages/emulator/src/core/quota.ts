@@ -29,6 +29,16 @@ export interface QuotaCounts {
 
 const emptyReport = (): QuotaReport => ({ total: 0, byUser: {}, byOperation: {} });
 
+/** Adds `calls` calls of `units` units in all, by `user` to `operation`, to a report. */
+function add(report: QuotaReport, user: string, operation: string, calls: number, units: number): void {
+  report.total += units;
+  report.byUser[user] = (report.byUser[user] ?? 0) + units;
+  const op = report.byOperation[operation] ?? { calls: 0, units: 0 };
+  op.calls += calls;
+  op.units += units;
+  report.byOperation[operation] = op;
+}
+
 export class QuotaMeter {
   private report = emptyReport();
   /** The calls not yet taken, by user and operation (kept once `track` is called). */
@@ -44,13 +54,8 @@ export class QuotaMeter {
   /** Charges one call; returns what the user has used in all. */
   charge(user: string, operationId: string, cost: number): number {
     const { report } = this;
-    report.total += cost;
-    report.byUser[user] = (report.byUser[user] ?? 0) + cost;
-    const op = report.byOperation[operationId] ?? { calls: 0, units: 0 };
-    op.calls += 1;
-    op.units += cost;
-    report.byOperation[operationId] = op;
-    if (!this.tracking) return report.byUser[user];
+    add(report, user, operationId, 1, cost);
+    if (!this.tracking) return report.byUser[user] ?? 0;
     let byOperation = this.pending.get(user);
     if (!byOperation) {
       byOperation = new Map();
@@ -60,7 +65,7 @@ export class QuotaMeter {
     row.calls += 1;
     row.units += cost;
     byOperation.set(operationId, row);
-    return report.byUser[user];
+    return report.byUser[user] ?? 0;
   }
 
   snapshot(): QuotaReport {
@@ -71,11 +76,6 @@ export class QuotaMeter {
     this.report = emptyReport();
     this.pending.clear();
     this.wasReset = true;
-  }
-
-  /** Whether calls were counted or the counts reset since they were last taken. */
-  get changed(): boolean {
-    return this.wasReset || this.pending.size > 0;
   }
 
   /**
@@ -95,14 +95,7 @@ export class QuotaMeter {
   /** Replaces the counts with the shared ones (what `take` gave, summed over every process). */
   restore(rows: readonly QuotaRow[]): void {
     const report = emptyReport();
-    for (const { user, operation, calls, units } of rows) {
-      report.total += units;
-      report.byUser[user] = (report.byUser[user] ?? 0) + units;
-      const op = report.byOperation[operation] ?? { calls: 0, units: 0 };
-      op.calls += calls;
-      op.units += units;
-      report.byOperation[operation] = op;
-    }
+    for (const { user, operation, calls, units } of rows) add(report, user, operation, calls, units);
     this.report = report;
     this.pending.clear();
     this.wasReset = false;
