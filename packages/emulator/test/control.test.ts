@@ -71,7 +71,7 @@ describe('control plane', () => {
       body: text,
     });
     expect(loaded.status).toBe(204);
-    expect(Object.keys(calendarState(emu.emulator.store.state).events['ana@example.com'] ?? {})).toHaveLength(
+    expect(Object.keys(calendarState(emu.emulator.store.state).calendar.events['ana@example.com'] ?? {})).toHaveLength(
       20_000,
     );
   });
@@ -82,7 +82,7 @@ describe('control plane', () => {
       body: { role: 'reader', scope: { type: 'user', value: 'bo@example.com' } },
     });
     const dump = (await emu.call('GET', '/__emulator/state')).body;
-    delete dump.acl;
+    delete dump.calendar.acl;
     expect((await emu.call('PUT', '/__emulator/state', { body: dump })).status).toBe(204);
     const rules = await emu.call('GET', '/calendars/primary/acl');
     expect(rules.body.items.map((rule: { id: string; role: string }) => [rule.id, rule.role])).toEqual([
@@ -93,7 +93,7 @@ describe('control plane', () => {
   it.each([
     ['not JSON', '{', 'parseError', 'not valid JSON'],
     ['a missing field', { version: 1 }, 'invalid', 'must have required property'],
-    ['an event that breaks the spec', 'badEvent', 'invalid', '/events/'],
+    ['an event that breaks the spec', 'badEvent', 'invalid', '/calendar/events/'],
     ['a calendar of nobody', 'orphan', 'invalid', 'owner'],
   ])('refuses to load %s, naming the place', async (_name, variant, reason, text) => {
     await emu.reset();
@@ -101,11 +101,11 @@ describe('control plane', () => {
     const dump = (await emu.call('GET', '/__emulator/state')).body;
     let body: unknown = variant;
     if (variant === 'badEvent') {
-      const events = Object.values(dump.events['ana@example.com']) as { resource: Record<string, unknown> }[];
+      const events = Object.values(dump.calendar.events['ana@example.com']) as { resource: Record<string, unknown> }[];
       (events[0] as { resource: Record<string, unknown> }).resource.sequence = 'one';
       body = dump;
     } else if (variant === 'orphan') {
-      dump.calendars['ana@example.com'].owner = 'nobody@example.com';
+      dump.calendar.calendars['ana@example.com'].owner = 'nobody@example.com';
       body = dump;
     }
     const reply = await emu.call('PUT', '/__emulator/state', { body });

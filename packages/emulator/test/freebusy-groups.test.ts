@@ -189,10 +189,10 @@ describe('groups in the seed and the state', () => {
     expect(JSON.stringify(reply.body)).toMatch(message);
   });
 
-  it('keeps the groups in the users of the dumped state, and a loaded state answers them', async () => {
+  it("keeps the groups in Calendar's users of the dumped state, and a loaded state answers them", async () => {
     const dump = (await emu.call('GET', '/__emulator/state')).body;
-    expect(dump.users[ANA].groups).toEqual([TEAM, 'all@example.com']);
-    expect(dump.users[CY].groups).toEqual(['all@example.com']);
+    expect(dump.calendar.users[ANA].groups).toEqual([TEAM, 'all@example.com']);
+    expect(dump.calendar.users[CY].groups).toEqual(['all@example.com']);
     await emu.reset();
     expect((await query([TEAM])).body.groups).toBeUndefined();
     expect((await emu.call('PUT', '/__emulator/state', { body: dump })).status).toBe(204);

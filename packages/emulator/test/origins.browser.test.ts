@@ -19,6 +19,7 @@ import { createServer, type Server } from 'node:http';
 import { haveChromium, launchChromium } from '@gspec/scripts/chromium';
 import { type Browser, chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { calendarState } from '../src/apis/calendar/records.ts';
 import type { Emulator } from '../src/core/server.ts';
 import { createEmulator } from '../src/emulator.ts';
 
@@ -94,7 +95,7 @@ describe.runIf(haveBrowser)('pages of other origins against a default emulator',
 
   /** The ids of the team calendar's events in the emulator's state. */
   const eventsLeft = () =>
-    (emulator.store.state.events as Record<string, Record<string, unknown>>)[
+    calendarState(emulator.store.state).calendar.events[
       'team@group.calendar.google.com'
     ];
 

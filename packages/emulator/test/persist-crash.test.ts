@@ -75,7 +75,7 @@ interface EventRecord {
 }
 interface DumpedState {
   revision: number;
-  events: Record<string, Record<string, EventRecord>>;
+  calendar: { events: Record<string, Record<string, EventRecord>> };
 }
 
 afterEach(() => stopAll('SIGKILL'));
@@ -136,7 +136,7 @@ describe('--persist survives kill -9', () => {
     /** Checks the restarted state against the writes of the round before, then carries it forward. */
     const verify = (state: DumpedState, round: number) => {
       const where = `round ${round} (CRASH_SEED=${seed})`;
-      const events = state.events[USER] ?? {};
+      const events = state.calendar.events[USER] ?? {};
       const present = new Set(Object.keys(events));
       const maxAcked = Math.max(0, ...written.filter((w) => w.acked).map((w) => w.revision ?? 0));
       expect(state.revision, `${where}: the revision of an answered write`).toBeGreaterThanOrEqual(maxAcked);

@@ -135,7 +135,7 @@ const REFUSALS: Refusal[] = [
         "UPDATE calendar_events SET body = json_set(body, '$.resource.start.dateTime', 'soon') WHERE event_id = ?",
         id as string,
       ]);
-      return `calendar_events ana@example.com ${id}: not a valid state (/events/ana@example.com/${id}/resource/start/dateTime: must match format "date-time"`;
+      return `calendar_events ana@example.com ${id}: not a valid state (/calendar/events/ana@example.com/${id}/resource/start/dateTime: must match format "date-time"`;
     },
     kept: (file) => expect(eventRows(file)).toBe(3),
   },
@@ -144,14 +144,14 @@ const REFUSALS: Refusal[] = [
     async make(file) {
       await emulatorDatabase(file);
       edit(file, ["UPDATE calendar_calendars SET body = json_set(body, '$.owner', 'nobody@example.com')"]);
-      return 'calendar_calendars ana@example.com: not a valid state (/calendars/ana@example.com/owner: no user nobody@example.com)';
+      return 'calendar_calendars ana@example.com: not a valid state (/calendar/calendars/ana@example.com/owner: no user nobody@example.com)';
     },
   },
   {
     name: "an emulator_meta 'state' row of another format version",
     async make(file) {
       await emulatorDatabase(file);
-      edit(file, ["UPDATE emulator_meta SET value = json_set(value, '$.version', 2) WHERE key = 'state'"]);
+      edit(file, ["UPDATE emulator_meta SET value = json_set(value, '$.version', 3) WHERE key = 'state'"]);
       return "emulator_meta 'state': not a valid state (/version: must be equal to constant)";
     },
   },
@@ -244,7 +244,7 @@ describe('persist: new files and databases of earlier emulators are still opened
     const emulator = createEmulator({ specs: { calendar: spec }, persist: file });
     expect(emulator.persistence?.restored).toBe(true);
     expect(emulator.store.state.revision).toBe(saved?.revision);
-    expect(Object.keys(calendarState(emulator.store.state).events['ana@example.com'] ?? {})).toEqual(ids);
+    expect(Object.keys(calendarState(emulator.store.state).calendar.events['ana@example.com'] ?? {})).toEqual(ids);
     await emulator.close();
     expect(applicationId(file)).toBe(EMULATOR_ID);
   });

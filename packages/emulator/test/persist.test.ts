@@ -145,7 +145,7 @@ describe('persist: round trip', () => {
     const { emulator, call } = await start(file);
     const made = await call('POST', '/calendars/primary/events', timedEvent('durable'));
     const saved = onDisk(file);
-    expect(saved.events['ana@example.com'][made.body.id].resource.summary).toBe('durable');
+    expect(saved.calendar.events['ana@example.com'][made.body.id].resource.summary).toBe('durable');
     expect(saved.revision).toBe(emulator.store.state.revision);
     const commits = emulator.persistence?.stats.commits;
     for (let i = 0; i < 5; i++) {
@@ -205,7 +205,7 @@ describe('persist: round trip', () => {
     const patched = await call('PATCH', `/calendars/primary/events/${made.body.id}`, { location: 'Aula' });
     expect(patched.status).toBe(200);
     expect(emulator.persistence?.stats.lastStatements).toBe(2);
-    expect(Object.keys(onDisk(file).events['ana@example.com'])).toHaveLength(2001);
+    expect(Object.keys(onDisk(file).calendar.events['ana@example.com'])).toHaveLength(2001);
   });
 
   it('a read that shows a change not saved yet is answered once it is saved (its tokens must hold)', async () => {
@@ -242,7 +242,7 @@ describe('persist: round trip', () => {
       Array.from({ length: 40 }, (_, i) => call('POST', '/calendars/primary/events', timedEvent(`c${i}`))),
     );
     expect(replies.map((reply) => reply.status)).toEqual(replies.map(() => 200));
-    const saved = onDisk(file).events['ana@example.com'];
+    const saved = onDisk(file).calendar.events['ana@example.com'];
     for (const reply of replies) expect(saved[reply.body.id]).toBeDefined();
     expect((emulator.persistence?.stats.commits ?? 0) - before).toBeLessThanOrEqual(40);
   });
@@ -268,12 +268,12 @@ describe('persist: round trip', () => {
     const team = await call('POST', '/calendars', { summary: 'Team' });
     const teamPath = `/calendars/${encodeURIComponent(team.body.id)}`;
     await call('POST', `${teamPath}/events`, timedEvent('team event'));
-    expect(onDisk(file).events[team.body.id]).toBeDefined();
+    expect(onDisk(file).calendar.events[team.body.id]).toBeDefined();
     expect((await call('DELETE', teamPath)).status).toBe(204);
     const afterDelete = onDisk(file);
-    expect(afterDelete.calendars[team.body.id]).toBeUndefined();
-    expect(afterDelete.events[team.body.id]).toBeUndefined();
-    expect(afterDelete.acl[team.body.id]).toBeUndefined();
+    expect(afterDelete.calendar.calendars[team.body.id]).toBeUndefined();
+    expect(afterDelete.calendar.events[team.body.id]).toBeUndefined();
+    expect(afterDelete.calendar.acl[team.body.id]).toBeUndefined();
     const dump = (await call('GET', '/__emulator/state')).body;
     expect(afterDelete).toEqual(dump);
     expect((await call('POST', '/__emulator/reset')).status).toBe(204);
@@ -381,7 +381,7 @@ describe('persist: start-up', () => {
     await stop();
     const { store, persistence } = openDatabase(file);
     persistence.close();
-    expect(calendarState(store.state).events['ana@example.com']?.[made.body.id]?.resource.summary).toBe(
+    expect(calendarState(store.state).calendar.events['ana@example.com']?.[made.body.id]?.resource.summary).toBe(
       'in a row',
     );
     const db = new Database(file, { readonly: true });
@@ -433,7 +433,7 @@ describe('persist: failed commits', () => {
     });
     expect(busy.status).toBe(200);
     expect(
-      Object.values(onDisk(file).events['ana@example.com']).map(
+      Object.values(onDisk(file).calendar.events['ana@example.com']).map(
         (e) => (e as { resource: { summary: string } }).resource.summary,
       ),
     ).toEqual(['kept']);
@@ -443,7 +443,7 @@ describe('persist: failed commits', () => {
     expect(later.status).toBe(200);
     const saved = onDisk(file);
     expect(saved.revision).toBe(emulator.store.state.revision);
-    const summaries = Object.values(saved.events['ana@example.com']).map(
+    const summaries = Object.values(saved.calendar.events['ana@example.com']).map(
       (event) => (event as { resource: { summary: string } }).resource.summary,
     );
     expect(summaries).toEqual(['kept', 'unsaved', 'later']);
@@ -487,7 +487,7 @@ describe('gspec-emulator --persist', () => {
     expect(first.output().out).toContain(`Seeded from ${seedFile}`);
     expect(first.output().out).toContain(`State saved to ${file} (new database)`);
     expect(first.output().out).toContain('watch channels are not kept');
-    expect(onDisk(file).events['ana@example.com'].seeded001.resource.summary).toBe('Seeded');
+    expect(onDisk(file).calendar.events['ana@example.com'].seeded001.resource.summary).toBe('Seeded');
     const made = await fetch(`${origin}/calendar/v3/calendars/primary/events`, {
       method: 'POST',
       headers: { authorization: 'Bearer token-ana', 'content-type': 'application/json' },

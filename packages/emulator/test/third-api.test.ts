@@ -174,24 +174,21 @@ const notesApi: ApiModule<NotesStore> = {
     };
   },
   state: {
-    properties: {
-      notes: {
+    schema: {
+      type: 'object',
+      additionalProperties: {
         type: 'object',
-        additionalProperties: {
-          type: 'object',
-          required: ['id', 'owner', 'text', 'revision'],
-          additionalProperties: false,
-          properties: {
-            id: { type: 'string' },
-            owner: { type: 'string' },
-            text: { type: 'string' },
-            revision: { type: 'integer', minimum: 0 },
-          },
+        required: ['id', 'owner', 'text', 'revision'],
+        additionalProperties: false,
+        properties: {
+          id: { type: 'string' },
+          owner: { type: 'string' },
+          text: { type: 'string' },
+          revision: { type: 'integer', minimum: 0 },
         },
       },
     },
-    required: ['notes'],
-    empty: () => ({ notes: {} }),
+    empty: () => ({}),
     check(state, fail) {
       for (const [key, note] of Object.entries(notesOf(state))) {
         if (note.id !== key) fail(`/notes/${key}/id: must be the key, ${key}`);
@@ -267,7 +264,7 @@ describe('a third API, given as a module', () => {
     await call('POST', '/notes/v1/notes', { text: 'keep me' });
     const dump = (await call('GET', '/__emulator/state')).body;
     expect(dump.notes.n2).toMatchObject({ id: 'n2', text: 'keep me' });
-    expect(dump.calendars['ana@example.com']).toBeDefined();
+    expect(dump.calendar.calendars['ana@example.com']).toBeDefined();
     expect((await call('POST', '/__emulator/reset')).status).toBe(204);
     expect((await call('GET', '/__emulator/state')).body.notes).toEqual({});
     expect((await call('PUT', '/__emulator/state', dump)).status).toBe(204);

@@ -18,24 +18,29 @@ export type RateLimitStatus = 403 | 429;
 /** Refuses a file: the message says what is wrong and where (`calendars[1].id: ...`). */
 export type Fail = (message: string) => never;
 
-/** An API's part of the state document (GET/PUT /__emulator/state, --state). */
+/**
+ * An API's part of the state document (GET/PUT /__emulator/state, --state): the value of the
+ * key named as the API (`calendar`, `searchads360`). The core's fields and users are the rest.
+ */
 export interface ApiStateShape {
   /**
-   * The JSON Schema of each of its keys of the document. A schema of its spec is referred to
-   * as `<name>.json#/components/schemas/...` (the checker registers the spec under that id).
+   * The JSON Schema of its part. A schema of its spec is referred to as
+   * `<name>.json#/components/schemas/...` (the checker registers the spec under that id).
    */
-  readonly properties: Readonly<Record<string, object>>;
-  /** Its keys every state has. */
-  readonly required: readonly string[];
-  /** What it keeps in a user record, besides the email, and which of those are required. */
-  readonly user?: { properties: Readonly<Record<string, object>>; required: readonly string[] };
-  /** Its keys of an empty state (a new emulator, a reset). */
-  empty(): Record<string, unknown>;
+  readonly schema: object;
+  /** Its part of an empty state (a new emulator, a reset); undefined for a part first made when written. */
+  empty(): unknown;
   /**
    * After the schema: what it cannot say (keys equal to ids, records that must exist), and
    * what a state dumped by an older emulator lacks, filled in.
    */
   check?(state: State, fail: Fail): void;
+  /**
+   * Its part of a version-1 document (dumped before each API's state had a key of its own),
+   * taken out of that document: its keys at the top level and its fields in the user records.
+   * Without it, the part is what the document holds under the API's name.
+   */
+  fromVersion1?(document: Record<string, unknown>): unknown;
 }
 
 /**

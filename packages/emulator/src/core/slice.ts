@@ -112,9 +112,17 @@ export function scalarsOf(state: State): Record<string, unknown> {
   return out;
 }
 
-/** `state` with its objects taken out (every collection is the slices' to fill) and `scalars` over it. */
+/**
+ * `state` with its objects taken out (every collection is the slices' to fill) and `scalars`
+ * over it. A stored `version` is the state document's of the emulator that wrote the row.
+ * Versions 1 and 2 of the document differ in its layout only, not in the rows (the slices
+ * read theirs in this emulator's layout; their tables have versions of their own,
+ * `emulator_schema`): a row of version 1 is read as this state's version. Any other version is
+ * kept, for the state's checks to refuse.
+ */
 export function scalarsOnly(state: State, scalars: object): State {
-  const fresh = { ...state, ...scalars } as State;
+  const stored = (scalars as { version?: unknown }).version;
+  const fresh = { ...state, ...scalars, ...(stored === 1 ? { version: state.version } : {}) } as State;
   for (const [key, value] of Object.entries(fresh))
     if (typeof value === 'object' && value !== null)
       delete (fresh as unknown as Record<string, unknown>)[key];

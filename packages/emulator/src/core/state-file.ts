@@ -1,8 +1,10 @@
 /**
  * Loading a state (PUT /__emulator/state, --state): the document is checked against the
- * state's shape (the core's fields and every API's parts, `ApiModule.state`) with each stored
- * resource against its spec's own schema, then each API checks what a schema cannot say, so a
- * hand-edited file is refused with the place at fault instead of breaking later answers.
+ * state's shape (the core's fields and every API's part under its name, `ApiModule.state`)
+ * with each stored resource against its spec's own schema, then each API checks what a schema
+ * cannot say, so a hand-edited file is refused with the place at fault instead of breaking
+ * later answers. A version-1 document, dumped before each API's part had a key of its own, is
+ * read as version 2 first (`readVersion1`).
  */
 import type { ErrorObject } from 'ajv';
 import type { AnyApiModule, Fail } from './api-module.js';
@@ -35,10 +37,9 @@ export const specSchema = (api: ApiName, name: string) => ({
 
 /**
  * A dumped state's shape (published as dist/schemas/state.schema.json, see config-schemas.ts):
- * the core's fields, the users with what each API keeps in them, and each API's keys.
+ * the core's fields, the users, and each API's part under its name.
  */
 export function stateSchema(modules: readonly AnyApiModule[]): object {
-  const userParts = modules.flatMap((m) => (m.state.user ? [m.state.user] : []));
   return {
     type: 'object',
     required: [
@@ -48,12 +49,12 @@ export function stateSchema(modules: readonly AnyApiModule[]): object {
       'lastTime',
       'nextSeq',
       'users',
-      ...modules.flatMap((m) => m.state.required),
+      ...modules.filter((m) => m.state.empty() !== undefined).map((m) => m.name),
     ],
     additionalProperties: false,
     properties: {
       $schema: { type: 'string', description: 'Where an editor finds this schema; ignored by the emulator.' },
-      version: { const: 1 },
+      version: { const: 2 },
       epoch: { type: 'string', pattern: '^[0-9a-f]{1,12}$' },
       revision: count,
       lastTime: count,
@@ -62,16 +63,45 @@ export function stateSchema(modules: readonly AnyApiModule[]): object {
         type: 'object',
         additionalProperties: {
           type: 'object',
-          required: ['email', ...userParts.flatMap((part) => part.required)],
-          properties: {
-            email: { type: 'string' },
-            ...Object.assign({}, ...userParts.map((part) => part.properties)),
-          },
+          required: ['email'],
+          additionalProperties: false,
+          properties: { email: { type: 'string' } },
         },
       },
-      ...Object.assign({}, ...modules.map((m) => m.state.properties)),
+      ...Object.fromEntries(modules.map((m) => [m.name, m.state.schema])),
     },
   };
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * A version-1 document as version 2, the document itself left as it is: each API takes its
+ * part out of a copy (`ApiStateShape.fromVersion1`: its top-level keys and its fields of the
+ * user records; by default its key, as Search Ads 360's already was) and the part goes under
+ * the API's name. What no API took stays where it was, for the schema to refuse by name.
+ */
+export function readVersion1(document: Record<string, unknown>, modules: readonly AnyApiModule[]) {
+  const old = structuredClone(document);
+  const upgraded: Record<string, unknown> = {};
+  for (const module of modules) {
+    let part: unknown;
+    if (module.state.fromVersion1) part = module.state.fromVersion1(old);
+    else {
+      part = old[module.name];
+      delete old[module.name];
+    }
+    if (part !== undefined) upgraded[module.name] = part;
+  }
+  return { ...old, ...upgraded, version: 2 };
+}
+
+/** Each user record of a version-1 document, for an API to take its fields from. */
+export function version1Users(document: Record<string, unknown>): [string, Record<string, unknown>][] {
+  return isObject(document.users)
+    ? Object.entries(document.users).flatMap(([email, user]) => (isObject(user) ? [[email, user]] : []))
+    : [];
 }
 
 const where = (error: ErrorObject) =>
@@ -92,13 +122,17 @@ export function createStateChecker(
     if (spec) ajv.addSchema(spec.document, specFileId(module.name));
   }
   const validate = ajv.compile<State & { $schema?: string }>(stateSchema(modules));
-  const fail: Fail = (message) => {
-    throw new StateFileError(`invalid state: ${message}`, [message]);
-  };
-  return (value) => {
+  return (given) => {
+    const upgraded = isObject(given) && given.version === 1;
+    const value = upgraded ? readVersion1(given, modules) : given;
+    // A version-1 document's places are named as version 2 has them: the message says so.
+    const what = upgraded ? 'invalid state (version 1, read as version 2)' : 'invalid state';
+    const fail: Fail = (message) => {
+      throw new StateFileError(`${what}: ${message}`, [message]);
+    };
     if (!validate(value)) {
       const problems = (validate.errors ?? []).slice(0, 5).map(where);
-      throw new StateFileError(`invalid state: ${problems.join('; ')}`, problems);
+      throw new StateFileError(`${what}: ${problems.join('; ')}`, problems);
     }
     const state: State = value;
     delete value.$schema;

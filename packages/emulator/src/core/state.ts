@@ -9,17 +9,15 @@
  */
 import { randomBytes } from 'node:crypto';
 
-/**
- * A user as the core knows one: an email. The APIs keep more in the record (Calendar its
- * settings); each says what in its `ApiModule.state.userSchema`.
- */
+/** A user as the core knows one: an email. What an API keeps for a user is in its own part. */
 export interface UserRecord {
   email: string;
 }
 
 /** The state's own fields, which every API shares. */
 export interface CoreState {
-  version: 1;
+  /** 2 since each API's part has a key of its own; a version-1 document is read too (state-file.ts). */
+  version: 2;
   epoch: string;
   revision: number;
   /** The last timestamp handed out (ms since 1970): `updated` grows on every write. */
@@ -29,9 +27,9 @@ export interface CoreState {
 }
 
 /**
- * The whole state: the core's fields and each API's parts under the keys it names
- * (`ApiModule.state`: Calendar's `calendars`, `events`, ..., Search Ads 360's `searchads360`).
- * The core reads none of the parts; each API reads its own through its own types.
+ * The whole state: the core's fields and each API's part under the API's name (`calendar`,
+ * `searchads360`; `ApiModule.state`). The core reads none of the parts; each API reads its own
+ * through its own types.
  */
 export interface State extends CoreState {
   [part: string]: unknown;
@@ -48,7 +46,7 @@ export function newEpoch(): string {
 
 /** A state with the core's fields and no API part (`ApiModule.state.empty` adds those). */
 export function emptyCoreState(): State {
-  return { version: 1, epoch: newEpoch(), revision: 0, lastTime: 0, nextSeq: 1, users: {} };
+  return { version: 2, epoch: newEpoch(), revision: 0, lastTime: 0, nextSeq: 1, users: {} };
 }
 
 /** The next revision of the state; call once per written resource. */

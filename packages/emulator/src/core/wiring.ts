@@ -58,9 +58,14 @@ export interface Late {
 
 /** The store, each API's service, and who may do what: the parts every other one reads. */
 function coreParts(modules: readonly AnyApiModule[], options: EmulatorOptions) {
-  const store = new Store(() =>
-    Object.assign(emptyCoreState(), ...modules.map((module) => module.state.empty())),
-  );
+  const store = new Store(() => {
+    const state = emptyCoreState();
+    for (const module of modules) {
+      const part = module.state.empty();
+      if (part !== undefined) state[module.name] = part;
+    }
+    return state;
+  });
   const services = createServices(modules, store, options.specs);
   // A user seen for the first time gets what each API starts an account with.
   store.onNewUser = (user) => {

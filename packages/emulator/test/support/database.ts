@@ -7,7 +7,7 @@ import { copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { readDefaults } from '../../src/apis/calendar/defaults.ts';
-import { emptyCalendarParts } from '../../src/apis/calendar/records.ts';
+import { emptyCalendarPart } from '../../src/apis/calendar/records.ts';
 import { calendarStorage } from '../../src/apis/calendar/storage.ts';
 import { Store } from '../../src/apis/calendar/store.ts';
 import { searchAds360Storage } from '../../src/apis/searchads360/storage.ts';
@@ -18,7 +18,7 @@ import { spec } from './harness.ts';
 
 /** Opens `file` as the emulator does, with a store of its own. */
 export function openDatabase(file: string): { store: CoreStore; persistence: Persistence } {
-  const core = new CoreStore(() => ({ ...emptyCoreState(), ...emptyCalendarParts() }));
+  const core = new CoreStore(() => ({ ...emptyCoreState(), calendar: emptyCalendarPart() }));
   const store = new Store(core, readDefaults(spec));
   const persistence = new Persistence(core, [calendarStorage(store), searchAds360Storage()], { file });
   return { store: core, persistence };

@@ -88,7 +88,7 @@ function calendarOf(context: OnCalendar): CalendarRecord {
 
 function ruleOf(context: Context<{ path: { ruleId: string } }>, calendar: CalendarRecord): AclRecord {
   const { ruleId } = context.request.path;
-  const rule = own(context.store.state.acl[calendar.id], ruleId);
+  const rule = own(context.store.state.calendar.acl[calendar.id], ruleId);
   if (!rule || rule.deleted) throw refuse(RULE_NOT_FOUND, `No rule ${ruleId} on this calendar`);
   return rule;
 }
@@ -147,7 +147,7 @@ export const aclHandlers: CalendarHandlers = {
     const scope = `acl:${calendar.id}`;
     if (syncToken !== undefined) refuseWithSync(context);
     const since = syncToken !== undefined ? readSyncToken(store.state, syncToken, scope) : undefined;
-    const rules = Object.values(store.state.acl[calendar.id] ?? {}).filter(
+    const rules = Object.values(store.state.calendar.acl[calendar.id] ?? {}).filter(
       (rule) => since !== undefined || !rule.deleted || request.query.showDeleted === true,
     );
     const page = paginate({
@@ -182,8 +182,8 @@ export const aclHandlers: CalendarHandlers = {
     const fields = context.tools.writable(context.request.body, RULE);
     const { scope, id } = readScope(context.request.body.scope);
     keepOwner(context, calendar, id);
-    const rules = store.state.acl[calendar.id] ?? {};
-    store.state.acl[calendar.id] = rules;
+    const rules = store.state.calendar.acl[calendar.id] ?? {};
+    store.state.calendar.acl[calendar.id] = rules;
     // A rule for a scope that has one replaces it (a deleted one comes back).
     const rule: AclRecord = {
       id,

@@ -103,7 +103,7 @@ export const calendarListHandlers: CalendarHandlers = {
     if (syncToken !== undefined) refuseWithSync(context);
     const since = syncToken !== undefined ? readSyncToken(store.state, syncToken, scope) : undefined;
     const shows = entryFilter(store, user.email, request.query);
-    const entries = Object.values(store.state.calendarList[user.email] ?? {}).filter(
+    const entries = Object.values(store.state.calendar.calendarList[user.email] ?? {}).filter(
       (entry) => since !== undefined || shows(entry),
     );
     const page = paginate({
@@ -138,7 +138,7 @@ export const calendarListHandlers: CalendarHandlers = {
     const { id } = context.request.body;
     // Any calendar the user can see (their own, or shared with them); others are 404 as on Google.
     store.calendar(user, id, 'freeBusyReader');
-    const existing = own(store.state.calendarList[user.email], id);
+    const existing = own(store.state.calendar.calendarList[user.email], id);
     if (existing && !existing.deleted)
       throw refuse(ALREADY_LISTED, `The calendar ${id} is already in the calendar list`);
     const entry = store.addToList(user.email, id, settingsFrom(context));

@@ -43,7 +43,7 @@ function write(context: Context<unknown>, calendar: CalendarRecord, resource: Js
   calendar.resource = resource;
   calendar.revision = nextRevision(context.store.state);
   // Summary, time zone and location show in every list entry of the calendar.
-  for (const [email, list] of Object.entries(context.store.state.calendarList))
+  for (const [email, list] of Object.entries(context.store.state.calendar.calendarList))
     if (list[calendar.id] && !list[calendar.id]?.deleted) context.store.touch(`calendarList:${email}`);
   return context.store.calendarResource(calendar);
 }
@@ -65,8 +65,8 @@ export const calendarHandlers: CalendarHandlers = {
       revision: nextRevision(store.state),
       resource: { timeZone: store.user(user.email).settings.timezone ?? 'UTC', ...body },
     };
-    store.state.calendars[id] = calendar;
-    store.state.events[id] = {};
+    store.state.calendar.calendars[id] = calendar;
+    store.state.calendar.events[id] = {};
     store.addOwnerRule(id, user.email);
     store.addToList(user.email, id, {});
     return { body: store.calendarResource(calendar) };
@@ -101,13 +101,13 @@ export const calendarHandlers: CalendarHandlers = {
           location: 'calendarId',
         },
       );
-    delete store.state.calendars[calendar.id];
-    delete store.state.events[calendar.id];
-    delete store.state.acl[calendar.id];
+    delete store.state.calendar.calendars[calendar.id];
+    delete store.state.calendar.events[calendar.id];
+    delete store.state.calendar.acl[calendar.id];
     store.touch(`events:${calendar.id}`, 'not_exists');
     store.touch(`acl:${calendar.id}`, 'not_exists');
     // The calendar leaves every list it was on; the entries stay as deleted for sync.
-    for (const [email, list] of Object.entries(store.state.calendarList)) {
+    for (const [email, list] of Object.entries(store.state.calendar.calendarList)) {
       const entry = list[calendar.id];
       if (entry && !entry.deleted) {
         entry.deleted = true;
@@ -127,7 +127,7 @@ export const calendarHandlers: CalendarHandlers = {
         'Cannot clear primary calendar. (calendars.clear empties only a primary calendar; delete a secondary calendar with calendars.delete, or its events one by one)',
         { location: 'calendarId' },
       );
-    const events = store.state.events[calendar.id] ?? {};
+    const events = store.state.calendar.events[calendar.id] ?? {};
     for (const event of Object.values(events)) {
       if (event.resource.status === 'cancelled') continue;
       event.revision = nextRevision(store.state);

@@ -441,8 +441,8 @@ export function storeEvent(context: Context<unknown>, options: StoreEventOptions
   const current = typeof before?.sequence === 'number' ? before.sequence : 0;
   const grown = before && content(before) !== content(resource) ? current + 1 : current;
   resource.sequence = Math.max(grown, typeof fields.sequence === 'number' ? fields.sequence : 0);
-  const events = state.events[calendar.id] ?? {};
-  state.events[calendar.id] = events;
+  const events = state.calendar.events[calendar.id] ?? {};
+  state.calendar.events[calendar.id] = events;
   const record: EventRecord = { id, seq: previous?.seq ?? state.nextSeq++, revision, resource };
   events[id] = record;
   store.eventWritten(calendar.id, events, record);
@@ -455,8 +455,8 @@ export function cancelEvent(context: Context<unknown>, calendarId: string, recor
   const { state } = context.store;
   context.store.touch(`events:${calendarId}`);
   // An instance of a recurring event that was not stored yet becomes a cancelled exception.
-  const events = state.events[calendarId] ?? {};
-  state.events[calendarId] = events;
+  const events = state.calendar.events[calendarId] ?? {};
+  state.calendar.events[calendarId] = events;
   events[record.id] = record;
   record.revision = nextRevision(state);
   record.resource = {

@@ -255,7 +255,7 @@ export const eventsListHandler: CalendarHandler<'events.list'> = (context) => {
       : orderBy === 'updated'
         ? [Date.parse(String(event.resource.updated)), event.seq, event.id]
         : creationOrder(event, ownZone);
-  const stored = store.state.events[calendar.id] ?? {};
+  const stored = store.state.calendar.events[calendar.id] ?? {};
   const { min, max } = window;
   const singleEvents = request.query.singleEvents === true;
   const accepts = eventFilter(context, since !== undefined, zone, window);
@@ -340,7 +340,7 @@ export const eventsInstancesHandler: CalendarHandler<'events.instances'> = (cont
   const { store, request } = context;
   const calendar = store.calendar(context.user, request.path.calendarId);
   const role = store.roleOf(context.user.email, calendar);
-  const stored = store.state.events[calendar.id] ?? {};
+  const stored = store.state.calendar.events[calendar.id] ?? {};
   const parent = own(stored, request.path.eventId);
   if (!parent) throw refuse(EVENT_NOT_FOUND, 'Not Found');
   const { originalStart, pageToken, maxAttendees, timeZone } = request.query;

@@ -113,7 +113,7 @@ function calendarOf(context: OnCalendar, need: Role = WRITE) {
 function eventOf(context: OnEvent, need: Role = WRITE): EventRecord {
   const calendar = calendarOf(context, need);
   const id = context.request.path.eventId;
-  const events = context.store.state.events[calendar.id] ?? {};
+  const events = context.store.state.calendar.events[calendar.id] ?? {};
   const record = own(events, id);
   if (record) return record;
   const parent = own(events, parseInstanceId(id)?.parentId ?? '');
@@ -207,7 +207,7 @@ export const eventHandlers: CalendarHandlers = {
     // An id the client chose must be one Google would take; ours always are.
     if (chosen !== undefined) checkEventId(chosen);
     const id = chosen ?? newEventId();
-    if (own(context.store.state.events[calendar.id], id))
+    if (own(context.store.state.calendar.events[calendar.id], id))
       throw refuse(EVENT_ID_TAKEN, 'The requested identifier already exists.');
     mergeOmittedAttendees(fields, undefined);
     checkTimes(fields, calendarZone(calendar));
@@ -223,12 +223,12 @@ export const eventHandlers: CalendarHandlers = {
     const organizer = isObject(fields.organizer) ? fields.organizer : undefined;
     delete fields.organizer;
     // Importing a UID the calendar already has updates that copy instead of adding one.
-    const events = Object.values(context.store.state.events[calendar.id] ?? {});
+    const events = Object.values(context.store.state.calendar.events[calendar.id] ?? {});
     const previous = events.find((event) => event.resource.iCalUID === fields.iCalUID);
     const id = previous?.id ?? (typeof fields.id === 'string' ? fields.id : newEventId());
     if (!previous) {
       checkEventId(id);
-      if (own(context.store.state.events[calendar.id], id))
+      if (own(context.store.state.calendar.events[calendar.id], id))
         throw refuse(EVENT_ID_TAKEN, 'The requested identifier already exists.');
     }
     const record = storeEvent(context, {
@@ -290,7 +290,7 @@ export const eventHandlers: CalendarHandlers = {
     cancelEvent(context, calendar.id, record);
     // Deleting a recurring event deletes its changed instances too.
     if (isRecurring(record.resource))
-      for (const other of Object.values(context.store.state.events[calendar.id] ?? {}))
+      for (const other of Object.values(context.store.state.calendar.events[calendar.id] ?? {}))
         if (other.resource.recurringEventId === record.id && other.resource.status !== 'cancelled')
           cancelEvent(context, calendar.id, other);
     return {};
@@ -303,7 +303,7 @@ export const eventHandlers: CalendarHandlers = {
     const type = eventTypeOf(record.resource);
     if (context.op.eventTypes && !context.op.eventTypes.includes(type)) throw typeRestriction(context, type);
     if (destination.id === source.id) return answer(context, record);
-    const there = own(context.store.state.events[destination.id], record.id);
+    const there = own(context.store.state.calendar.events[destination.id], record.id);
     if (there && there.resource.status !== 'cancelled')
       throw refuse(EVENT_ID_TAKEN, 'The requested identifier already exists.');
     const fields = context.tools.writable(record.resource, EVENT);

@@ -111,7 +111,7 @@ function candidates(
 
 function busyOf(context: Context<unknown>, calendar: CalendarRecord, min: number, max: number): Span[] {
   const zone = calendarZone(calendar);
-  const events = context.store.state.events[calendar.id] ?? {};
+  const events = context.store.state.calendar.events[calendar.id] ?? {};
   const spans: Span[] = [];
   for (const record of candidates(context, events, zone, min, max)) {
     for (const [start, end] of busySpans(events, record, zone, min, max)) {
@@ -136,7 +136,7 @@ function visible(context: Context<unknown>, id: string): CalendarRecord | undefi
 
 /** Whether an id names a calendar, one the caller may see or not: such an id is never read as a group. */
 const isCalendar = (context: Context<unknown>, id: string): boolean =>
-  own(context.store.state.calendars, id === 'primary' ? context.user.email : id) !== undefined;
+  own(context.store.state.calendar.calendars, id === 'primary' ? context.user.email : id) !== undefined;
 
 export const freebusyHandlers: CalendarHandlers = {
   'freebusy.query'(context) {

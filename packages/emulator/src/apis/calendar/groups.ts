@@ -2,15 +2,15 @@
  * Groups, as free/busy expands them. The emulator has no Google Groups (no Directory API): a
  * group is an email address that users are members of, and each member's calendar is the
  * user's primary calendar (its id is the user's email), as a Google Group's members are
- * people. A group is known by its members: every user record keeps the emails of the groups
- * it is a member of (`groups`, in the dumped state and in every store's user rows), so a group
+ * people. A group is known by its members: Calendar's record of each user keeps the emails of
+ * the groups it is a member of (`groups`, in the dumped state and in every store's user rows), so a group
  * lives exactly as long as it has members. They are written by the seed file's `groups`
  * (`{ email, members }`); no API operation changes them, as none of Google's Calendar API does.
  *
  * `freebusy.query` answers a group under `groups` with its members' calendar ids, and each
  * member under `calendars` (decision 0056).
  */
-import type { ApiSeedShape, ApiStateShape } from '../../core/api-module.js';
+import type { ApiSeedShape } from '../../core/api-module.js';
 import { own } from '../../core/own.js';
 import { SEED_EMAIL, SeedError } from '../../core/seed.js';
 import { nextRevision } from '../../core/state.js';
@@ -37,13 +37,12 @@ const GROUPS_SEED_SCHEMA = {
   },
 };
 
-/** What a user record keeps: the emails of the groups the user is a member of. */
-const GROUPS_USER_SCHEMA = { type: 'array', items: { type: 'string' } };
+/** What Calendar's record of a user keeps (state-schema.ts): the emails of the groups the user is a member of. */
+export const GROUPS_USER_SCHEMA = { type: 'array', items: { type: 'string' } };
 
 /** The groups a user is a member of. */
 export function groupsOf(user: CalendarUser): string[] {
-  if (!('groups' in user) || !Array.isArray(user.groups)) return [];
-  return user.groups.filter((group): group is string => typeof group === 'string');
+  return user.groups ?? [];
 }
 
 /**
@@ -52,9 +51,9 @@ export function groupsOf(user: CalendarUser): string[] {
  */
 export function membersOf(store: Store, group: string): string[] | undefined {
   const id = group.toLowerCase();
-  const members = Object.values(store.state.users)
-    .filter((user) => groupsOf(user).includes(id))
-    .map((user) => user.email);
+  const members = Object.entries(store.state.calendar.users)
+    .filter(([, user]) => groupsOf(user).includes(id))
+    .map(([email]) => email);
   return members.length > 0 ? members : undefined;
 }
 
@@ -80,29 +79,18 @@ function applyGroups(store: Store, seed: CalendarSeed, at: (place: string) => vo
   seedGroups(seed).forEach((group, i) => {
     at(`groups[${i}]`);
     const email = group.email.toLowerCase();
-    if (own(store.state.calendars, email) || own(store.state.users, email))
+    if (own(store.state.calendar.calendars, email) || own(store.state.users, email))
       throw new SeedError(`email: ${email} is a user or a calendar; a group's email names neither`);
     group.members.forEach((member, j) => {
       at(`groups[${i}].members[${j}]`);
       const user = store.user(member.toLowerCase());
       const groups = groupsOf(user);
       if (groups.includes(email)) return;
-      Object.assign(user, { groups: [...groups, email] });
+      user.groups = [...groups, email];
       // The user row is written again (its revision is the settings').
       user.settingsRevision = nextRevision(store.state);
     });
   });
-}
-
-/** Calendar's state part with what its users keep of the groups. */
-export function withGroupsState(shape: ApiStateShape): ApiStateShape {
-  return {
-    ...shape,
-    user: {
-      properties: { ...(shape.user?.properties ?? {}), groups: GROUPS_USER_SCHEMA },
-      required: shape.user?.required ?? [],
-    },
-  };
 }
 
 /** Calendar's seed part with its `groups`, written after the calendars. */

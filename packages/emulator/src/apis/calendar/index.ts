@@ -6,7 +6,7 @@
 import type { ApiModule } from '../../core/api-module.js';
 import type { Services } from '../../core/services.js';
 import { readDefaults } from './defaults.js';
-import { withGroupsSeed, withGroupsState } from './groups.js';
+import { withGroupsSeed } from './groups.js';
 import { HANDLERS } from './handlers.js';
 import { CALENDAR_PAGE_STYLE } from './inspector-style.js';
 import { calendarSeedFromRecording } from './recording.js';
@@ -25,8 +25,8 @@ export const calendarApi: ApiModule<Store, CalendarSeed> = {
   createStore: (core, spec) => new Store(core, readDefaults(spec)),
   startUser: (store, user) => store.startUser(user),
   storage: calendarStorage,
-  // Users keep the groups they are members of (groups.ts); the seed names them in `groups`.
-  state: withGroupsState(calendarStateShape),
+  state: calendarStateShape,
+  // The seed names groups and their members in `groups` (groups.ts).
   seed: withGroupsSeed(calendarSeedShape),
   // --seed-from: what a recording's answers show, as seed entries (recording.ts).
   seedFromRecording: calendarSeedFromRecording,

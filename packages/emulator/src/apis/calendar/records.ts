@@ -1,17 +1,19 @@
 /**
- * The shapes of Calendar's part of the state (store.ts has what works on them): its keys of
- * the state document (`calendars`, `events`, `calendarList`, `acl`) and what it keeps in a
- * user record (the settings). Plain JSON, dumped and loaded as it is.
+ * The shapes of Calendar's part of the state (store.ts has what works on them), the state
+ * document's `calendar`: its users' settings and groups (`users`), `calendars`, `events`,
+ * `calendarList` and `acl`. Plain JSON, dumped and loaded as it is.
  */
 import type { JsonObject } from '../../core/spec.js';
-import type { State, UserRecord } from '../../core/state.js';
+import type { State } from '../../core/state.js';
 
-/** A user with what Calendar keeps for them. */
-export interface CalendarUser extends UserRecord {
+/** What Calendar keeps for a user (the core's user record has the email). */
+export interface CalendarUser {
   /** Setting id to value (settings.list / settings.get); read-only through the API. */
   settings: Record<string, string>;
   /** The revision at which the settings were last written (created), for etags and sync. */
   settingsRevision: number;
+  /** The groups the user is a member of (groups.ts); absent when none. */
+  groups?: string[];
 }
 
 export interface CalendarRecord {
@@ -51,8 +53,9 @@ export interface AclRecord {
   resource: JsonObject;
 }
 
-/** The state as Calendar reads it: the core's fields, its users' settings and its own keys. */
-export interface CalendarState extends State {
+/** Calendar's part of the state, under the state's `calendar`. */
+export interface CalendarPart {
+  /** User email to what Calendar keeps for the user; every user of the state has one. */
   users: Record<string, CalendarUser>;
   calendars: Record<string, CalendarRecord>;
   /** Calendar id to event id to event; deleted events stay, `status: cancelled`. */
@@ -63,13 +66,24 @@ export interface CalendarState extends State {
   acl: Record<string, Record<string, AclRecord>>;
 }
 
+/** The state as Calendar reads it: the core's fields and Calendar's part. */
+export interface CalendarState extends State {
+  calendar: CalendarPart;
+}
+
 /**
  * A state read as Calendar's. Every state the emulator holds has Calendar's parts: an empty
- * one gets them from `emptyCalendarParts`, a loaded one was checked against Calendar's schema
+ * one gets them from `emptyCalendarPart`, a loaded one was checked against Calendar's schema
  * (state-schema.ts) or read from Calendar's tables (storage.ts). This is the one place that
  * says so to the type checker.
  */
 export const calendarState = (state: State): CalendarState => state as CalendarState;
 
-/** Calendar's keys of an empty state. */
-export const emptyCalendarParts = () => ({ calendars: {}, events: {}, calendarList: {}, acl: {} });
+/** Calendar's part of an empty state. */
+export const emptyCalendarPart = (): CalendarPart => ({
+  users: {},
+  calendars: {},
+  events: {},
+  calendarList: {},
+  acl: {},
+});

@@ -99,15 +99,15 @@ const CALENDAR_SEED_SCHEMA = {
 /** Gives a just-created secondary calendar the id the seed asks for. */
 function renameCalendar(store: Store, from: string, to: string, owner: string): void {
   const { state } = store;
-  const calendar = state.calendars[from];
+  const calendar = state.calendar.calendars[from];
   if (!calendar) return;
-  delete state.calendars[from];
-  state.calendars[to] = { ...calendar, id: to };
-  state.events[to] = state.events[from] ?? {};
-  delete state.events[from];
-  state.acl[to] = state.acl[from] ?? {};
-  delete state.acl[from];
-  const list = state.calendarList[owner] ?? {};
+  delete state.calendar.calendars[from];
+  state.calendar.calendars[to] = { ...calendar, id: to };
+  state.calendar.events[to] = state.calendar.events[from] ?? {};
+  delete state.calendar.events[from];
+  state.calendar.acl[to] = state.calendar.acl[from] ?? {};
+  delete state.calendar.acl[from];
+  const list = state.calendar.calendarList[owner] ?? {};
   const entry = list[from];
   if (entry) {
     delete list[from];
@@ -185,7 +185,7 @@ export const calendarSeedShape: ApiSeedShape<Store, CalendarSeed> = {
       }
       user.settingsRevision = nextRevision(store.state);
       const timeZone = entry.settings.timezone;
-      if (timeZone && store.state.calendars[email]) {
+      if (timeZone && store.state.calendar.calendars[email]) {
         at(`users[${i}].settings.timezone`);
         invoke(email, 'calendars.patch', { path: { calendarId: email }, body: { timeZone } });
       }
@@ -203,7 +203,7 @@ export const calendarSeedShape: ApiSeedShape<Store, CalendarSeed> = {
         if (Object.keys(fields).length > 0)
           invoke(owner, 'calendars.patch', { path: { calendarId: id }, body: fields });
       } else {
-        if (wanted !== undefined && own(store.state.calendars, wanted))
+        if (wanted !== undefined && own(store.state.calendar.calendars, wanted))
           throw new SeedError(`id: a calendar ${wanted} exists already`);
         if (wanted?.includes('@') && !wanted.endsWith('.calendar.google.com'))
           throw new SeedError(

@@ -32,7 +32,7 @@ export const settingsHandlers: CalendarHandlers = {
   'settings.list'(context) {
     const { store, request } = context;
     const user = store.user(context.user.email);
-    const scope = `settings:${user.email}`;
+    const scope = `settings:${context.user.email}`;
     const { syncToken, pageToken } = request.query;
     const since = syncToken !== undefined ? readSyncToken(store.state, syncToken, scope) : undefined;
     const page = paginate({

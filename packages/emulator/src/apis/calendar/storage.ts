@@ -17,6 +17,7 @@ import {
   type CalendarUser,
   calendarState,
   type EventRecord,
+  emptyCalendarPart,
   type ListEntryRecord,
 } from './records.js';
 import type { Store } from './store.js';
@@ -47,8 +48,8 @@ export function calendarStorage(store: Store): StorageSlice {
   const written = new Map<string, Set<string>>();
   store.eventWrites = written;
 
-  function putUser(rows: Rows, user: CalendarUser) {
-    rows.put(USERS, [user.email], JSON.stringify(user));
+  function putUser(rows: Rows, email: string, user: CalendarUser) {
+    rows.put(USERS, [email], JSON.stringify({ email, ...user }));
   }
   function putCalendar(rows: Rows, calendar: CalendarRecord) {
     rows.put(CALENDARS, [calendar.id], JSON.stringify(calendar));
@@ -63,9 +64,16 @@ export function calendarStorage(store: Store): StorageSlice {
     rows.put(EVENTS, [calendarId, event.id], JSON.stringify(event));
   }
 
+  /** A user's row: the core's record (the email) and Calendar's, both made from it. */
+  function userLoaded(state: CalendarState, email: string, row: CalendarUser & { email?: string }) {
+    delete row.email;
+    state.users[email] = { email };
+    state.calendar.users[email] = row;
+  }
+
   /** An event another process wrote, put in memory with the calendar's indexes told, not written again. */
   function eventLoaded(state: CalendarState, calendarId: string, record: EventRecord) {
-    const events = slot(state.events, calendarId);
+    const events = slot(state.calendar.events, calendarId);
     events[record.id] = record;
     store.eventWritten(calendarId, events, record);
     const ids = written.get(calendarId);
@@ -80,44 +88,42 @@ export function calendarStorage(store: Store): StorageSlice {
     load(rows, loading, parse) {
       const state = calendarState(loading);
       state.users = {};
-      state.calendars = {};
-      state.events = {};
-      state.calendarList = {};
-      state.acl = {};
-      for (const [email = '', body] of rows.scan(USERS)) state.users[email] = parse(body, USERS, email);
+      state.calendar = emptyCalendarPart();
+      for (const [email = '', body] of rows.scan(USERS)) userLoaded(state, email, parse(body, USERS, email));
       for (const [id = '', body] of rows.scan(CALENDARS)) {
-        state.calendars[id] = parse(body, CALENDARS, id);
-        state.events[id] = {};
-        state.acl[id] = {};
+        state.calendar.calendars[id] = parse(body, CALENDARS, id);
+        state.calendar.events[id] = {};
+        state.calendar.acl[id] = {};
       }
       for (const [email = '', calendarId = '', body] of rows.scan(LIST))
-        slot(state.calendarList, email)[calendarId] = parse(body, LIST, `${email} ${calendarId}`);
+        slot(state.calendar.calendarList, email)[calendarId] = parse(body, LIST, `${email} ${calendarId}`);
       for (const [calendarId = '', ruleId = '', body] of rows.scan(ACL))
-        slot(state.acl, calendarId)[ruleId] = parse(body, ACL, `${calendarId} ${ruleId}`);
+        slot(state.calendar.acl, calendarId)[ruleId] = parse(body, ACL, `${calendarId} ${ruleId}`);
       for (const [calendarId = '', eventId = '', body] of rows.scan(EVENTS))
-        slot(state.events, calendarId)[eventId] = parse(body, EVENTS, `${calendarId} ${eventId}`);
-      for (const email of Object.keys(state.users)) state.calendarList[email] ??= {};
-      pending = new Set(Object.keys(state.calendars));
+        slot(state.calendar.events, calendarId)[eventId] = parse(body, EVENTS, `${calendarId} ${eventId}`);
+      for (const email of Object.keys(state.users)) state.calendar.calendarList[email] ??= {};
+      pending = new Set(Object.keys(state.calendar.calendars));
     },
 
     writeAll(rows, written) {
       const state = calendarState(written);
-      for (const user of Object.values(state.users)) putUser(rows, user);
-      for (const calendar of Object.values(state.calendars)) putCalendar(rows, calendar);
-      for (const [email, list] of Object.entries(state.calendarList))
+      for (const [email, user] of Object.entries(state.calendar.users)) putUser(rows, email, user);
+      for (const calendar of Object.values(state.calendar.calendars)) putCalendar(rows, calendar);
+      for (const [email, list] of Object.entries(state.calendar.calendarList))
         for (const entry of Object.values(list)) putEntry(rows, email, entry);
-      for (const [calendarId, rules] of Object.entries(state.acl))
+      for (const [calendarId, rules] of Object.entries(state.calendar.acl))
         for (const rule of Object.values(rules)) putRule(rows, calendarId, rule);
-      for (const [calendarId, events] of Object.entries(state.events))
+      for (const [calendarId, events] of Object.entries(state.calendar.events))
         for (const event of Object.values(events)) putEvent(rows, calendarId, event);
-      pending = new Set(Object.keys(state.calendars));
+      pending = new Set(Object.keys(state.calendar.calendars));
     },
 
     writeChanges(rows, changed, since) {
       const state = calendarState(changed);
-      for (const user of Object.values(state.users)) if (user.settingsRevision > since) putUser(rows, user);
+      for (const [email, user] of Object.entries(state.calendar.users))
+        if (user.settingsRevision > since) putUser(rows, email, user);
       const now = new Set<string>();
-      for (const calendar of Object.values(state.calendars)) {
+      for (const calendar of Object.values(state.calendar.calendars)) {
         now.add(calendar.id);
         if (calendar.revision > since) putCalendar(rows, calendar);
       }
@@ -127,12 +133,12 @@ export function calendarStorage(store: Store): StorageSlice {
         rows.remove(ACL, [id]);
         rows.remove(EVENTS, [id]);
       }
-      for (const [email, list] of Object.entries(state.calendarList))
+      for (const [email, list] of Object.entries(state.calendar.calendarList))
         for (const entry of Object.values(list)) if (entry.revision > since) putEntry(rows, email, entry);
-      for (const [calendarId, rules] of Object.entries(state.acl))
+      for (const [calendarId, rules] of Object.entries(state.calendar.acl))
         for (const rule of Object.values(rules)) if (rule.revision > since) putRule(rows, calendarId, rule);
       for (const [calendarId, ids] of written) {
-        const events = state.events[calendarId];
+        const events = state.calendar.events[calendarId];
         if (!events) continue;
         for (const id of ids) {
           const event = events[id];
@@ -157,29 +163,31 @@ export function calendarStorage(store: Store): StorageSlice {
         put(changed, row, parse) {
           const state = calendarState(changed);
           const email = row.email;
-          state.users[email] = parse(row.body, 'calendar_users', email);
-          state.calendarList[email] ??= {};
+          userLoaded(state, email, parse(row.body, 'calendar_users', email));
+          state.calendar.calendarList[email] ??= {};
         },
         remove(changed, key) {
-          delete calendarState(changed).users[key.email];
+          const state = calendarState(changed);
+          delete state.users[key.email];
+          delete state.calendar.users[key.email];
         },
       }),
       calendar_calendars: tableChanges<'id'>({
         put(changed, row, parse) {
           const state = calendarState(changed);
           const id = row.id;
-          state.calendars[id] = parse(row.body, 'calendar_calendars', id);
-          state.events[id] ??= {};
-          state.acl[id] ??= {};
+          state.calendar.calendars[id] = parse(row.body, 'calendar_calendars', id);
+          state.calendar.events[id] ??= {};
+          state.calendar.acl[id] ??= {};
           stored.add(id);
         },
         // Its events and rules go with it (their own deletions follow, and find nothing).
         remove(changed, key) {
           const state = calendarState(changed);
           const id = key.id;
-          delete state.calendars[id];
-          delete state.events[id];
-          delete state.acl[id];
+          delete state.calendar.calendars[id];
+          delete state.calendar.events[id];
+          delete state.calendar.acl[id];
           stored.delete(id);
         },
       }),
@@ -187,28 +195,28 @@ export function calendarStorage(store: Store): StorageSlice {
         put(changed, row, parse) {
           const email = row.email;
           const calendarId = row.calendar_id;
-          slot(calendarState(changed).calendarList, email)[calendarId] = parse(
+          slot(calendarState(changed).calendar.calendarList, email)[calendarId] = parse(
             row.body,
             'calendar_list',
             `${email} ${calendarId}`,
           );
         },
         remove(changed, key) {
-          delete calendarState(changed).calendarList[key.email]?.[key.calendar_id];
+          delete calendarState(changed).calendar.calendarList[key.email]?.[key.calendar_id];
         },
       }),
       calendar_acl: tableChanges<'calendar_id' | 'rule_id'>({
         put(changed, row, parse) {
           const calendarId = row.calendar_id;
           const ruleId = row.rule_id;
-          slot(calendarState(changed).acl, calendarId)[ruleId] = parse(
+          slot(calendarState(changed).calendar.acl, calendarId)[ruleId] = parse(
             row.body,
             'calendar_acl',
             `${calendarId} ${ruleId}`,
           );
         },
         remove(changed, key) {
-          delete calendarState(changed).acl[key.calendar_id]?.[key.rule_id];
+          delete calendarState(changed).calendar.acl[key.calendar_id]?.[key.rule_id];
         },
       }),
       calendar_events: tableChanges<'calendar_id' | 'event_id'>({
@@ -223,11 +231,11 @@ export function calendarStorage(store: Store): StorageSlice {
         remove(changed, key) {
           const state = calendarState(changed);
           const calendarId = key.calendar_id;
-          const events = state.events[calendarId];
+          const events = state.calendar.events[calendarId];
           const eventId = key.event_id;
           if (!events || !Object.hasOwn(events, eventId)) return;
           const { [eventId]: _gone, ...rest } = events;
-          state.events[calendarId] = rest;
+          state.calendar.events[calendarId] = rest;
         },
       }),
     },

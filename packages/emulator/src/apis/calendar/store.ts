@@ -143,12 +143,12 @@ export class Store {
 
   /** The user of an email, created on first sight with a primary calendar and settings. */
   user(email: string): CalendarUser {
-    return own(this.state.users, email) ?? this.created(email);
+    return own(this.state.calendar.users, email) ?? this.created(email);
   }
 
   private created(email: string): CalendarUser {
     this.core.user(email);
-    const user = this.state.users[email];
+    const user = this.state.calendar.users[email];
     if (!user) throw new Error(`the user ${email} was not created`);
     return user;
   }
@@ -157,20 +157,21 @@ export class Store {
   startUser(record: UserRecord): void {
     const state = this.state;
     const email = record.email;
-    const user = Object.assign(record, {
+    const user: CalendarUser = {
       settings: { ...this.defaults.settings },
       settingsRevision: nextRevision(state),
-    }) satisfies CalendarUser;
+    };
+    state.calendar.users[email] = user;
     const timeZone = user.settings.timezone ?? 'UTC';
-    state.calendars[email] = {
+    state.calendar.calendars[email] = {
       id: email,
       owner: email,
       primary: true,
       revision: nextRevision(state),
       resource: { summary: email, timeZone },
     };
-    state.events[email] = {};
-    state.calendarList[email] = {};
+    state.calendar.events[email] = {};
+    state.calendar.calendarList[email] = {};
     this.addOwnerRule(email, email);
     this.addToList(email, email, {});
   }
@@ -202,9 +203,9 @@ export class Store {
   /** The time zone of the calendar whose events object this is (UTC when none is). */
   private zoneOfEvents(events: Record<string, EventRecord>): string {
     const { state } = this;
-    for (const [id, held] of Object.entries(state.events))
+    for (const [id, held] of Object.entries(state.calendar.events))
       if (held === events) {
-        const calendar = own(state.calendars, id);
+        const calendar = own(state.calendar.calendars, id);
         const zone = calendar?.resource.timeZone;
         return typeof zone === 'string' ? zone : 'UTC';
       }
@@ -233,8 +234,8 @@ export class Store {
 
   /** The owner's own rule, present on every calendar from its creation. */
   addOwnerRule(calendarId: string, owner: string): void {
-    const rules = this.state.acl[calendarId] ?? {};
-    this.state.acl[calendarId] = rules;
+    const rules = this.state.calendar.acl[calendarId] ?? {};
+    this.state.calendar.acl[calendarId] = rules;
     rules[`user:${owner}`] = {
       id: `user:${owner}`,
       revision: nextRevision(this.state),
@@ -249,7 +250,7 @@ export class Store {
    */
   roleOf(email: string, calendar: CalendarRecord): Role {
     if (calendar.owner === email) return 'owner';
-    const rules = this.state.acl[calendar.id] ?? {};
+    const rules = this.state.calendar.acl[calendar.id] ?? {};
     const domain = email.slice(email.lastIndexOf('@') + 1);
     let best = 0;
     for (const id of [`user:${email}`, `domain:${domain}`, 'default']) {
@@ -266,7 +267,7 @@ export class Store {
    */
   calendar(user: UserRecord, calendarId: string, need: Role = 'freeBusyReader'): CalendarRecord {
     const id = calendarId === 'primary' ? user.email : calendarId;
-    const calendar = own(this.state.calendars, id);
+    const calendar = own(this.state.calendar.calendars, id);
     if (!calendar) throw refuse(CALENDAR_NOT_FOUND, 'Not Found');
     const role = this.roleOf(user.email, calendar);
     if (role === 'none') throw refuse(CALENDAR_NOT_SHARED, 'Not Found');
@@ -293,7 +294,7 @@ export class Store {
    * new access role (their revision moves, for sync), and leave the list when no access is left.
    */
   sharingChanged(calendar: CalendarRecord): void {
-    for (const [email, list] of Object.entries(this.state.calendarList)) {
+    for (const [email, list] of Object.entries(this.state.calendar.calendarList)) {
       const entry = list[calendar.id];
       if (!entry || entry.deleted || email === calendar.owner) continue;
       entry.revision = nextRevision(this.state);
@@ -318,8 +319,8 @@ export class Store {
 
   /** Puts a calendar on a user's list (again), with a palette color picked by position. */
   addToList(email: string, calendarId: string, settings: JsonObject): ListEntryRecord {
-    const list = this.state.calendarList[email] ?? {};
-    this.state.calendarList[email] = list;
+    const list = this.state.calendar.calendarList[email] ?? {};
+    this.state.calendar.calendarList[email] = list;
     const palette = Object.keys((this.defaults.colors.calendar as JsonObject | undefined) ?? {});
     const colorId = palette[Object.keys(list).length % Math.max(palette.length, 1)];
     const entry: ListEntryRecord = {
@@ -350,11 +351,11 @@ export class Store {
 
   /** The revision an entry's answer depends on: its own, or its calendar's if later. */
   entryRevision(entry: ListEntryRecord): number {
-    return Math.max(entry.revision, this.state.calendars[entry.calendarId]?.revision ?? 0);
+    return Math.max(entry.revision, this.state.calendar.calendars[entry.calendarId]?.revision ?? 0);
   }
 
   listEntryResource(email: string, entry: ListEntryRecord): JsonObject {
-    const calendar = this.state.calendars[entry.calendarId];
+    const calendar = this.state.calendar.calendars[entry.calendarId];
     const base: JsonObject = {
       kind: 'calendar#calendarListEntry',
       etag: etagFor(this.state, this.entryRevision(entry)),
@@ -378,7 +379,7 @@ export class Store {
   /** A user's entry for a calendar that is on their list (not removed). */
   listEntry(user: UserRecord, calendarId: string): ListEntryRecord {
     const id = calendarId === 'primary' ? user.email : calendarId;
-    const entry = own(this.state.calendarList[user.email], id);
+    const entry = own(this.state.calendar.calendarList[user.email], id);
     if (!entry || entry.deleted) throw refuse(NOT_ON_LIST, 'Not Found');
     return entry;
   }

@@ -330,10 +330,10 @@ function eventsPredicate(template: Template): ChannelPredicate {
   const { store } = template;
   return (filter) => {
     const view = viewOf(filter.data, eventsQuery);
-    const calendar = view && own(store.state.calendars, view.of);
+    const calendar = view && own(store.state.calendar.calendars, view.of);
     if (!view || !calendar) return true;
     const shows = eventsShown(template, calendar, view.query);
-    const events = Object.values(store.state.events[calendar.id] ?? {});
+    const events = Object.values(store.state.calendar.events[calendar.id] ?? {});
     const { told, shown, seen } = looked(
       store,
       view,
@@ -354,7 +354,7 @@ function listPredicate(template: Template): ChannelPredicate {
   return (filter) => {
     const view = viewOf(filter.data, listQuery);
     if (!view) return true;
-    const entries: ListEntryRecord[] = Object.values(store.state.calendarList[view.of] ?? {});
+    const entries: ListEntryRecord[] = Object.values(store.state.calendar.calendarList[view.of] ?? {});
     const { told, shown, seen } = looked(
       store,
       view,
@@ -405,7 +405,7 @@ function eventsFilter(
   // Built now, so that a filter the list refuses (a property filter without `=`) is refused here too.
   const shows = eventsShown({ ...context, request: undefined }, calendar, kept);
   const { store } = context;
-  const shown = Object.values(store.state.events[calendar.id] ?? {})
+  const shown = Object.values(store.state.calendar.events[calendar.id] ?? {})
     .filter(shows)
     .map((record) => record.id);
   const view: View<EventsQuery> = { of: calendar.id, query: kept, shown, seen: store.state.revision };
@@ -417,7 +417,7 @@ function listFilter(context: CalendarContext<'calendarList.watch'>): ChannelFilt
   const { store, user } = context;
   const kept = listQuery(context.request.query);
   const shows = entryFilter(store, user.email, kept);
-  const shown = Object.values(store.state.calendarList[user.email] ?? {})
+  const shown = Object.values(store.state.calendar.calendarList[user.email] ?? {})
     .filter(shows)
     .map((entry) => entry.calendarId);
   const view: View<ListQuery> = { of: user.email, query: kept, shown, seen: store.state.revision };

@@ -161,12 +161,11 @@ export function checkSearchAds360Links(world: SearchAds360State, fail: (message:
 
 /**
  * Search Ads 360's part of the state document: `searchads360`, absent until the first write
- * (and in states dumped before it existed).
+ * (and in states dumped before it existed). Version 1 had it under the same key.
  */
 export const searchAds360StateShape: ApiStateShape = {
-  properties: { searchads360: searchAds360StateSchema() },
-  required: [],
-  empty: () => ({}),
+  schema: searchAds360StateSchema(),
+  empty: () => undefined,
   check(state, fail) {
     const world = worldOf(state);
     if (world) checkSearchAds360Links(world, fail);
