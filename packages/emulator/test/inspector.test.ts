@@ -303,3 +303,54 @@ describe('the inspector endpoints', () => {
     }
   });
 });
+
+describe('the journal of answers', () => {
+  it('shows a JSON answer as it was sent, a page of stored events included, whatever was written since; a hook of the options gets its own headers', async () => {
+    const hooked: Record<string, string>[] = [];
+    const journaled = createEmulator({
+      admin: { token: ADMIN },
+      onResponse: (exchange) => {
+        hooked.push(exchange.headers);
+        exchange.headers['x-changed-by-the-hook'] = 'yes';
+      },
+    });
+    const at = await journaled.listen(0);
+    try {
+      const headers = { authorization: 'Bearer ana@example.com', 'content-type': 'application/json' };
+      const events = `${at}/calendar/v3/calendars/primary/events`;
+      const made = [];
+      for (const summary of ['one', 'two', 'three'])
+        made.push(
+          await (
+            await fetch(events, {
+              method: 'POST',
+              headers,
+              body: JSON.stringify({ summary, start: { date: '2026-03-02' }, end: { date: '2026-03-03' } }),
+            })
+          ).json(),
+        );
+      const listed = await fetch(`${events}?maxResults=2`, { headers });
+      const sent = await listed.text();
+      // An event of the page changes, and another request's answer reuses the bytes' buffer.
+      await fetch(`${events}/${made[0].id}`, {
+        method: 'PATCH',
+        headers,
+        body: JSON.stringify({ summary: 'renamed' }),
+      });
+      await fetch(`${events}?maxResults=2`, { headers });
+      const auth = { headers: { 'x-emulator-admin-token': ADMIN } };
+      const { entries } = await (await fetch(`${at}/__emulator/journal`, auth)).json();
+      const list = entries.find((e: { operationId: string }) => e.operationId === 'events.list');
+      const entry = await (await fetch(`${at}/__emulator/journal/${list.id}`, auth)).json();
+      expect(entry.responseBody).toBe(sent);
+      expect(JSON.parse(entry.responseBody).items.map((e: { summary: string }) => e.summary)).toEqual([
+        'one',
+        'two',
+      ]);
+      expect(entry.responseHeaders['x-changed-by-the-hook']).toBeUndefined();
+      expect(hooked.length).toBeGreaterThan(0);
+    } finally {
+      await journaled.close();
+    }
+  });
+});

@@ -70,7 +70,7 @@ const CLIENT_ERRORS = {
   }),
 } as const;
 
-import { bodyBytes, releaseBytes } from './json.js';
+import { type AnswerJson, bodyJson, jsonBytes, releaseBytes } from './json.js';
 
 /** One answer, as seen by `onResponse`: for tests that check every answer against the spec. */
 export interface Exchange {
@@ -99,6 +99,8 @@ export interface Exchange {
   };
   /** The body as sent; valid only during the call (its buffer serves later answers): copy what is kept. */
   sent?: Buffer | string;
+  /** A JSON body as it was written into `sent`: kept instead of a copy of the bytes, it makes them again. */
+  sentJson?: AnswerJson;
 }
 
 export interface Answer {
@@ -220,11 +222,13 @@ export class AnswerWriter {
     // Bytes, encoded once: their length is the Content-Length, and the socket copies them as
     // they are (encoding a large string on every write cost more than building the answer).
     let bytes: Buffer | undefined;
+    let json: AnswerJson | undefined;
     if (result.text) {
       bytes = Buffer.from(result.text.body);
       headers['content-type'] = result.text.contentType;
     } else if (result.body !== undefined) {
-      bytes = bodyBytes(result.body);
+      json = bodyJson(result.body);
+      bytes = jsonBytes(json);
       headers['content-type'] = 'application/json; charset=UTF-8';
     }
     if (bytes) headers['content-length'] = String(bytes.length);
@@ -260,6 +264,7 @@ export class AnswerWriter {
         ...(given.received !== undefined ? { durationMs: performance.now() - given.received } : {}),
       },
       ...(bytes ? { sent: bytes } : {}),
+      ...(json ? { sentJson: json } : {}),
     });
   }
 

@@ -16,6 +16,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { REDACTED, redactBody, redactHeaders, redactTarget, redactText } from '@gspec/server-kit';
 import type { Exchange } from './answers.js';
+import { type AnswerJson, jsonText } from './json.js';
 
 export interface JournalOptions {
   /** The most requests kept (default 1,000). */
@@ -135,8 +136,11 @@ class Ring<T> {
   }
 }
 
-/** A body as recorded: the text, or a copy of the bytes sent, not yet decoded or redacted. */
-type RawBody = string | Buffer;
+/**
+ * A body as recorded, not yet decoded or redacted: the text, a copy of the bytes sent, or an
+ * answer's JSON as it was written (no copy: `jsonText` writes it out when it is read).
+ */
+type RawBody = string | Buffer | { json: AnswerJson; length: number };
 
 /** An entry as recorded; read through `materialize`. */
 interface Kept
@@ -196,54 +200,58 @@ export class Journal {
 
   /** Records an answered request (the `onResponse` hook); control-plane requests are left out. */
   record(exchange: Exchange, controlPrefix: string): void {
-    const pathname = exchange.path.split('?', 1)[0] ?? '';
+    const query = exchange.path.indexOf('?');
+    const pathname = query < 0 ? exchange.path : exchange.path.slice(0, query);
     if (pathname === controlPrefix || pathname.startsWith(`${controlPrefix}/`)) return;
     const secret = this.secretPath(pathname);
     const requestBody = secret ? undefined : exchange.request?.body || undefined;
     const sent = exchange.sent;
-    // The bytes sent are the server's to reuse after this call: a copy of what is kept.
+    // The bytes sent are the server's to reuse after this call: a JSON answer is kept as it was
+    // written (it makes the same bytes again), anything else as a copy.
     const responseBody: RawBody | undefined = secret
       ? undefined
       : sent === undefined
         ? exchange.text || undefined
         : typeof sent === 'string'
           ? sent.slice(0, this.bodyCap + 1) || undefined
-          : sent.length > 0
-            ? Buffer.from(sent.subarray(0, this.bodyCap * 3 + 1))
-            : undefined;
+          : sent.length === 0
+            ? undefined
+            : exchange.sentJson
+              ? { json: exchange.sentJson, length: Math.min(sent.length, this.bodyCap * 3 + 1) }
+              : Buffer.from(sent.subarray(0, this.bodyCap * 3 + 1));
     const errorBody =
       exchange.status >= 400
         ? (exchange.body as { error?: { message?: string; errors?: { reason?: string }[] } })?.error
         : undefined;
     const cost = exchange.headers['x-emulator-quota-cost'];
+    const request = exchange.request;
+    // Built field by field (no object spread per optional field): this runs for every request.
     const kept: Kept = {
       id: this.nextId++,
       atMs: Date.now(),
       method: exchange.method,
       rawPath: exchange.path,
-      ...(exchange.request?.user ? { user: exchange.request.user } : {}),
-      ...(exchange.operationId ? { operationId: exchange.operationId } : {}),
       status: exchange.status,
-      ...(exchange.request?.durationMs !== undefined
-        ? { durationMs: Math.round(exchange.request.durationMs * 100) / 100 }
-        : {}),
-      ...(cost !== undefined ? { quotaUnits: Number(cost) } : {}),
-      ...(exchange.batch ? { batch: exchange.batch } : {}),
-      ...(errorBody
-        ? {
-            error: {
-              ...(errorBody.errors?.[0]?.reason ? { reason: errorBody.errors[0].reason } : {}),
-              ...(errorBody.message ? { message: errorBody.message } : {}),
-            },
-          }
-        : {}),
-      rawRequestHeaders: exchange.request?.headers ?? {},
-      rawResponseHeaders: { ...exchange.headers },
-      ...(requestBody !== undefined ? { rawRequestBody: requestBody.slice(0, this.bodyCap + 1) } : {}),
-      ...(responseBody !== undefined ? { rawResponseBody: responseBody } : {}),
+      rawRequestHeaders: request?.headers ?? {},
+      // The answer's own headers object, never changed once sent (server.ts hands hooks a copy).
+      rawResponseHeaders: exchange.headers,
       secret,
       size: 0,
     };
+    if (request?.user) kept.user = request.user;
+    if (exchange.operationId) kept.operationId = exchange.operationId;
+    if (request?.durationMs !== undefined) kept.durationMs = Math.round(request.durationMs * 100) / 100;
+    if (cost !== undefined) kept.quotaUnits = Number(cost);
+    if (exchange.batch) kept.batch = exchange.batch;
+    if (errorBody) {
+      const error: NonNullable<Kept['error']> = {};
+      const reason = errorBody.errors?.[0]?.reason;
+      if (reason) error.reason = reason;
+      if (errorBody.message) error.message = errorBody.message;
+      kept.error = error;
+    }
+    if (requestBody !== undefined) kept.rawRequestBody = requestBody.slice(0, this.bodyCap + 1);
+    if (responseBody !== undefined) kept.rawResponseBody = responseBody;
     kept.size = sizeOfBody(kept.rawRequestBody) + sizeOfBody(kept.rawResponseBody);
     this.bodiesKept += kept.size;
     const dropped = this.requests.push(kept);
@@ -266,7 +274,8 @@ export class Journal {
     error = false,
   ): { text?: string; cut: boolean } {
     if (raw === undefined) return { cut: false };
-    const text = typeof raw === 'string' ? raw : raw.toString('utf8');
+    const text =
+      typeof raw === 'string' ? raw : Buffer.isBuffer(raw) ? raw.toString('utf8') : jsonText(raw.json);
     const cut = text.length > this.bodyCap;
     const type = headers['content-type'];
     const redacted = redactBody(

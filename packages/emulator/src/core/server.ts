@@ -64,7 +64,8 @@ export function createEmulatorOf(modules: readonly AnyApiModule[], options: Emul
     ...(options.log ? { log: options.log } : {}),
     onResponse: (exchange) => {
       journal.record(exchange, CONTROL_PREFIX);
-      onResponse?.(exchange);
+      // The journal keeps the answer's headers object as it is: the option's hook gets a copy.
+      onResponse?.({ ...exchange, headers: { ...exchange.headers } });
     },
     sameOriginOnly: (request) => underControl(parseTarget(request.url ?? '/').pathname),
   });
