@@ -156,6 +156,17 @@ class DatabaseWatch {
     };
   }
 
+  /** The median time of a round trip (`SELECT 1`) to the server, in ms, on an idle connection. */
+  async roundTripMs(times = 200): Promise<number> {
+    const took: number[] = [];
+    for (let i = 0; i < times; i++) {
+      const began = performance.now();
+      await this.client.query('SELECT 1');
+      took.push(performance.now() - began);
+    }
+    return median(took);
+  }
+
   close(): Promise<void> {
     return this.client.end();
   }
@@ -258,7 +269,7 @@ function summarize(operation: Operation, config: Configuration, rounds: Round[])
     row.requestsPerTransaction = round1(requests / Math.max(transactions, 1));
     // One transaction at a time holds the lock: its hold time is about the time per transaction.
     row.holdMs = Math.round((seconds / Math.max(transactions, 1)) * 1000 * 100) / 100;
-    const mean = (part: keyof Cpu) => round1(sum(rounds.map((r) => r.cpu?.[part] ?? 0)) / rounds.length);
+    const mean = (part: keyof Cpu) => sum(rounds.map((r) => r.cpu?.[part] ?? 0)) / rounds.length;
     row.cpu = {
       instances: mean('instances'),
       postgres: mean('postgres'),
@@ -328,6 +339,9 @@ async function main(): Promise<void> {
       })),
     ];
     watch = await DatabaseWatch.open(server);
+    // Measured before the load, on the idle machine: the round trip of the projection below.
+    const roundTripMs = await watch.roundTripMs();
+    console.log(`PostgreSQL round trip (SELECT 1, median of 200, idle): ${roundTripMs.toFixed(3)} ms`);
     console.log(
       `events.list and events.insert, ${CONNECTIONS} connections, ${ROUNDS} alternating rounds of ${ROUND_SECONDS} s`,
     );
@@ -345,7 +359,7 @@ async function main(): Promise<void> {
       }
       for (const config of configs) rows.push(summarize(operation, config, rounds.get(config) as Round[]));
     }
-    report(rows);
+    report(rows, roundTripMs);
   } finally {
     await watch?.close().catch(() => undefined);
     await Promise.all(runs.map((run) => run.stop('SIGTERM')));
@@ -354,7 +368,43 @@ async function main(): Promise<void> {
   }
 }
 
-function report(rows: Row[]): void {
+/**
+ * What a configuration would do with a core for every instance and one for PostgreSQL (and the
+ * load generator elsewhere), from what the round measured: each part's CPU per request or per
+ * transaction, the requests per transaction, and the idle round trip. Reads take no lock, so each
+ * instance is bound by its own core and PostgreSQL by its one. Writes hold the one lock for the
+ * whole transaction: its instance's CPU for the requests it carries (handlers, catch-up,
+ * building the commit), PostgreSQL's CPU for the transaction and two round trips (the lock and
+ * the commit), one transaction at a time whatever the number of instances.
+ */
+interface Projection {
+  rps: number;
+  bound: string;
+  holdMs?: number;
+}
+
+function project(row: Required<Row>, instances: number, roundTripMs: number): Projection {
+  const perRequest = row.cpu.instances / row.rps;
+  const perTransaction = row.cpu.postgres / Math.max(row.transactionsPerSecond, 1);
+  if (row.operation === 'events.list') {
+    const byInstances = instances / perRequest;
+    const byDatabase = row.requestsPerTransaction / perTransaction;
+    return byInstances <= byDatabase
+      ? {
+          rps: Math.round(byInstances),
+          bound: instances > 1 ? `the instances' ${instances} cores` : "the instance's core",
+        }
+      : { rps: Math.round(byDatabase), bound: "PostgreSQL's core" };
+  }
+  const holdSeconds = perRequest * row.requestsPerTransaction + perTransaction + (2 * roundTripMs) / 1000;
+  return {
+    rps: Math.round(row.requestsPerTransaction / holdSeconds),
+    bound: 'the one lock',
+    holdMs: Math.round(holdSeconds * 100_000) / 100,
+  };
+}
+
+function report(rows: Row[], roundTripMs: number): void {
   const MEMORY = 'in memory, 1 instance';
   const SQLITE = '--persist (SQLite), 1 instance';
   const of = (operation: string, config: string) =>
@@ -368,7 +418,7 @@ function report(rows: Row[]): void {
   const pg = (operation: string, n: number) =>
     of(operation, `PostgreSQL, ${n} instance${n > 1 ? 's' : ''}`) as Required<Row>;
   const cores = os.cpus().length;
-  const busiest = Math.max(...sharedRows.map((r) => r.cpu?.machine ?? 0));
+  const busiest = round1(Math.max(...sharedRows.map((r) => r.cpu?.machine ?? 0)));
   const ours = Math.max(
     ...sharedRows.map((r) => round1((r.cpu?.instances ?? 0) + (r.cpu?.postgres ?? 0) + (r.cpu?.load ?? 0))),
   );
@@ -415,7 +465,7 @@ anything else running on it included).
 ${sharedRows
   .map(
     (r) =>
-      `| ${r.operation} | ${r.config.replace('PostgreSQL, ', '')} | ${r.transactionsPerSecond} | ${r.requestsPerTransaction} | ${r.holdMs} ms | ${r.stored ?? '–'} | ${r.cpu?.instances} | ${r.cpu?.postgres} | ${r.cpu?.load} | ${r.cpu?.machine} |`,
+      `| ${r.operation} | ${r.config.replace('PostgreSQL, ', '')} | ${r.transactionsPerSecond} | ${r.requestsPerTransaction} | ${r.holdMs} ms | ${r.stored ?? '–'} | ${round1(r.cpu?.instances ?? 0)} | ${round1(r.cpu?.postgres ?? 0)} | ${round1(r.cpu?.load ?? 0)} | ${round1(r.cpu?.machine ?? 0)} |`,
   )
   .join('\n')}
 
@@ -437,6 +487,33 @@ instance under load makes large transactions (${insert1.requestsPerTransaction} 
 transaction); with two, nearly every transaction follows the other's write, and the time per
 transaction went to ${insert2.holdMs} ms (${insert3.holdMs} ms with three), in a state that grew by ${insert2.stored} events
 during the round.
+
+**On paper, with a core for every instance and one for PostgreSQL** (the load generator on
+another machine): each configuration's measured CPU per request (instances) and per transaction
+(PostgreSQL), its requests per transaction, and the round trip measured on the idle machine
+before the rounds (\`SELECT 1\`, median of 200: ${roundTripMs.toFixed(3)} ms). Reads: each instance
+bound by its own core, PostgreSQL by its one (each read turn is one of its transactions, so the
+fewer requests a turn carries, the sooner its core binds). Writes: one transaction at a time,
+the lock held for the instance's CPU for the requests of a transaction, PostgreSQL's CPU for it
+and two round trips; all of the instance's CPU per request is counted as held (its HTTP work
+too), so the write figures are the low end.
+
+| Operation | Instances | Measured here | On paper | × one instance on paper | Bound by | Lock held |
+|---|---|---:|---:|---:|---|---:|
+${sharedRows
+  .map((r) => {
+    const n = Number(r.config.replace(/\D+/g, '')) || 1;
+    const one = project(pg(r.operation, 1), 1, roundTripMs);
+    const it = project(r as Required<Row>, n, roundTripMs);
+    return `| ${r.operation} | ${n} | ${r.rps} | ${it.rps} | ${(it.rps / one.rps).toFixed(2)} | ${it.bound} | ${it.holdMs !== undefined ? `${it.holdMs} ms` : '–'} |`;
+  })
+  .join('\n')}
+
+These are estimates from the CPU each part used here, not measurements: on a machine where
+nothing waits for a core, a request may cost less CPU than it did here, and the requests per
+transaction would change with the load. What they say does not depend on those details: reads
+on more instances grow until PostgreSQL's core, spending one transaction per read turn, binds;
+writes under one global lock do not grow with the instances.
 
 **On more cores.** With a core for every instance and for PostgreSQL, reads grow with the
 instances: a read turn holds nothing another instance waits for, and each instance's turn is one
