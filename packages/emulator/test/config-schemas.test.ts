@@ -244,7 +244,8 @@ describe('state.schema.json', () => {
     await emu.call('POST', '/calendars/primary/events', { body: timedEvent('x') });
     const dump = (await emu.call('GET', '/__emulator/state')).body;
     const [event] = Object.values(
-      dump.calendar.events['ana@example.com'] ?? dump.calendar.events[Object.keys(dump.calendar.events)[0] as string],
+      dump.calendar.events['ana@example.com'] ??
+        dump.calendar.events[Object.keys(dump.calendar.events)[0] as string],
     ) as {
       resource: Record<string, unknown>;
     }[];

@@ -71,9 +71,9 @@ describe('control plane', () => {
       body: text,
     });
     expect(loaded.status).toBe(204);
-    expect(Object.keys(calendarState(emu.emulator.store.state).calendar.events['ana@example.com'] ?? {})).toHaveLength(
-      20_000,
-    );
+    expect(
+      Object.keys(calendarState(emu.emulator.store.state).calendar.events['ana@example.com'] ?? {}),
+    ).toHaveLength(20_000);
   });
 
   it("a state dumped before sharing rules existed loads with the owners' rules", async () => {
@@ -101,7 +101,9 @@ describe('control plane', () => {
     const dump = (await emu.call('GET', '/__emulator/state')).body;
     let body: unknown = variant;
     if (variant === 'badEvent') {
-      const events = Object.values(dump.calendar.events['ana@example.com']) as { resource: Record<string, unknown> }[];
+      const events = Object.values(dump.calendar.events['ana@example.com']) as {
+        resource: Record<string, unknown>;
+      }[];
       (events[0] as { resource: Record<string, unknown> }).resource.sequence = 'one';
       body = dump;
     } else if (variant === 'orphan') {

@@ -95,9 +95,7 @@ describe.runIf(haveBrowser)('pages of other origins against a default emulator',
 
   /** The ids of the team calendar's events in the emulator's state. */
   const eventsLeft = () =>
-    calendarState(emulator.store.state).calendar.events[
-      'team@group.calendar.google.com'
-    ];
+    calendarState(emulator.store.state).calendar.events['team@group.calendar.google.com'];
 
   it('a page on another localhost port can neither read, reset nor seed the control plane', async () => {
     const page = await browser.newPage();

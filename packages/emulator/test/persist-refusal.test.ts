@@ -244,7 +244,9 @@ describe('persist: new files and databases of earlier emulators are still opened
     const emulator = createEmulator({ specs: { calendar: spec }, persist: file });
     expect(emulator.persistence?.restored).toBe(true);
     expect(emulator.store.state.revision).toBe(saved?.revision);
-    expect(Object.keys(calendarState(emulator.store.state).calendar.events['ana@example.com'] ?? {})).toEqual(ids);
+    expect(Object.keys(calendarState(emulator.store.state).calendar.events['ana@example.com'] ?? {})).toEqual(
+      ids,
+    );
     await emulator.close();
     expect(applicationId(file)).toBe(EMULATOR_ID);
   });

@@ -381,9 +381,9 @@ describe('persist: start-up', () => {
     await stop();
     const { store, persistence } = openDatabase(file);
     persistence.close();
-    expect(calendarState(store.state).calendar.events['ana@example.com']?.[made.body.id]?.resource.summary).toBe(
-      'in a row',
-    );
+    expect(
+      calendarState(store.state).calendar.events['ana@example.com']?.[made.body.id]?.resource.summary,
+    ).toBe('in a row');
     const db = new Database(file, { readonly: true });
     const row = db.prepare('SELECT body FROM calendar_events WHERE event_id = ?').raw().get(made.body.id) as [
       string,
