@@ -74,7 +74,10 @@ export async function startRoundRobin(
       throw new Error(`startRoundRobin: ${origin} is not an http:// origin`);
     return url;
   });
-  const agent = new http.Agent({ keepAlive: true });
+  // An idle connection to an upstream is closed here after 1 s, well before the upstream closes
+  // it (Node's servers after 5 s; the agent's own default, 1 s before the server's hint, left a
+  // request on a busy machine to meet a connection the upstream was closing: "socket hang up").
+  const agent = new http.Agent({ keepAlive: true, timeout: 1000 });
   const sent = upstreams.map(() => 0);
   let next = 0;
 

@@ -109,6 +109,31 @@ describe('startRoundRobin', () => {
     expect(body.sha256).toBe(createHash('sha256').update(whole).digest('hex'));
   });
 
+  it('closes a connection to an upstream idle for a second, long before the upstream would', async () => {
+    // An upstream that keeps idle connections 5 s (Node's default) and counts those it gets.
+    let connections = 0;
+    const counted = upstream('counted');
+    counted.on('connection', () => {
+      connections += 1;
+    });
+    await new Promise<void>((resolve) => counted.listen(0, '127.0.0.1', resolve));
+    const alone = await startRoundRobin([`http://127.0.0.1:${(counted.address() as AddressInfo).port}`]);
+    try {
+      expect((await fetch(`${alone.origin}/first`)).status).toBe(200);
+      expect((await fetch(`${alone.origin}/at-once`)).status).toBe(200);
+      expect(connections).toBe(1);
+      // Past the front's second, not the upstream's five: the next request opens a new one,
+      // instead of meeting a connection the upstream may be closing at that very moment.
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      expect((await fetch(`${alone.origin}/later`)).status).toBe(200);
+      expect(connections).toBe(2);
+    } finally {
+      await alone.close();
+      counted.closeAllConnections();
+      await new Promise((resolve) => counted.close(resolve));
+    }
+  });
+
   it('answers 502 when the upstream whose turn it is cannot be reached', async () => {
     const closed = http.createServer();
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
