@@ -3,9 +3,10 @@
  * group is an email address that users are members of, and each member's calendar is the
  * user's primary calendar (its id is the user's email), as a Google Group's members are
  * people. A group is known by its members: Calendar's record of each user keeps the emails of
- * the groups it is a member of (`groups`, in the dumped state and in every store's user rows), so a group
- * lives exactly as long as it has members. They are written by the seed file's `groups`
- * (`{ email, members }`); no API operation changes them, as none of Google's Calendar API does.
+ * the groups it is a member of (`groups`, in the dumped state's `calendar.users` and in every
+ * store's user rows), so a group lives exactly as long as it has members. They are written by
+ * the seed file's `groups` (`{ email, members }`); no API operation changes them, as none of
+ * Google's Calendar API does.
  *
  * `freebusy.query` answers a group under `groups` with its members' calendar ids, and each
  * member under `calendars` (decision 0056).
