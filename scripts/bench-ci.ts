@@ -142,11 +142,11 @@ export function ciRunSection(runs: CiRun[]): string {
     '',
     '### Before (the whole suite on every line)',
     '',
-    'Measured on the same machine kind, 2026-11-28, before decision 0051: on the idle machine one',
-    'line of the whole `npm test` (Node 20, from a fresh clone) took 11 min 50 s (its tasks are in',
-    'the table above), and `.ci/run` ran three such lines, one per Node line (CI reported 832 s for',
-    'the last landing). With two CPU hogs the first line alone was still running after 27 minutes',
-    '(the browser tests 407 s, the mock 140 s, the contract targets 47 + 119 + 63 s, the',
+    "Measured 2026-11-28 on that day's 2-core machine (2 × AMD EPYC), before decision 0051: on the",
+    'idle machine one line of the whole `npm test` (Node 20, from a fresh clone) took 11 min 50 s',
+    '(its tasks are in the table above), and `.ci/run` ran three such lines, one per Node line (CI',
+    'reported 832 s for the last landing). With two CPU hogs the first line alone was still running',
+    'after 27 minutes (the browser tests 407 s, the mock 140 s, the contract targets 47 + 119 + 63 s, the',
     "emulator's suite more than ten minutes) and the whole `.ci/run` had not finished after 55.",
   );
   return md.join('\n');
