@@ -318,21 +318,21 @@ describe('the journal of answers', () => {
     try {
       const headers = { authorization: 'Bearer ana@example.com', 'content-type': 'application/json' };
       const events = `${at}/calendar/v3/calendars/primary/events`;
-      const made = [];
-      for (const summary of ['one', 'two', 'three'])
-        made.push(
-          await (
-            await fetch(events, {
-              method: 'POST',
-              headers,
-              body: JSON.stringify({ summary, start: { date: '2026-03-02' }, end: { date: '2026-03-03' } }),
-            })
-          ).json(),
-        );
+      const made: { id: string; text: string }[] = [];
+      for (const summary of ['one', 'two', 'three']) {
+        const text = await (
+          await fetch(events, {
+            method: 'POST',
+            headers,
+            body: JSON.stringify({ summary, start: { date: '2026-03-02' }, end: { date: '2026-03-03' } }),
+          })
+        ).text();
+        made.push({ id: JSON.parse(text).id, text });
+      }
       const listed = await fetch(`${events}?maxResults=2`, { headers });
       const sent = await listed.text();
       // An event of the page changes, and another request's answer reuses the bytes' buffer.
-      await fetch(`${events}/${made[0].id}`, {
+      await fetch(`${events}/${made[0]?.id}`, {
         method: 'PATCH',
         headers,
         body: JSON.stringify({ summary: 'renamed' }),
@@ -343,6 +343,11 @@ describe('the journal of answers', () => {
       const list = entries.find((e: { operationId: string }) => e.operationId === 'events.list');
       const entry = await (await fetch(`${at}/__emulator/journal/${list.id}`, auth)).json();
       expect(entry.responseBody).toBe(sent);
+      // The insert that made the event renamed since: its answer as it was sent.
+      const insert = entries.find((e: { operationId: string }) => e.operationId === 'events.insert');
+      const inserted = await (await fetch(`${at}/__emulator/journal/${insert.id}`, auth)).json();
+      expect(inserted.responseBody).toBe(made[0]?.text);
+      expect(JSON.parse(inserted.responseBody).summary).toBe('one');
       expect(JSON.parse(entry.responseBody).items.map((e: { summary: string }) => e.summary)).toEqual([
         'one',
         'two',

@@ -99,19 +99,37 @@ function textBytes(text: string): Buffer {
   return out;
 }
 
+/** Resources answered alone as they are stored (`storedResource`). */
+const storedAlone = new WeakSet<object>();
+
 /**
- * An answer's JSON as `bodyJson` wrote it: the text, with a marker where each stored array goes
- * (`arrays`, in order). It holds no copy of the stored items: the journal keeps an answer this
- * way instead of a copy of its bytes (copying a page of events for every answer cost a fifth of
- * an events.list), and `jsonText` writes it out when it is read.
+ * Marks `resource` (and returns it) as a stored resource answered as it is: like the items of
+ * `storedItems`, it must not be changed after it is answered (stored events are replaced, never
+ * changed in place), so what an answer of it was can be told from it later.
  */
-export interface AnswerJson {
-  readonly text: string;
-  readonly arrays: readonly StoredItems[];
+export function storedResource<T extends JsonObject>(resource: T): T {
+  storedAlone.add(resource);
+  return resource;
 }
 
-/** JSON.stringify(body), with each stored array (storedItems) left as a marker and noted. */
+/**
+ * An answer's JSON as `bodyJson` wrote it: the text, with a marker where each stored array goes
+ * (`arrays`, in order), or a stored resource answered alone (`resource`). It holds no copy of a
+ * stored item: the journal keeps an answer this way instead of a copy of its bytes (copying a
+ * page of events for every answer cost a fifth of an events.list, and keeping each insert's
+ * text cost its garbage collection), and `jsonText` writes it out when it is read.
+ */
+export type AnswerJson =
+  | { readonly text: string; readonly arrays: readonly StoredItems[] }
+  | { readonly resource: JsonObject };
+
+/**
+ * JSON.stringify(body), with each stored array (storedItems) left as a marker and noted; a
+ * stored resource answered alone (storedResource) is kept as it is.
+ */
 export function bodyJson(body: unknown): AnswerJson {
+  if (typeof body === 'object' && body !== null && storedAlone.has(body))
+    return { resource: body as JsonObject };
   const arrays: StoredItems[] = [];
   noted = arrays;
   try {
@@ -123,6 +141,7 @@ export function bodyJson(body: unknown): AnswerJson {
 
 /** The JSON text of an answer `bodyJson` wrote: JSON.stringify(body) as it was then. */
 export function jsonText(json: AnswerJson): string {
+  if ('resource' in json) return JSON.stringify(json.resource);
   if (json.arrays.length === 0) return json.text;
   const around = json.text.split(MARKER);
   let out = around[0] ?? '';
@@ -138,6 +157,7 @@ export function jsonText(json: AnswerJson): string {
  * `releaseBytes` once it is written, or keep it (it is then never reused).
  */
 export function jsonBytes(json: AnswerJson): Buffer {
+  if ('resource' in json) return textBytes(JSON.stringify(json.resource));
   const { text: whole, arrays } = json;
   if (arrays.length === 0) return textBytes(whole);
   // The text around each array, and the array's items.

@@ -5,6 +5,7 @@
  */
 
 import { type ApiError, refusal, refuse } from '../../core/errors.js';
+import { storedResource } from '../../core/json.js';
 import { own } from '../../core/own.js';
 import { isObject, type Json, type JsonObject } from '../../core/spec.js';
 import type { Context } from './context.js';
@@ -147,11 +148,13 @@ function applyEventTypes(context: Context<unknown>, fields: JsonObject): string 
 
 /** The answer of a write: the event as stored, shaped by the request's `maxAttendees` (if it has one). */
 function answer(context: Context<unknown>, record: EventRecord, maxAttendees?: number, deprecated?: string) {
+  const body = shapeAnswer(record.resource, {
+    caller: context.user.email,
+    ...(maxAttendees !== undefined ? { maxAttendees } : {}),
+  });
   return {
-    body: shapeAnswer(record.resource, {
-      caller: context.user.email,
-      ...(maxAttendees !== undefined ? { maxAttendees } : {}),
-    }),
+    // The stored event itself, unshaped: answered (and kept by the journal) as it is stored.
+    body: body === record.resource ? storedResource(body) : body,
     ...(deprecated ? { headers: { [DEPRECATED_BEHAVIOR_HEADER]: deprecated } } : {}),
   };
 }
