@@ -9,7 +9,7 @@
 import type { ErrorObject } from 'ajv';
 import type { AnyApiModule, Fail } from './api-module.js';
 import { createAjv } from './schemas.js';
-import type { ApiName, ApiSpec } from './spec.js';
+import { type ApiName, type ApiSpec, isObject } from './spec.js';
 import type { State } from './state.js';
 
 export class StateFileError extends Error {
@@ -72,9 +72,6 @@ export function stateSchema(modules: readonly AnyApiModule[]): object {
     },
   };
 }
-
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /**
  * A version-1 document as version 2, the document itself left as it is: each API takes its

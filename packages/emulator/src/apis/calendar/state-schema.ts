@@ -74,7 +74,7 @@ export const calendarStateShape: ApiStateShape = {
   },
   empty: emptyCalendarPart,
   fromVersion1(document) {
-    const part: Record<string, unknown> = { users: {} };
+    const part: Record<string, unknown> = {};
     for (const key of KEYS) {
       if (key in document) part[key] = document[key];
       delete document[key];
